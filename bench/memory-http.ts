@@ -1,0 +1,160 @@
+/**
+ * Issue #2 benchmark: authenticated /mem/write and /mem/query throughput at
+ * 10k and 100k semantic memories on the embedded default (SQLite file, local
+ * word-vector embedder), against a bare Hono JSON route on the same HTTP
+ * stack (the baseline, measured in the same run). Also start-up time and
+ * idle RSS of `agentinfra serve`.
+ * Targets: /mem/write ≥ 40 % of the bare route; /mem/query p50 ≤ 20 ms at 100k.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { printTable, startProcess } from './support/serve-process.js';
+
+const cli = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+const bare = fileURLToPath(new URL('./support/bare-server.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'agentinfra-bench-'));
+const env = {
+  AGENTINFRA_BRIDGE_KEY: 'bk_benchmark_bridge_key_0123456789abcdef',
+  AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+  AGENTINFRA_DATA_DIR: dir,
+  AGENTINFRA_CONFIG: join(dir, 'none.json'),
+  AGENTINFRA_PORT: '0',
+  AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
+  AGENTINFRA_LOG_LEVEL: 'warn',
+  AGENTINFRA_ACME_HTTP_PORT: '0',
+  AGENTINFRA_SMTP_PORT: '0',
+};
+const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
+const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
+const CONNECTIONS = 8;
+
+const topics = [
+  'deploy',
+  'database',
+  'editor',
+  'invoice',
+  'meeting',
+  'customer',
+  'release',
+  'incident',
+  'budget',
+  'travel',
+  'hiring',
+  'security',
+];
+const verbs = ['prefers', 'scheduled', 'reported', 'approved', 'rejected', 'asked about', 'fixed', 'postponed', 'reviewed', 'documented'];
+const objects = [
+  'the staging cluster',
+  'dark mode',
+  'the quarterly report',
+  'the on-call rotation',
+  'a flight to Berlin',
+  'the API keys',
+  'the onboarding guide',
+  'the billing export',
+];
+function sentence(i: number): string {
+  const pick = <T>(list: readonly T[], salt: number) => list[((i * 2654435761 + salt) % list.length) >>> 0]!;
+  return `Note ${i}: the ${pick(topics, 1)} owner ${pick(verbs, 7)} ${pick(objects, 13)} during the ${pick(topics, 29)} review.`;
+}
+
+async function post(url: string, path: string, body: unknown, credential: string) {
+  const response = await fetch(`${url}/functions/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json() as Promise<Record<string, string>>;
+}
+
+type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+async function load(options: {
+  url: string;
+  connections?: number;
+  amount?: number;
+  duration?: number;
+  headers?: Record<string, string>;
+  body: (i: number) => unknown;
+}): Promise<Result> {
+  let i = 0;
+  const result = (await autocannon({
+    url: options.url,
+    method: 'POST',
+    connections: options.connections ?? CONNECTIONS,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 10 }),
+    headers: { 'content-type': 'application/json', ...options.headers },
+    requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify(options.body(i++)) }) }],
+  })) as unknown as Result;
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${result.non2xx} non-2xx and ${result.errors} errors against ${options.url}`);
+  return result;
+}
+
+const server = await startProcess([cli, 'serve'], { env });
+const idleRss = server.rssMb();
+const baseline = await startProcess([bare]);
+try {
+  await post(server.url, 'agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, env.AGENTINFRA_BRIDGE_KEY);
+  const { device_key: key } = await post(
+    server.url,
+    'agent-identity/device/issue',
+    { agent_id: 'bench', label: 'bench' },
+    env.AGENTINFRA_BRIDGE_KEY,
+  );
+  const auth = { authorization: `Bearer ${key}` };
+  const writeBody = (i: number) => ({
+    agent_id: 'bench',
+    kind: 'semantic',
+    text: sentence(i),
+    provenance: `bench-${i % 50}`,
+    scope: ['self'],
+  });
+  const queryBody = (i: number) => ({ agent_id: 'bench', q: sentence(i * 7919 + 3).slice(8), k: 10, scope: ['self'] });
+  const writeUrl = `${server.url}/functions/v1/agent-memory/mem/write`;
+  const queryUrl = `${server.url}/functions/v1/agent-memory/mem/query`;
+
+  const bareRun = await load({ url: `${baseline.url}/bare`, duration: 10, body: writeBody });
+  let offset = 0;
+  const writeSmall = await load({ url: writeUrl, amount: SMALL, headers: auth, body: (i) => writeBody(offset + i) });
+  offset += SMALL;
+  const warmRss = server.rssMb();
+  const querySmall = await load({ url: queryUrl, connections: 1, duration: 10, headers: auth, body: queryBody });
+  const writeLarge = await load({ url: writeUrl, amount: LARGE - SMALL, headers: auth, body: (i) => writeBody(offset + i) });
+  const queryLarge = await load({ url: queryUrl, connections: 1, duration: 10, headers: auth, body: queryBody });
+  const ratio = (value: number) => `${((value / bareRun.requests.average) * 100).toFixed(0)} %`;
+  const row = (name: string, r: Result) => [name, r.requests.average.toFixed(0), r.latency.p50, r.latency.p99, ratio(r.requests.average)];
+  printTable(
+    ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'vs bare route'],
+    [
+      row('bare Hono JSON route (baseline)', bareRun),
+      row(`/mem/write, 0 → ${SMALL / 1000}k memories`, writeSmall),
+      row(`/mem/query at ${SMALL / 1000}k`, querySmall),
+      row(`/mem/write, ${SMALL / 1000}k → ${LARGE / 1000}k memories`, writeLarge),
+      row(`/mem/query at ${LARGE / 1000}k`, queryLarge),
+    ],
+  );
+  process.stdout.write(
+    `\nWrites and the bare route with ${CONNECTIONS} connections, queries with 1 (latency of one query); autocannon in the benchmark process, each server in its own process, 2 cores shared.\n`,
+  );
+  printTable(
+    ['serve (embedded default)', 'value', 'target'],
+    [
+      ['start to `listening on` (ms)', server.readyMs.toFixed(0), '≤ 1000'],
+      ['idle RSS before first embed (MB)', idleRss.toFixed(0), '≤ 150'],
+      [`RSS after ${SMALL / 1000}k writes (MB)`, warmRss.toFixed(0), ''],
+      [`RSS at ${LARGE / 1000}k memories (MB)`, server.rssMb().toFixed(0), ''],
+    ],
+  );
+  const writeOk = writeSmall.requests.average / bareRun.requests.average >= 0.4;
+  const queryOk = queryLarge.latency.p50 <= 20;
+  process.stdout.write(
+    `\n/mem/write ≥ 40 % of bare: ${writeOk ? 'met' : 'NOT met'}; /mem/query p50 ≤ 20 ms at ${LARGE / 1000}k: ${queryOk ? 'met' : 'NOT met'}\n`,
+  );
+} finally {
+  await server.stop();
+  await baseline.stop();
+}

@@ -1,0 +1,292 @@
+/**
+ * Issue #3 benchmark: /mem/query at 100k semantic memories of 384 dimensions
+ * on PostgreSQL (pgvector HNSW, `vector_cosine_ops`), random and clustered
+ * data: p50/p99 latency through the API and recall@10 against exact search.
+ * Baseline (the floor, same run): the same k-NN query sent directly with SQL
+ * through `pg`: the statement the adapter's search function executes, with
+ * the same `hnsw.ef_search` and iterative-scan settings and the query vector
+ * as text, as the adapter sends it.
+ * Targets: API p50 ≤ 1.3× the raw SQL p50; recall@10 ≥ 0.95.
+ *
+ *   npx tsc -b packages/cli && npx tsx bench/memory-pg.ts      (about 3 minutes on 2 cores)
+ *
+ * Setup: the real `agentinfra serve` on AGENTINFRA_TEST_DATABASE_URL
+ * (default postgres://postgres@127.0.0.1:5432/test) in a fresh schema
+ * `b_<random>`, dropped at the end. Its embedder is the OpenAI-compatible
+ * stand-in of support/vector-embedding-server.ts, which maps the text `q:<dataset>:<n>`
+ * to query vector n, so every query takes the whole API path (HTTP, auth,
+ * validation, embedding request, vector search, record fetch) and the
+ * benchmark knows the exact answer.
+ * Loading (support/memory-table-loader.ts): rows go directly into the module's tables
+ * while the HNSW index is dropped; PostgreSQL then computes the exact top 10
+ * of every query with a sequential scan (the ground truth), and the index is
+ * rebuilt with the adapter's definition. Only the queries go through the API.
+ * Queries: BENCH_QUERIES (300) per dataset, one at a time over one kept-alive
+ * connection per client, after 30 warm-up queries; the four measured paths
+ * take turns query by query. The server searches with the adapter's default
+ * `hnsw.ef_search` (40; `serve` has no setting for it); the raw-SQL sweep
+ * shows recall and latency at other values.
+ * BENCH_ROWS (100000) sets the rows per dataset, BENCH_DATASETS
+ * (`random,clustered`) the datasets. Progress goes to stderr.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { databaseUrl, displayDatabaseUrl, startBenchServer, startEmbeddingServer } from './support/agentinfra-bench-server.js';
+import { createJsonClient } from './support/json-client.js';
+import { percentiles } from './support/latency-percentiles.js';
+import { buildMemoryHnswIndex, loadSemanticMemories } from './support/memory-table-loader.js';
+import { printTable } from './support/serve-process.js';
+import { DATASETS, queryText, queryVector, vectorBinary, vectorLiteral } from './support/synthetic-vectors.js';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 300);
+const SELECTED = DATASETS.filter((dataset) => (process.env.BENCH_DATASETS ?? DATASETS.join(',')).split(',').includes(dataset));
+const WARMUP = 30;
+const K = 10;
+const AGENT = 'bench';
+const KEYS = [`self:${AGENT}`];
+/** `createPgVectorIndex`'s default `efSearch`, which `agentinfra serve` uses. */
+const SERVER_EF_SEARCH = 40;
+const EF_SWEEP = [40, 100, 200, 400, 800];
+const TARGET_RATIO = 1.3;
+const TARGET_RECALL = 0.95;
+
+/** The statement inside `memory_vectors_search` (adapter-postgres pg-vector-tables.ts). */
+const KNN_SQL =
+  'with c as materialized (select i.id, i.embedding <=> $1::vector as d from memory_vectors_items i ' +
+  'where i.scope_keys && $2::text[] order by i.embedding <=> $1::vector limit $3) ' +
+  'select c.id, c.d from c order by c.d, c.id collate "C"';
+const SEARCH_FUNCTION_SQL = 'select id, distance from memory_vectors_search($1::vector, $2::text[], $3, $4)';
+/** Exact k-NN for the ground truth, run while the table has no HNSW index (a sequential scan). */
+const EXACT_SQL = 'select id from memory_vectors_items order by embedding <=> $1::vector, id collate "C" limit $2';
+/** The memory service's record fetch (knex `whereIn` of the k hit ids). */
+const RECORDS_SQL =
+  'select id, agent_id, kind, text, provenance, scope, created_at from memory_records ' +
+  `where id in (${Array.from({ length: K }, (_, i) => `$${i + 1}`).join(', ')})`;
+
+const startedAt = performance.now();
+const progress = (line: string) => process.stderr.write(`[memory-pg ${((performance.now() - startedAt) / 1000).toFixed(0)} s] ${line}\n`);
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+
+/** Latencies (ms) and, for paths that return hits, recall@10 per query. */
+interface Samples {
+  ms: number[];
+  recall: number[];
+}
+const samples = (): Samples => ({ ms: [], recall: [] });
+/** One timed call: milliseconds and the dataset rows it returned. */
+type Run = (index: number) => Promise<{ ms: number; rows: number[] }>;
+
+/**
+ * Sequential and GIN scans of `memory_vectors_items` so far: the raw paths
+ * always use the HNSW index, so only the adapter's exact fallback adds to it.
+ * Waits for PostgreSQL's statistics (flushed about once a second) first.
+ */
+async function nonHnswScans(): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  await sql.query('select pg_stat_clear_snapshot()');
+  const { rows } = await sql.query<{ n: string }>(
+    `select coalesce(sum(i.idx_scan), 0) + max(t.seq_scan) as n
+       from pg_stat_user_tables t left join pg_stat_user_indexes i
+         on i.relid = t.relid and i.indexrelname <> 'memory_vectors_items_embedding'
+      where t.relid = 'memory_vectors_items'::regclass`,
+  );
+  return Number(rows[0]?.n);
+}
+
+const schema = `b_${randomBytes(6).toString('hex')}`;
+const admin = new pg.Client({ connectionString: databaseUrl });
+try {
+  await admin.connect();
+} catch (error) {
+  const { code, message } = error as { code?: string; message?: string };
+  process.stderr.write(
+    `[agentinfra] memory-pg needs PostgreSQL with pgvector: cannot connect to ${displayDatabaseUrl(databaseUrl)} ` +
+      `(${code ?? message}); set AGENTINFRA_TEST_DATABASE_URL\n`,
+  );
+  process.exit(1);
+}
+
+const embedder = await startEmbeddingServer();
+const sql = new pg.Client({ connectionString: databaseUrl });
+let server: Awaited<ReturnType<typeof startBenchServer>> | undefined;
+try {
+  server = await startBenchServer({ engine: 'postgres', url: databaseUrl, schema }, embedder.url);
+  const { authorization } = server;
+  progress(`agentinfra serve on schema ${schema} (${displayDatabaseUrl(databaseUrl)}), embedder ${embedder.url}`);
+  await sql.connect();
+  await sql.query(`set search_path to "${schema}", public`);
+  await sql.query('set hnsw.iterative_scan = relaxed_order');
+  const api = createJsonClient(`${server.process.url}/functions/v1`);
+  const embeddings = createJsonClient(embedder.url);
+  const queryApi = (q: string) =>
+    api.post<{ hits: Array<{ id: string }> }>('/agent-memory/mem/query', { agent_id: AGENT, q, k: K, scope: ['self'] }, { authorization });
+
+  const mainRows: Array<Array<string | number>> = [];
+  const verdicts: string[] = [];
+  const sweepRows: Array<Array<string | number>> = [];
+  const loadRows: Array<Array<string | number>> = [];
+
+  for (const dataset of SELECTED) {
+    const idOf = (row: number) => `mem_${dataset}_${row}`;
+    const rowOf = (id: string) => Number(id.slice(`mem_${dataset}_`.length));
+    const queries = Array.from({ length: WARMUP + QUERIES }, (_, i) => ({ text: queryText(dataset, i), vector: queryVector(dataset, i) }));
+    const measuredIndexes = Array.from({ length: QUERIES }, (_, i) => WARMUP + i);
+
+    progress(`${dataset}: loading ${ROWS} rows`);
+    const insertSeconds = await loadSemanticMemories(sql, { dataset, count: ROWS, agentId: AGENT, idOf });
+    progress(`${dataset}: exact top ${K} of ${QUERIES} queries (sequential scan)`);
+    const exactStarted = performance.now();
+    const exact = new Map<number, Set<number>>();
+    for (const index of measuredIndexes) {
+      const { rows } = await sql.query<{ id: string }>(EXACT_SQL, [vectorBinary(queries[index]?.vector as Float32Array), K]);
+      exact.set(index, new Set(rows.map((row) => rowOf(row.id))));
+    }
+    const exactMs = (performance.now() - exactStarted) / QUERIES;
+    const recallOf = (index: number, rows: readonly number[]) => rows.filter((row) => exact.get(index)?.has(row)).length / K;
+    progress(`${dataset}: building the HNSW index`);
+    const built = await buildMemoryHnswIndex(sql);
+    loadRows.push([
+      dataset,
+      ROWS,
+      fixed(insertSeconds, 1),
+      Math.round(ROWS / insertSeconds),
+      fixed(built.seconds, 1),
+      fixed(built.mebibytes, 0),
+      fixed(exactMs, 1),
+    ]);
+
+    const timedSql =
+      (text: string, values: (index: number) => unknown[]): Run =>
+      async (index) => {
+        const started = performance.now();
+        const { rows } = await sql.query<{ id: string }>(text, values(index));
+        return { ms: performance.now() - started, rows: rows.map((row) => rowOf(row.id)) };
+      };
+    const vectorOf = (index: number) => queries[index]?.vector as Float32Array;
+    const knn = timedSql(KNN_SQL, (index) => [vectorLiteral(vectorOf(index)), KEYS, K]);
+    const baseline = { label: 'raw SQL k-NN statement through pg (baseline)', run: knn, samples: samples() };
+    const viaApi: typeof baseline = {
+      label: 'API POST /mem/query',
+      run: async (index) => {
+        const { body, ms } = await queryApi(queries[index]?.text as string);
+        return { ms, rows: body.hits.map((hit) => rowOf(hit.id)) };
+      },
+      samples: samples(),
+    };
+    const paths: Array<typeof baseline> = [
+      baseline,
+      {
+        label: 'raw SQL k-NN, query vector as a binary parameter',
+        run: timedSql(KNN_SQL, (index) => [vectorBinary(vectorOf(index)), KEYS, K]),
+        samples: samples(),
+      },
+      {
+        label: 'raw SQL: the adapter search function',
+        run: timedSql(SEARCH_FUNCTION_SQL, (index) => [vectorLiteral(vectorOf(index)), KEYS, K, SERVER_EF_SEARCH]),
+        samples: samples(),
+      },
+      viaApi,
+    ];
+
+    await sql.query(`set hnsw.ef_search = ${SERVER_EF_SEARCH}`);
+    const scansBefore = await nonHnswScans();
+    progress(`${dataset}: ${WARMUP} warm-up and ${QUERIES} measured queries per path`);
+    for (let index = 0; index < WARMUP; index++) for (const { run } of paths) await run(index);
+    for (const index of measuredIndexes) {
+      for (let turn = 0; turn < paths.length; turn++) {
+        const path = paths[(index + turn) % paths.length] as (typeof paths)[number];
+        const { ms, rows } = await path.run(index);
+        path.samples.ms.push(ms);
+        path.samples.recall.push(recallOf(index, rows));
+      }
+    }
+
+    const fallbacks = (await nonHnswScans()) - scansBefore;
+    progress(`${dataset}: parts of the API path`);
+    const parts = { embed: samples(), withoutSearch: samples(), records: samples() };
+    for (const index of measuredIndexes) {
+      const text = queries[index]?.text;
+      parts.embed.ms.push((await embeddings.post('/v1/embeddings', { model: 'synthetic-384', input: [text] })).ms);
+      parts.withoutSearch.ms.push((await queryApi('zero')).ms);
+      const ids = [...(exact.get(index) ?? [])].map(idOf);
+      const started = performance.now();
+      await sql.query(
+        RECORDS_SQL,
+        Array.from({ length: K }, (_, i) => ids[i] ?? ''),
+      );
+      parts.records.ms.push(performance.now() - started);
+    }
+
+    const floor = percentiles(baseline.samples.ms).p50;
+    const row = (label: string, found: Samples) => {
+      const { p50, p99 } = percentiles(found.ms);
+      return [
+        dataset,
+        label,
+        fixed(p50),
+        fixed(p99),
+        found.recall.length > 0 ? fixed(mean(found.recall), 3) : '',
+        `${fixed(p50 / floor)}×`,
+      ];
+    };
+    mainRows.push(
+      ...paths.map(({ label, samples: found }) => row(label, found)),
+      row('part: the embedding request alone (bench → stand-in)', parts.embed),
+      row('part: API without vector search (q embeds to zero)', parts.withoutSearch),
+      row(`part: raw SQL fetch of the ${K} records`, parts.records),
+    );
+    const api50 = percentiles(viaApi.samples.ms).p50;
+    const apiRecall = mean(viaApi.samples.recall);
+    verdicts.push(
+      `${dataset}: ${fallbacks} of ${WARMUP + QUERIES} API queries fell back to the adapter's exact query (fewer than k HNSW hits)`,
+      `${dataset}: API p50 ${fixed(api50 / floor)}× raw SQL (target ≤ ${TARGET_RATIO}×: ${api50 / floor <= TARGET_RATIO ? 'met' : 'NOT met'}); ` +
+        `API recall@10 ${fixed(apiRecall, 3)} (target ≥ ${TARGET_RECALL}: ${apiRecall >= TARGET_RECALL ? 'met' : 'NOT met'})`,
+    );
+
+    progress(`${dataset}: hnsw.ef_search sweep (raw SQL)`);
+    for (const ef of EF_SWEEP) {
+      await sql.query(`set hnsw.ef_search = ${ef}`);
+      const plan = await sql.query<{ 'QUERY PLAN': string }>(`explain ${KNN_SQL}`, [vectorLiteral(vectorOf(WARMUP)), KEYS, K]);
+      const usesIndex = plan.rows.some((line) => line['QUERY PLAN'].includes('Index Scan using memory_vectors_items_embedding'));
+      const found = samples();
+      for (const index of measuredIndexes) {
+        const { ms, rows } = await knn(index);
+        found.ms.push(ms);
+        found.recall.push(recallOf(index, rows));
+      }
+      const { p50, p99 } = percentiles(found.ms);
+      sweepRows.push([
+        dataset,
+        ef,
+        usesIndex ? 'HNSW index scan' : 'no HNSW (planner chose another plan)',
+        fixed(mean(found.recall), 3),
+        fixed(p50),
+        fixed(p99),
+      ]);
+    }
+  }
+  api.close();
+  embeddings.close();
+
+  process.stdout.write(
+    `\n### /mem/query on PostgreSQL, ${ROWS / 1000}k memories × 384 dimensions, k = ${K}, hnsw.ef_search = ${SERVER_EF_SEARCH}\n\n`,
+  );
+  printTable(['data', 'path', 'p50 ms', 'p99 ms', 'recall@10', 'p50 vs baseline'], mainRows);
+  process.stdout.write(`\n${verdicts.join('\n')}\n`);
+  process.stdout.write('\n### Raw SQL k-NN: recall@10 and latency by hnsw.ef_search\n\n');
+  printTable(['data', 'ef_search', 'plan', 'recall@10', 'p50 ms', 'p99 ms'], sweepRows);
+  process.stdout.write('\n### Loading (direct multi-row INSERTs, then CREATE INDEX … USING hnsw, m = 16, ef_construction = 64)\n\n');
+  printTable(['data', 'rows', 'insert s', 'rows/s', 'HNSW build s', 'index MiB', 'exact scan ms/query'], loadRows);
+  process.stdout.write(
+    `\nOne query at a time over one kept-alive connection per client; PostgreSQL ${(await admin.query<{ v: string }>("select current_setting('server_version') as v")).rows[0]?.v}, ` +
+      `the server, the embedder stand-in and the benchmark share the machine's cores. Total ${fixed((performance.now() - startedAt) / 1000, 0)} s.\n`,
+  );
+} finally {
+  await server?.stop();
+  await embedder.stop();
+  await sql.end().catch(() => undefined);
+  await admin.query(`drop schema if exists "${schema}" cascade`);
+  await admin.end();
+}

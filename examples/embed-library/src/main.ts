@@ -1,0 +1,27 @@
+/**
+ * Run with `pnpm --filter @agentinfra/example-embed-library start`.
+ * Creates an agent, remembers three facts and asks a question — with no HTTP
+ * in between — then serves the same API over HTTP next to an app route.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWordVectorEmbedder } from '@agentinfra/adapter-wordvec';
+import { serve } from '@hono/node-server';
+import { startEmbedded } from './embedded-agent-infra.js';
+
+const infra = await startEmbedded({ dataDir: mkdtempSync(join(tmpdir(), 'agentinfra-embedded-')), embedder: createWordVectorEmbedder() });
+await infra.identity.createAgent({ agentId: 'helper', displayName: 'Helper bot' });
+for (const text of ['The user is allergic to peanuts.', 'The user lives in Lisbon.', 'The user works night shifts at a hospital.']) {
+  await infra.memory.write({ agent_id: 'helper', kind: 'semantic', text, provenance: 'onboarding', scope: ['self'] });
+}
+const { hits } = await infra.memory.query({ agent_id: 'helper', q: 'what food should I avoid ordering?', k: 1, scope: ['self'] });
+process.stdout.write(`closest memory: ${hits[0]?.text} (score ${hits[0]?.score.toFixed(3)})\n`);
+
+const server = serve({ fetch: infra.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+  process.stdout.write(`my app with agentinfra inside listening on http://127.0.0.1:${info.port} (Ctrl-C to stop)\n`);
+});
+process.once('SIGINT', () => {
+  server.close();
+  void infra.kernel.stop();
+});

@@ -1,0 +1,132 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { UploadSizeError } from './fs-adapter-error.js';
+
+/** A chunk source: a Node stream, a web stream or any async iterable of bytes. */
+export type ByteSource = AsyncIterable<Uint8Array>;
+
+/** Bytes gathered before one `writev`. */
+const WRITE_BATCH = 1 << 20;
+/** Chunks gathered before one `writev`, so a body sent in tiny chunks cannot pile up objects in memory. */
+const WRITE_BATCH_CHUNKS = 256;
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/**
+ * The on-disk layout of the fs blob store:
+ * `<dir>/objects/<first 2 hex>/<sha256 of key in hex>` for objects and
+ * `<dir>/tmp/<uuid>.part` for writes in progress. File names derive from a
+ * hash of the key, so no key can name a path outside `objects/`, keys like
+ * `a` and `a/b` coexist, and segment length limits of the file system never
+ * apply. Writes go to a temp file in the same folder tree and are renamed into
+ * place, so readers see the old or the new object whole.
+ */
+export interface ObjectFolder {
+  /** Absolute path of the file holding `key`. */
+  pathOf(key: string): string;
+  /**
+   * Streams `source` into `key` atomically, fsyncing first when durable.
+   * @param exactSize when set, the write fails with {@link UploadSizeError} as soon as
+   *   the body passes it, or at the end when it falls short; nothing is stored then.
+   * @returns bytes written.
+   */
+  write(options: { key: string; source: ByteSource; exactSize?: number }): Promise<number>;
+  /** An open read handle, or `null` when the object does not exist. */
+  open(key: string): Promise<FileHandle | null>;
+  /** Size in bytes, or `null` when missing. */
+  size(key: string): Promise<number | null>;
+  /** Renames `from` onto `to`. @returns `false` when `from` is missing. */
+  move(from: string, to: string): Promise<boolean>;
+  /** Removes an object; a missing one is fine. */
+  remove(key: string): Promise<void>;
+}
+
+/** Creates the folders (synchronously, once) and returns the layout over `dir`. */
+export function createObjectFolder(options: { dir: string; durable: boolean }): ObjectFolder {
+  const objects = join(options.dir, 'objects');
+  const tmp = join(options.dir, 'tmp');
+  mkdirSync(objects, { recursive: true });
+  mkdirSync(tmp, { recursive: true });
+
+  const pathOf = (key: string) => {
+    const hex = createHash('sha256').update(key, 'utf8').digest('hex');
+    return join(objects, hex.slice(0, 2), hex);
+  };
+
+  const renameInto = async (from: string, to: string) => {
+    await mkdir(dirname(to), { recursive: true });
+    await rename(from, to);
+  };
+
+  return {
+    pathOf,
+    async write({ key, source, exactSize }) {
+      const temp = join(tmp, `${randomUUID()}.part`);
+      const handle = await open(temp, 'wx');
+      let handleOpen = true;
+      let written = 0;
+      // One batch (about WRITE_BATCH bytes) is being written while the next one is received.
+      let inFlight: Promise<unknown> = Promise.resolve();
+      let batch: Uint8Array[] = [];
+      let batchBytes = 0;
+      const flush = async () => {
+        await inFlight;
+        inFlight = batch.length > 0 ? handle.writev(batch) : Promise.resolve();
+        batch = [];
+        batchBytes = 0;
+      };
+      try {
+        for await (const chunk of source) {
+          written += chunk.byteLength;
+          if (exactSize !== undefined && written > exactSize) throw new UploadSizeError('too_large', exactSize);
+          batch.push(chunk);
+          batchBytes += chunk.byteLength;
+          if (batchBytes >= WRITE_BATCH || batch.length >= WRITE_BATCH_CHUNKS) await flush();
+        }
+        if (exactSize !== undefined && written < exactSize) throw new UploadSizeError('too_small', exactSize);
+        await flush();
+        await inFlight;
+        if (options.durable) await handle.datasync();
+        handleOpen = false;
+        await handle.close();
+        await renameInto(temp, pathOf(key));
+        return written;
+      } catch (error) {
+        await inFlight.catch(() => undefined);
+        if (handleOpen) await handle.close().catch(() => undefined);
+        await rm(temp, { force: true });
+        throw error;
+      }
+    },
+    async open(key) {
+      try {
+        return await open(pathOf(key), 'r');
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+    },
+    async size(key) {
+      try {
+        return (await stat(pathOf(key))).size;
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+    },
+    async move(from, to) {
+      try {
+        await renameInto(pathOf(from), pathOf(to));
+        return true;
+      } catch (error) {
+        if (isMissing(error)) return false;
+        throw error;
+      }
+    },
+    async remove(key) {
+      await rm(pathOf(key), { force: true });
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { createOpenAiEmbedder, type OpenAiEmbedder, type OpenAiEmbedderOptions } from './openai-embedder.js';

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { runLockContract, runRateLimiterContract } from '@agentinfra/core/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisAdapterError } from './redis-adapter-error.js';
+import { createRedisAdapters, type RedisAdapters } from './redis-adapters.js';
+import { redactRedisUrl } from './redis-url.js';
+
+/** Every message along the `cause` chain of `error`, joined. */
+function messageChain(error: unknown): string {
+  const messages: string[] = [];
+  for (let current = error; current instanceof Error; current = current.cause) messages.push(current.message);
+  return messages.join(' <- ');
+}
+
+const url = process.env.AGENTINFRA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const servicesRequired = process.env.AGENTINFRA_TEST_REQUIRE_SERVICES === '1';
+/** One prefix per run, so runs never see each other's keys. */
+const keyPrefix = `agentinfra-test:${randomUUID()}:`;
+const opened: RedisAdapters[] = [];
+
+async function connect(options: { onError?: (error: RedisAdapterError) => void } = {}): Promise<RedisAdapters> {
+  const adapters = await createRedisAdapters({ url, keyPrefix, connectTimeoutMs: 1_000, ...options });
+  opened.push(adapters);
+  return adapters;
+}
+
+let primary: RedisAdapters | undefined;
+let unreachable: string | undefined;
+try {
+  primary = await connect();
+} catch (error) {
+  const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+  unreachable = `cannot connect to ${redactRedisUrl(url)} (${reason})`;
+  if (!servicesRequired) {
+    console.warn(`[agentinfra] skipping Redis suites: ${unreachable}; set AGENTINFRA_TEST_REDIS_URL`);
+  }
+}
+
+/** The adapters connected at load time; only called by tests that run when Redis is reachable. */
+function shared(): RedisAdapters {
+  if (primary === undefined) throw new Error(`Redis unreachable: ${unreachable}`);
+  return primary;
+}
+
+afterAll(async () => {
+  if (primary !== undefined) {
+    for await (const keys of primary.client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 500 })) {
+      if (keys.length > 0) await primary.client.unlink(keys);
+    }
+  }
+  for (const adapters of opened) await adapters.close();
+});
+
+describe.runIf(servicesRequired || unreachable === undefined)('Redis server', () => {
+  it(`is reachable at ${redactRedisUrl(url)}`, () => {
+    if (unreachable !== undefined) {
+      throw new Error(`AGENTINFRA_TEST_REQUIRE_SERVICES=1 but ${unreachable}; set AGENTINFRA_TEST_REDIS_URL`);
+    }
+  });
+});
+
+describe.skipIf(unreachable !== undefined)('Redis adapters', () => {
+  runRateLimiterContract({ name: 'redis', create: () => shared().rateLimiter });
+  runLockContract({ name: 'redis', create: () => shared().lock });
+
+  it('shares one limit between two replicas: 101 consumes with limit 100 refuse exactly one', async () => {
+    const replicaA = shared();
+    const replicaB = await connect();
+    const key = `replicas:${randomUUID()}`;
+    const decisions = await Promise.all(
+      Array.from({ length: 101 }, (_, index) =>
+        (index % 2 === 0 ? replicaA : replicaB).rateLimiter.consume({ key, limit: 100, windowMs: 60_000 }),
+      ),
+    );
+    expect(decisions.filter((decision) => !decision.allowed)).toHaveLength(1);
+    expect(await replicaA.rateLimiter.peek({ key, windowMs: 60_000 })).toBe(100);
+    expect(await replicaB.rateLimiter.peek({ key, windowMs: 60_000 })).toBe(100);
+  });
+
+  it('shares locks between two replicas', async () => {
+    const replicaB = await connect();
+    const key = `replicas:${randomUUID()}`;
+    const lease = await shared().lock.tryAcquire({ key, ttlMs: 60_000 });
+    expect(lease).not.toBeNull();
+    expect(await replicaB.lock.tryAcquire({ key, ttlMs: 60_000 })).toBeNull();
+    await lease?.release();
+    expect(await replicaB.lock.tryAcquire({ key, ttlMs: 60_000 })).not.toBeNull();
+  });
+
+  it('keeps every key under the prefix, expiring with the window or ttl', async () => {
+    const { client, rateLimiter, lock } = shared();
+    const key = `layout:${randomUUID()}`;
+    await rateLimiter.consume({ key, limit: 5, windowMs: 30_000, cost: 2 });
+    await lock.tryAcquire({ key, ttlMs: 20_000 });
+    const log = `${keyPrefix}ratelimit:{${key}}`;
+    expect(await client.zCard(log)).toBe(1);
+    expect(await client.get(`${log}:total`)).toBe('2');
+    for (const name of [log, `${log}:total`]) {
+      expect(await client.pTTL(name)).toBeGreaterThan(29_000);
+      expect(await client.pTTL(name)).toBeLessThanOrEqual(30_000);
+    }
+    expect(await client.pTTL(`${keyPrefix}lock:${key}`)).toBeGreaterThan(19_000);
+  });
+
+  it('recounts the window when the running total was lost', async () => {
+    const { client, rateLimiter } = shared();
+    const key = `recount:${randomUUID()}`;
+    await rateLimiter.consume({ key, limit: 3, windowMs: 60_000, cost: 2 });
+    await client.del(`${keyPrefix}ratelimit:{${key}}:total`);
+    expect(await rateLimiter.consume({ key, limit: 3, windowMs: 60_000, cost: 2 })).toMatchObject({
+      allowed: false,
+      remaining: 1,
+    });
+    expect(await rateLimiter.consume({ key, limit: 3, windowMs: 60_000 })).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('reconnects after the connection drops, running calls made meanwhile, and reports the drop to onError', async () => {
+    const errors: RedisAdapterError[] = [];
+    const adapters = await connect({ onError: (error) => errors.push(error) });
+    const id = await adapters.client.clientId();
+    const reconnecting = new Promise((resolve) => adapters.client.once('reconnecting', resolve));
+    await shared().client.sendCommand(['CLIENT', 'KILL', 'ID', String(id)]);
+    await reconnecting;
+    const key = `reconnect:${randomUUID()}`;
+    expect(await adapters.rateLimiter.consume({ key, limit: 1, windowMs: 60_000 })).toMatchObject({ allowed: true });
+    expect(await adapters.client.clientId()).not.toBe(id);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toBeInstanceOf(RedisAdapterError);
+  });
+
+  it('wraps a failing command as RedisAdapterError with the driver error as cause', async () => {
+    const { client, rateLimiter } = shared();
+    const key = `wrongtype:${randomUUID()}`;
+    await client.set(`${keyPrefix}ratelimit:{${key}}`, 'not a sorted set');
+    const failure = await rateLimiter.consume({ key, limit: 1, windowMs: 1_000 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RedisAdapterError);
+    expect((failure as Error).cause).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain('WRONGTYPE');
+  });
+
+  it('fails calls after close with RedisAdapterError, and close is idempotent', async () => {
+    const adapters = await connect();
+    await adapters.close();
+    await adapters.close();
+    await expect(adapters.rateLimiter.consume({ key: 'closed', limit: 1, windowMs: 1_000 })).rejects.toThrow(RedisAdapterError);
+    await expect(adapters.lock.tryAcquire({ key: 'closed', ttlMs: 1_000 })).rejects.toThrow(RedisAdapterError);
+  });
+
+  it('refuses a wrong password without printing it', async () => {
+    const parsed = new URL(url);
+    parsed.username = 'agentinfra-no-such-user';
+    parsed.password = 's3cret-never-printed';
+    const failure = await createRedisAdapters({ url: parsed.toString(), connectTimeoutMs: 500 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RedisAdapterError);
+    expect(messageChain(failure)).not.toContain('s3cret-never-printed');
+    expect((failure as Error).message).toContain(':***@');
+  });
+});
+
+describe('createRedisAdapters without a server', () => {
+  it('fails within connectTimeoutMs with a RedisAdapterError that never shows the password', async () => {
+    const startedAt = Date.now();
+    const failure = await createRedisAdapters({ url: 'redis://app:s3cret@127.0.0.1:1/0', connectTimeoutMs: 300 }).catch(
+      (error: unknown) => error,
+    );
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+    expect(failure).toBeInstanceOf(RedisAdapterError);
+    expect((failure as Error).cause).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain('redis://app:***@127.0.0.1:1/0');
+    expect(messageChain(failure)).not.toContain('s3cret');
+  });
+});

@@ -1,0 +1,99 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Lock, RateLimiter } from '@agentinfra/core';
+import { createClient, type RedisClientType } from 'redis';
+import { z } from 'zod';
+import { RedisAdapterError } from './redis-adapter-error.js';
+import { createRedisLock } from './redis-lock.js';
+import { createRedisRateLimiter } from './redis-rate-limiter.js';
+import { redactRedisUrl, redisUrlSchema } from './redis-url.js';
+
+const redisAdaptersOptionsSchema = z.object({
+  url: redisUrlSchema,
+  keyPrefix: z.string().default('agentinfra:'),
+  connectTimeoutMs: z.number().int().positive().default(10_000),
+  commandTimeoutMs: z.number().int().positive().default(5_000),
+  onError: z.custom<(error: RedisAdapterError) => void>((value) => typeof value === 'function').optional(),
+});
+
+/**
+ * Options of {@link createRedisAdapters}:
+ * - `url`: `redis[s]://[[user][:password]@]host[:port][/db]`;
+ * - `keyPrefix`: prefix of every key (default `agentinfra:`);
+ * - `connectTimeoutMs`: how long the first connection may take, retries included (default 10 000);
+ * - `commandTimeoutMs`: how long a call may wait, including while reconnecting (default 5 000);
+ * - `onError`: told about connection errors (lost connection, failed reconnect attempt);
+ *   calls made meanwhile wait for the reconnection or fail on their own.
+ */
+export type RedisAdaptersOptions = z.input<typeof redisAdaptersOptionsSchema>;
+
+/** The Redis-backed ports, sharing one connection. */
+export interface RedisAdapters {
+  /** The node-redis client, for other uses of the same connection (close it only through {@link close}). */
+  readonly client: RedisClientType;
+  readonly rateLimiter: RateLimiter;
+  readonly lock: Lock;
+  /** Where the adapters point, without the password, e.g. `redis://:***@cache:6379/0`. */
+  describe(): string;
+  /** Waits for pending calls (at most `commandTimeoutMs`), then closes the connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Exponential back-off between reconnection attempts, capped at 2 s, with jitter (ms). */
+function reconnectDelay(retries: number): number {
+  return Math.min(2 ** retries * 50, 2_000) + Math.floor(Math.random() * 100);
+}
+
+/**
+ * Connects one node-redis client and builds {@link createRedisRateLimiter} and
+ * {@link createRedisLock} on it. Once connected the client reconnects forever
+ * with back-off; calls queue meanwhile and fail after `commandTimeoutMs`.
+ *
+ * @returns once the connection is ready.
+ * @throws ZodError on malformed options; {@link RedisAdapterError} (driver error as
+ *   `cause`, password redacted from the message) when Redis cannot be reached or
+ *   refuses the credentials within `connectTimeoutMs`.
+ */
+export async function createRedisAdapters(options: RedisAdaptersOptions): Promise<RedisAdapters> {
+  const { url, keyPrefix, connectTimeoutMs, commandTimeoutMs, onError } = redisAdaptersOptionsSchema.parse(options);
+  const location = redactRedisUrl(url);
+  const startedAt = Date.now();
+  let ready = false;
+  const client: RedisClientType = createClient({
+    url,
+    commandOptions: { timeout: commandTimeoutMs },
+    socket: {
+      connectTimeout: Math.min(connectTimeoutMs, 5_000),
+      reconnectStrategy: (retries, cause) => {
+        const delay = reconnectDelay(retries);
+        if (!ready && Date.now() - startedAt + delay > connectTimeoutMs) return cause;
+        return delay;
+      },
+    },
+  });
+  client.on('ready', () => {
+    ready = true;
+  });
+  client.on('error', (error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    onError?.(new RedisAdapterError(`Redis connection to ${location}: ${reason}`, { cause: error }));
+  });
+
+  try {
+    await client.connect();
+  } catch (error) {
+    if (client.isOpen) client.destroy();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RedisAdapterError(`Cannot connect to Redis at ${location}: ${reason}`, { cause: error });
+  }
+
+  return {
+    client,
+    rateLimiter: createRedisRateLimiter({ client, keyPrefix }),
+    lock: createRedisLock({ client, keyPrefix }),
+    describe: () => location,
+    async close() {
+      if (!client.isOpen) return;
+      await Promise.race([client.close(), sleep(commandTimeoutMs, undefined, { ref: false })]);
+    },
+  };
+}

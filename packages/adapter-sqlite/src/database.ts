@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { SqlDatabase } from '@agentinfra/core';
+import type BetterSqlite3 from 'better-sqlite3';
+import knexFactory from 'knex';
+import { z } from 'zod';
+import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
+
+/** Distinct SQL texts whose compiled statements each connection keeps. */
+const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * knex compiles every query anew (`connection.prepare(sql)` per call), which
+ * costs as much as running a simple statement. Keep compiled statements per
+ * SQL text instead, least recently used out first. Safe because knex runs
+ * each statement to completion synchronously (no open iterators), and
+ * SQLite re-prepares a cached statement by itself after a schema change.
+ */
+function cachePreparedStatements(connection: BetterSqlite3.Database, size: number): void {
+  const prepare = connection.prepare.bind(connection);
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  connection.prepare = ((source: string) => {
+    const cached = cache.get(source);
+    if (cached) {
+      cache.delete(source);
+      cache.set(source, cached);
+      return cached;
+    }
+    const statement = prepare(source);
+    cache.set(source, statement);
+    if (cache.size > size) cache.delete(cache.keys().next().value as string);
+    return statement;
+  }) as typeof connection.prepare;
+}
+
+/** Options of {@link createSqliteDatabase}. */
+export const sqliteDatabaseOptions = z.object({
+  /** Path of the database file; its folder is created when missing. `:memory:` for a throw-away database. */
+  filename: z.string().min(1),
+  /** Milliseconds a writer waits for the file lock before failing with SQLITE_BUSY. */
+  busyTimeoutMs: z.number().int().min(0).default(5_000),
+});
+export type SqliteDatabaseOptions = z.input<typeof sqliteDatabaseOptions>;
+
+/**
+ * The embedded default {@link SqlDatabase}: knex on better-sqlite3, one file,
+ * WAL journal, foreign keys on, `synchronous = NORMAL` (durable across process
+ * crashes; the last transactions may be lost only on power failure).
+ * @throws ZodError when options are invalid.
+ */
+export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabase {
+  const { filename, busyTimeoutMs } = sqliteDatabaseOptions.parse(options);
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const knex = knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: BetterSqlite3.Database, done: (error: Error | null, connection: unknown) => void) {
+        try {
+          connection.pragma('journal_mode = WAL');
+          connection.pragma('synchronous = NORMAL');
+          connection.pragma('foreign_keys = ON');
+          connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
+          loadSqliteVectorExtension(connection);
+          cachePreparedStatements(connection, STATEMENT_CACHE_SIZE);
+          done(null, connection);
+        } catch (error) {
+          done(error as Error, connection);
+        }
+      },
+    },
+  });
+  /** Tail of each key's queue of `exclusive` callers. */
+  const exclusiveQueues = new Map<string, Promise<void>>();
+  return {
+    dialect: 'sqlite',
+    capabilities: { returning: true, skipLocked: false, multiProcess: false },
+    knex,
+    describe: () => `sqlite (${filename})`,
+    async ping() {
+      await knex.raw('select 1');
+    },
+    isUniqueViolation(error: unknown) {
+      const code = (error as { code?: unknown } | null)?.code;
+      return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+    },
+    vectorIndex: ({ table }) => createSqliteVectorIndex({ knex, table }),
+    exclusive(options, work) {
+      const previous = exclusiveQueues.get(options.key) ?? Promise.resolve();
+      const result = previous.then(work, work);
+      const settled = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      exclusiveQueues.set(options.key, settled);
+      return result;
+    },
+    async close() {
+      await knex.destroy();
+    },
+  };
+}

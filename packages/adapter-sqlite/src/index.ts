@@ -1,0 +1,2 @@
+export { createSqliteDatabase, type SqliteDatabaseOptions, sqliteDatabaseOptions } from './database.js';
+export { createSqliteVectorIndex } from './vector-index.js';

@@ -1,0 +1,71 @@
+import { charNgramBuckets } from './char-ngrams.js';
+import { correctSpelling } from './spelling-correction.js';
+import { tokenize } from './text-tokens.js';
+import type { WordVectorLookup } from './word-vector-lookup.js';
+
+/** How word vectors are pooled into one text vector. */
+export interface SentenceEncoderOptions {
+  /**
+   * SIF smoothing `a` (Arora et al., 2017, "A Simple but Tough-to-Beat Baseline
+   * for Sentence Embeddings"): a word of estimated probability `p` is weighted
+   * `a / (a + p)`, where `p` comes from the word's frequency rank by Zipf's law.
+   * `0` weights every word 1 (plain average).
+   */
+  sifA: number;
+  /** Build vectors for words missing from the table from their character n-grams. */
+  ngramFallback: boolean;
+  /**
+   * Read an unknown word as the most frequent of the first `spellingCorrectionRows`
+   * table words one edit away from it (see {@link correctSpelling}) before
+   * falling back to n-grams. 0 turns correction off.
+   */
+  spellingCorrectionRows: number;
+}
+
+/** Turns a text into a unit-length vector (or the zero vector when no token has a vector). */
+export type SentenceEncoder = (text: string) => Float32Array;
+
+/** Harmonic number H(n) ≈ ln n + γ: the normaliser of Zipf's law over n words. */
+function harmonicNumber(n: number): number {
+  return Math.log(n) + 0.5772156649 + 1 / (2 * n);
+}
+
+/**
+ * Creates an encoder that averages the word vectors of a text's tokens
+ * (see {@link tokenize}), SIF-weighted; an unknown word is read as its
+ * spelling correction when there is one, else as the mean of its character
+ * n-gram vectors. The sum is L2-normalised.
+ */
+export function createSentenceEncoder(table: WordVectorLookup, options: SentenceEncoderOptions): SentenceEncoder {
+  const zipfNorm = harmonicNumber(table.sourceVocabularySize);
+  const weightOfRank = (rank: number): number => {
+    if (options.sifA === 0) return 1;
+    const probability = 1 / ((rank + 1) * zipfNorm);
+    return options.sifA / (options.sifA + probability);
+  };
+  const unknownWeight = weightOfRank(table.sourceVocabularySize);
+  const useNgrams = options.ngramFallback && table.ngramBucketCount > 0;
+
+  return (text) => {
+    const sum = new Float32Array(table.dimensions);
+    for (const token of tokenize(text)) {
+      let index = table.indexOf(token);
+      if (index < 0 && options.spellingCorrectionRows > 0) {
+        index = correctSpelling(token, table, options.spellingCorrectionRows);
+      }
+      if (index >= 0) {
+        table.addWordVector(index, weightOfRank(table.rankOf(index)), sum);
+      } else if (useNgrams) {
+        const buckets = charNgramBuckets(token, table.ngramBucketCount);
+        const share = unknownWeight / buckets.length;
+        for (const bucket of buckets) table.addNgramVector(bucket, share, sum);
+      }
+    }
+    let squares = 0;
+    for (const value of sum) squares += value * value;
+    if (squares === 0) return sum;
+    const inverse = 1 / Math.sqrt(squares);
+    for (let i = 0; i < sum.length; i += 1) sum[i] = (sum[i] ?? 0) * inverse;
+    return sum;
+  };
+}

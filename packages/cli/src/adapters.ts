@@ -1,0 +1,110 @@
+import { hkdfSync } from 'node:crypto';
+import { join } from 'node:path';
+import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
+import type { BlobStore, CoreConfig, Embedder, HttpMount, KernelAdapters, SqlDatabase } from '@agentinfra/core';
+import type { Logger } from 'pino';
+
+/** Adapters chosen from the configuration, with a one-line description for the start-up banner. */
+export interface ConfiguredAdapters {
+  adapters: KernelAdapters;
+  /** Tells URL-signing adapters the address the server really listens on (when `publicUrl` is not set). */
+  setListenUrl(url: string): void;
+  /** e.g. `sql=sqlite (.agentinfra/agentinfra.db) limits=in-process embedder=wordvec-…`. */
+  summary: string;
+}
+
+/**
+ * The SQL adapter the config selects: PostgreSQL when `databaseUrl` is set,
+ * else the SQLite file in `dataDir`. PostgreSQL's notices (and the adapter's
+ * own, such as running without pgvector) go to `logger`.
+ */
+export async function openDatabase(config: CoreConfig, logger?: Logger): Promise<SqlDatabase> {
+  if (config.databaseUrl) {
+    const { createPostgresDatabase } = await import('@agentinfra/adapter-postgres');
+    return createPostgresDatabase({
+      url: config.databaseUrl,
+      poolMax: config.database.poolMax,
+      statementTimeoutMs: config.database.statementTimeoutMs,
+      schema: config.database.schema,
+      ...(logger ? { onNotice: (line: string) => logger.info({ component: 'postgres' }, line) } : {}),
+    });
+  }
+  return createSqliteDatabase({ filename: join(config.dataDir, 'agentinfra.db') });
+}
+
+/** The embedder the config selects; the OpenAI-compatible one is verified (dimension check) before use. */
+export async function openEmbedder(config: CoreConfig): Promise<Embedder> {
+  if (config.embedder.provider === 'openai') {
+    const { createOpenAiEmbedder } = await import('@agentinfra/adapter-openai');
+    return createOpenAiEmbedder({
+      baseUrl: config.embedder.baseUrl,
+      model: config.embedder.model,
+      apiKey: config.embedder.apiKey,
+      dimensions: config.embedder.dimensions,
+    });
+  }
+  const { createWordVectorEmbedder } = await import('@agentinfra/adapter-wordvec');
+  return createWordVectorEmbedder();
+}
+
+/**
+ * The blob store the config selects: S3/MinIO when `s3` is set, else a
+ * folder under `dataDir` whose signed upload/download URLs this server
+ * serves itself (HMAC key derived from the master key with HKDF-SHA256).
+ */
+export async function openBlobStore(
+  config: CoreConfig,
+  publicUrl: () => string,
+): Promise<{ blobStore: BlobStore; mounts: HttpMount[]; summary: string }> {
+  if (config.s3) {
+    const { createS3BlobStore } = await import('@agentinfra/adapter-s3');
+    const blobStore = await createS3BlobStore({
+      url: config.s3.endpoint,
+      bucket: config.s3.bucket,
+      accessKey: config.s3.accessKey,
+      secretKey: config.s3.secretKey,
+      region: config.s3.region,
+      pathStyle: config.s3.pathStyle,
+      createBucket: config.s3.createBucket,
+    });
+    return { blobStore, mounts: [], summary: blobStore.describe() };
+  }
+  const { createFsBlobStore } = await import('@agentinfra/adapter-fs');
+  const signingKey = Buffer.from(hkdfSync('sha256', Buffer.from(config.masterKey, 'base64'), Buffer.alloc(0), 'agentinfra blob urls', 32));
+  const { store, mount } = createFsBlobStore({ dir: join(config.dataDir, 'blobs'), publicUrl, signingKey });
+  return { blobStore: store, mounts: [mount], summary: store.describe() };
+}
+
+/**
+ * Builds every adapter from the validated config: SQLite or PostgreSQL,
+ * in-process or Redis limits and locks, and the embedder.
+ * @throws the adapter's error when PostgreSQL, Redis or the embedding server cannot be reached.
+ */
+export async function openAdapters(config: CoreConfig, logger?: Logger): Promise<ConfiguredAdapters> {
+  const sql = await openDatabase(config, logger);
+  try {
+    const embedder = await openEmbedder(config);
+    let listenUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+    const blobs = await openBlobStore(config, () => listenUrl);
+    const adapters: KernelAdapters = { sql, embedder, blobStore: blobs.blobStore, mounts: blobs.mounts };
+    let limits = 'in-process';
+    if (config.redisUrl) {
+      const { createRedisAdapters } = await import('@agentinfra/adapter-redis');
+      const redis = await createRedisAdapters({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+      adapters.rateLimiter = redis.rateLimiter;
+      adapters.lock = redis.lock;
+      adapters.dispose = () => redis.close();
+      limits = redis.describe();
+    }
+    return {
+      adapters,
+      summary: `sql=${sql.describe()} blobs=${blobs.summary} limits=${limits} embedder=${embedder.id}`,
+      setListenUrl: (url) => {
+        if (!config.publicUrl) listenUrl = url;
+      },
+    };
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+}

@@ -1,0 +1,34 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { newCredential, newMasterKey } from '@agentinfra/core';
+import { CliError } from '../cli-error.js';
+
+/** Where `init` looks and writes: `--config`, `AGENTINFRA_CONFIG`, or `./agentinfra.config.json`. */
+export function configPath(file?: string): string {
+  return resolve(file ?? process.env.AGENTINFRA_CONFIG ?? './agentinfra.config.json');
+}
+
+/**
+ * Writes a starter `agentinfra.config.json` (mode 0600) with a fresh bridge
+ * key and master key and the embedded defaults, and prints the bridge key.
+ * @throws CliError (exit 2) when the file exists: it never overwrites.
+ */
+export function runInit(options: { config?: string; out?: NodeJS.WritableStream }): { file: string; bridgeKey: string } {
+  const file = configPath(options.config);
+  if (existsSync(file)) throw new CliError(`${file} already exists; init never overwrites a config. Delete it first to start over.`, 2);
+  const bridgeKey = newCredential('bk_');
+  const config = {
+    dataDir: './.agentinfra',
+    host: '127.0.0.1',
+    port: 8787,
+    bridgeKey,
+    masterKey: newMasterKey(),
+    embedder: { provider: 'wordvec' },
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  const out = options.out ?? process.stdout;
+  out.write(`Wrote ${file} (mode 0600).\n`);
+  out.write(`Bridge key (the service-level credential; keep it secret): ${bridgeKey}\n`);
+  return { file, bridgeKey };
+}

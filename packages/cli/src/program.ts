@@ -1,0 +1,120 @@
+import { createRequire } from 'node:module';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CliError } from './cli-error.js';
+import { runAgentsCreate, runIssueDevice } from './commands/identity.js';
+import { runInit } from './commands/init.js';
+import { runMeshHeartbeat } from './commands/mesh-heartbeat.js';
+import { runMigrate } from './commands/migrate.js';
+import { runServe } from './commands/serve.js';
+import { runWgConfig } from './commands/wg-config.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max)
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`);
+    return parsed;
+  };
+}
+
+/** The `agentinfra` command tree (commander). */
+export function createProgram(): Command {
+  const program = new Command('agentinfra')
+    .description('Infrastructure for software agents: memory, identity, and more behind one HTTP API.')
+    .version(version)
+    .addOption(new Option('-c, --config <file>', 'config file').env('AGENTINFRA_CONFIG'))
+    .showHelpAfterError()
+    .exitOverride();
+
+  const config = () => program.opts<{ config?: string }>().config;
+
+  program
+    .command('init')
+    .description('write agentinfra.config.json with a fresh bridge key and master key (never overwrites)')
+    .action(() => void runInit({ config: config() }));
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .option('--reembed', 're-embed every semantic memory with the configured embedder')
+    .action((options: { reembed?: boolean }) => runMigrate({ config: config(), reembed: options.reembed }));
+
+  program
+    .command('serve')
+    .description('migrate and start the HTTP server')
+    .option('-p, --port <port>', 'HTTP port (0 = any free port)', integer('--port', 0, 65535))
+    .option('-H, --host <host>', 'bind address')
+    .option('--init', 'write a starter config first when none exists')
+    .action((options: { port?: number; host?: string; init?: boolean }) => runServe({ config: config(), ...options }));
+
+  program
+    .command('issue-device')
+    .description('issue a device key for an agent and print it once')
+    .requiredOption('-a, --agent <agent_id>', 'agent id')
+    .requiredOption('-l, --label <label>', 'label of the device')
+    .option('--ttl-days <days>', 'lifetime in days (default from config, 90)', integer('--ttl-days', 1, 3650))
+    .option('--json', 'print JSON')
+    .action((options: { agent: string; label: string; ttlDays?: number; json?: boolean }) =>
+      runIssueDevice({ config: config(), ...options }),
+    );
+
+  const agents = program.command('agents').description('manage agents');
+  agents
+    .command('create')
+    .description('create an agent')
+    .requiredOption('-a, --agent <agent_id>', 'agent id')
+    .requiredOption('-n, --name <display_name>', 'display name')
+    .option('--json', 'print JSON')
+    .action((options: { agent: string; name: string; json?: boolean }) => runAgentsCreate({ config: config(), ...options }));
+
+  program
+    .command('wg-config')
+    .description("write this host's WireGuard config from agent-mesh (makes and registers a key pair on first use)")
+    .addOption(new Option('--url <base_url>', 'server URL, with or without /functions/v1').env('AGENTINFRA_URL').makeOptionMandatory())
+    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_DEVICE_KEY'))
+    .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
+    .requiredOption('--private-key-file <path>', 'WireGuard private key; generated (0600) when missing')
+    .option('--out <path>', 'wg-quick file to write', '/etc/wireguard/agent0.conf')
+    .option('--endpoint <host:port>', "register this host's key at <host:port> (required on first use)")
+    .option('--watch <interval>', 're-fetch every interval (30s, 5m) and rewrite only on change')
+    .action(
+      (options: { url: string; key?: string; agent?: string; privateKeyFile: string; out: string; endpoint?: string; watch?: string }) =>
+        runWgConfig(options).then(() => undefined),
+    );
+
+  const mesh = program.command('mesh').description('agent-mesh commands for agent hosts');
+  mesh
+    .command('heartbeat')
+    .description('mark this host online in agent-mesh once, or every interval until SIGTERM')
+    .addOption(new Option('--url <base_url>', 'server URL, with or without /functions/v1').env('AGENTINFRA_URL').makeOptionMandatory())
+    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_DEVICE_KEY'))
+    .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
+    .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
+    .action((options: { url: string; key?: string; agent?: string; every?: string }) => runMeshHeartbeat(options).then(() => undefined));
+
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code: 0 on success, 2 for usage and
+ * configuration errors, 1 for failures at run time.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = createProgram();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`agentinfra: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`agentinfra: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

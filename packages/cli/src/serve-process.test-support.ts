@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI entry point (`pnpm test` builds before running vitest). */
+export const binPath = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+/** A `agentinfra serve` child process and the URL it printed. */
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs the CLI to completion. */
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `agentinfra serve` and waits for its `listening on http://…` line. */
+export function startServe(
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, 'serve', ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, AGENTINFRA_LOG_LEVEL: 'warn', ...options.env },
+    });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not print its URL in time:\n${output}`));
+    }, options.timeoutMs ?? 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: match[1],
+          output: () => output,
+          stop: async (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** POSTs JSON to `<url>/functions/v1/<path>` with a bearer credential. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read whichever fields the route under test returns
+export async function post(url: string, path: string, body: unknown, credential?: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}/functions/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(credential ? { authorization: `Bearer ${credential}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}

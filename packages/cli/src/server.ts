@@ -1,0 +1,55 @@
+import {
+  type AnyModule,
+  ConfigError,
+  createKernel,
+  createLogger,
+  type Kernel,
+  loadServerConfig,
+  type ServerConfig,
+} from '@agentinfra/core';
+import { openAdapters } from './adapters.js';
+import { CliError } from './cli-error.js';
+import { defaultModules } from './modules.js';
+
+/** A kernel built from the configuration, not yet started. */
+export interface ConfiguredKernel {
+  kernel: Kernel;
+  config: ServerConfig;
+  /** One line naming the adapters in use. */
+  summary: string;
+  /** Tells URL-signing adapters the URL the server listens on. */
+  setListenUrl(url: string): void;
+}
+
+/** Loads the config or throws a {@link CliError} with exit code 2 naming the bad keys. */
+export function loadConfigOrExit(options: { file?: string; modules?: readonly AnyModule[] }): ServerConfig {
+  try {
+    const config = loadServerConfig({ modules: options.modules ?? defaultModules, file: options.file });
+    return config;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new CliError(`${error.message}\nRun \`agentinfra init\` to write a starter config.`, 2);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Builds a kernel from the configuration file and environment with the
+ * adapters they select and the default modules.
+ * @throws CliError (exit 2) on invalid config; the adapter's error when a server cannot be reached.
+ */
+export async function buildKernel(options: {
+  file?: string;
+  overrides?: { port?: number; host?: string };
+  modules?: readonly AnyModule[];
+}): Promise<ConfiguredKernel> {
+  const modules = options.modules ?? defaultModules;
+  const config = loadConfigOrExit({ file: options.file, modules });
+  if (options.overrides?.port !== undefined) config.core.port = options.overrides.port;
+  if (options.overrides?.host !== undefined) config.core.host = options.overrides.host;
+  const logger = createLogger({ level: config.core.log.level });
+  const { adapters, summary, setListenUrl } = await openAdapters(config.core, logger);
+  const kernel = createKernel({ config: config.core, modules, moduleConfigs: config.modules, adapters, logger });
+  return { kernel, config, summary, setListenUrl };
+}

@@ -1,0 +1,39 @@
+/**
+ * Who is calling, as established from the request's credential.
+ * - `bridge`: the service-level bridge key (acts for any agent).
+ * - `device`: a device key; acts as its agent with every permission.
+ * - `delegation`: a delegation token; acts as `agentId` (the delegating
+ *   `from_agent`) only for `permissions`, until it expires or is revoked.
+ */
+export type Principal =
+  | { kind: 'bridge' }
+  | { kind: 'device'; agentId: string; deviceId: string }
+  | { kind: 'delegation'; agentId: string; delegationId: string; toAgent: string; permissions: readonly string[] };
+
+/**
+ * Resolves device keys and delegation tokens to principals. Provided by the
+ * identity module; the kernel checks the bridge key itself.
+ */
+export interface CredentialVerifier {
+  /**
+   * @param options.credential the raw bearer value (`dk_…`, `dt_…`).
+   * @returns the principal, or `null` when unknown, expired or revoked.
+   */
+  verify(options: { credential: string }): Promise<Principal | null>;
+}
+
+/** Team membership, provided by the identity module to the others. */
+export interface TeamDirectory {
+  /** Whether `agentId` is a member of `team` (the name without the `team:` prefix). */
+  isMember(options: { agentId: string; team: string }): Promise<boolean>;
+  /** Names of the teams `agentId` belongs to, sorted. */
+  teamsOf(options: { agentId: string }): Promise<string[]>;
+}
+
+/** A short, non-secret description of a principal for logs. */
+export function describePrincipal(principal: Principal | null): string {
+  if (!principal) return 'anonymous';
+  if (principal.kind === 'bridge') return 'bridge';
+  if (principal.kind === 'device') return `device:${principal.deviceId}`;
+  return `delegation:${principal.delegationId}`;
+}

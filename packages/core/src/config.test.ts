@@ -1,0 +1,50 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, coreConfigSchema, coreEnvBindings, parseConfigSection, readRawConfig } from './config.js';
+import { newMasterKey } from './services/secret-box.js';
+
+describe('configuration', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-'));
+  const masterKey = newMasterKey();
+
+  it('reads the file, then lets the environment win', () => {
+    const file = join(dir, 'a.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, bridgeKey: 'bk_from_file_0123456789', masterKey, http: { bodyLimitBytes: 4096 } }));
+    const { raw } = readRawConfig({ file, env: { AGENTINFRA_PORT: '0', AGENTINFRA_RATE_LIMIT_PER_MINUTE: '5' } });
+    const config = parseConfigSection({ schema: coreConfigSchema, value: raw });
+    expect(config.port).toBe(0);
+    expect(config.http).toMatchObject({ bodyLimitBytes: 4096, rateLimitPerMinute: 5 });
+    expect(config.dataDir).toBe('./.agentinfra');
+  });
+
+  it('starts on defaults from the environment alone', () => {
+    const { raw, fileFound } = readRawConfig({
+      file: join(dir, 'missing.json'),
+      env: { AGENTINFRA_BRIDGE_KEY: 'bk_env_only_0123456789', AGENTINFRA_MASTER_KEY: masterKey },
+    });
+    expect(fileFound).toBe(false);
+    const config = parseConfigSection({ schema: coreConfigSchema, value: raw });
+    expect(config).toMatchObject({ port: 8787, host: '127.0.0.1', embedder: { provider: 'wordvec' } });
+  });
+
+  it('names the config path and the variable of every invalid key', () => {
+    const { raw } = readRawConfig({ file: join(dir, 'missing.json'), env: { AGENTINFRA_PORT: '70000' } });
+    expect(() => parseConfigSection({ schema: coreConfigSchema, value: raw, bindings: coreEnvBindings })).toThrow(ConfigError);
+    try {
+      parseConfigSection({ schema: coreConfigSchema, value: raw, bindings: coreEnvBindings });
+    } catch (error) {
+      expect((error as Error).message).toContain('bridgeKey');
+      expect((error as Error).message).toContain('AGENTINFRA_BRIDGE_KEY');
+      expect((error as Error).message).toContain('port');
+    }
+  });
+
+  it('refuses unparsable files and variables', () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, '{ nope');
+    expect(() => readRawConfig({ file, env: {} })).toThrow(/not valid JSON/);
+    expect(() => readRawConfig({ file: join(dir, 'missing.json'), env: { AGENTINFRA_PORT: 'eighty' } })).toThrow(/AGENTINFRA_PORT/);
+  });
+});

@@ -1,0 +1,36 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Credential and id primitives (CONTRACT.md "Credentials" and "Ids").
+ * Tokens are a prefix plus 32 random bytes in base64url; only their SHA-256
+ * is stored.
+ */
+
+/** Credential prefixes: bridge key, device key, delegation token, grant token. */
+export type CredentialPrefix = 'bk_' | 'dk_' | 'dt_' | 'g_';
+
+/** A new credential: `prefix` + base64url of 32 random bytes (43 characters). */
+export function newCredential(prefix: CredentialPrefix): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+/** Hex SHA-256 of a credential, the only form stored. */
+export function hashCredential(credential: string): string {
+  return createHash('sha256').update(credential, 'utf8').digest('hex');
+}
+
+/** Constant-time string equality (compares SHA-256 digests, so lengths may differ). */
+export function safeEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db);
+}
+
+/**
+ * A new opaque, URL-safe id: `prefix` + 16 random bytes in base64url
+ * (e.g. `mem_3q2…`). Prefixes per CONTRACT.md: `mem_`, `dev_`, `dlg_`, `art_`,
+ * `grt_`, `msg_`, `job_`, `run_`, `hst_`.
+ */
+export function newId(prefix: string): string {
+  return prefix + randomBytes(16).toString('base64url');
+}

@@ -1,0 +1,156 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { z } from 'zod';
+import { InputError } from '../errors.js';
+import { type Clock, isoTimestamp, systemClock } from '../ports/clock.js';
+import type { DeliveryResult, HttpDelivery } from '../ports/http-delivery.js';
+import { bareHostname, guardedLookup, type HostResolver, parseTarget, resolveTarget, systemResolver } from './target-guard.js';
+import { signWebhook } from './webhook-signature.js';
+
+/** Bytes of a receiver's answer body that are read (then discarded); a longer body is cut off. */
+const MAX_RESPONSE_BYTES = 65_536;
+
+const isFunction = (value: unknown) => typeof value === 'function';
+
+/** Options of {@link createHttpDelivery}. */
+export const httpDeliveryOptionsSchema = z.object({
+  /**
+   * Lets deliveries reach loopback, private and link-local addresses, over
+   * plain `http://` too (config `allowPrivateCallbacks`, env
+   * `AGENTINFRA_ALLOW_PRIVATE_CALLBACKS`; tests and labs only).
+   */
+  allowPrivate: z.boolean(),
+  /** Source of `webhook-timestamp` and the body's `timestamp` (default: the wall clock). */
+  clock: z.custom<Clock>((value) => typeof value === 'object' && value !== null && isFunction((value as Clock).now)).optional(),
+  /** Milliseconds one delivery may take, connection to end of the answer, when `send` gives none. */
+  defaultTimeoutMs: z.number().int().min(1).max(600_000).default(30_000),
+  /** Host name resolver (default: the system's `getaddrinfo`); tests inject one to play DNS. */
+  resolver: z.custom<HostResolver>(isFunction).optional(),
+  /** Extra PEM certificates trusted for `https://` targets, on top of Node's bundled roots (labs, tests). */
+  extraCaCertificates: z.array(z.string().min(1)).default([]),
+  /** Connections kept per target host and port. */
+  maxSocketsPerHost: z.number().int().min(1).max(4_096).default(256),
+  /** `user-agent` header. */
+  userAgent: z.string().min(1).max(256).default('agentinfra-webhooks/0.1'),
+});
+/** Options of {@link createHttpDelivery} as callers write them. */
+export type HttpDeliveryOptions = z.input<typeof httpDeliveryOptionsSchema>;
+
+/** What a finished POST produced. */
+interface PostOutcome {
+  status: number;
+}
+
+/**
+ * The {@link HttpDelivery} port over Node's `http`/`https` clients, per
+ * CONTRACT.md "Signed deliveries" and the Standard Webhooks specification
+ * (https://www.standardwebhooks.com, v1):
+ * - body `{ type, timestamp (ISO 8601 UTC, ms), data }` as JSON;
+ * - headers `webhook-id`, `webhook-timestamp` (Unix seconds) and
+ *   `webhook-signature` = `v1,<base64 HMAC-SHA256 over "<id>.<timestamp>.<body>">`
+ *   per active secret, space-separated; `x-service-webhook-timestamp` and
+ *   `x-service-webhook-signature` carry the same values;
+ * - SSRF guard: `https://` only; loopback, private (RFC 1918), CGNAT,
+ *   unique-local, link-local (incl. 169.254.169.254), unspecified,
+ *   multicast and reserved addresses refused — on the URL's literal and on
+ *   every address its name resolves to — and the connection pinned to the
+ *   checked address (resolution happens inside the socket's `lookup`, so DNS
+ *   rebinding between check and connect is impossible). With `allowPrivate`
+ *   every address and plain `http://` are allowed;
+ * - each send aborts after its timeout (or the caller's signal); redirects
+ *   are never followed (a 3xx is a non-2xx answer); no proxy is used.
+ * Keep-alive connections are reused per host (each was checked when opened).
+ * @throws ZodError when `options` are invalid.
+ */
+export function createHttpDelivery(options: HttpDeliveryOptions): HttpDelivery {
+  const settings = httpDeliveryOptionsSchema.parse(options);
+  const clock = settings.clock ?? systemClock;
+  const resolver = settings.resolver ?? systemResolver;
+  const { allowPrivate } = settings;
+  const lookup = guardedLookup({ allowPrivate, resolver });
+  const agentOptions = { keepAlive: true, maxSockets: settings.maxSocketsPerHost, timeout: 60_000, lookup };
+  const httpAgent = new http.Agent(agentOptions);
+  const httpsAgent = new https.Agent({
+    ...agentOptions,
+    ...(settings.extraCaCertificates.length > 0 ? { ca: [...rootCertificates, ...settings.extraCaCertificates] } : {}),
+  });
+
+  function post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<PostOutcome> {
+    return new Promise((resolve, reject) => {
+      const secure = url.protocol === 'https:';
+      const request = (secure ? https : http).request({
+        method: 'POST',
+        protocol: url.protocol,
+        hostname: bareHostname(url),
+        port: url.port === '' ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        headers,
+        agent: secure ? httpsAgent : httpAgent,
+        lookup,
+        signal,
+      });
+      request.once('response', (response) => {
+        const status = response.statusCode ?? 0;
+        let received = 0;
+        const settle = () => resolve({ status });
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > MAX_RESPONSE_BYTES) {
+            response.destroy();
+            settle();
+          }
+        });
+        response.once('end', settle);
+        response.once('close', settle);
+        response.once('error', settle);
+      });
+      request.once('error', reject);
+      request.end(body);
+    });
+  }
+
+  return {
+    async checkTarget(target) {
+      const url = parseTarget(target, allowPrivate);
+      if (!allowPrivate) await resolveTarget({ hostname: bareHostname(url), allowPrivate, resolver });
+    },
+
+    async send(message): Promise<DeliveryResult> {
+      const url = parseTarget(message.url, allowPrivate);
+      // Sockets skip `lookup` for IP literals, so those are checked here; names are checked inside the connection's lookup.
+      const hostname = bareHostname(url);
+      if (isIP(hostname) !== 0) await resolveTarget({ hostname, allowPrivate, resolver });
+      const now = clock.now();
+      const timestampSeconds = Math.floor(now / 1000);
+      const body = JSON.stringify({ type: message.type, timestamp: isoTimestamp(now), data: message.data });
+      const signature = signWebhook({ secrets: message.secrets, messageId: message.messageId, timestampSeconds, body });
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': settings.userAgent,
+        'webhook-id': message.messageId,
+        'webhook-timestamp': String(timestampSeconds),
+        'webhook-signature': signature,
+        'x-service-webhook-timestamp': String(timestampSeconds),
+        'x-service-webhook-signature': signature,
+      };
+      const timeoutMs = message.timeoutMs ?? settings.defaultTimeoutMs;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = message.signal ? AbortSignal.any([message.signal, timeout]) : timeout;
+      const started = performance.now();
+      try {
+        const { status } = await post(url, headers, body, signal);
+        return { status, ok: status >= 200 && status < 300, ms: Math.round(performance.now() - started) };
+      } catch (error) {
+        if (error instanceof InputError) throw error;
+        if (timeout.aborted) throw new Error(`Delivery to ${url.origin} timed out after ${timeoutMs} ms.`, { cause: error });
+        if (message.signal?.aborted) throw new Error(`Delivery to ${url.origin} was aborted.`, { cause: error });
+        const code = (error as { code?: unknown }).code;
+        const reason = typeof code === 'string' ? code : (error as Error).message;
+        throw new Error(`Delivery to ${url.origin} failed: ${reason}.`, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { promisify } from 'node:util';
+import { InputError } from '../errors.js';
+import { classifyAddress } from './address-policy.js';
+
+/** One address a host name resolves to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Resolves a host name to every address it has (the delivery connects only to
+ * addresses this returned and the guard accepted).
+ * @throws Error when the name does not resolve.
+ */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+const lookupAll = promisify(dnsLookup);
+
+/** The operating system's resolver (`getaddrinfo`, like every Node client), all addresses in the order it returns them. */
+export const systemResolver: HostResolver = async (hostname) => {
+  const found = (await lookupAll(hostname, { all: true, verbatim: true })) as unknown as LookupAddress[];
+  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+/** `hostname` of a URL without the brackets of an IPv6 literal. */
+export function bareHostname(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+/**
+ * Parses and checks the form of a delivery target: an absolute `https://`
+ * URL (also `http://` when `allowPrivate`), without credentials in it.
+ * WHATWG URL parsing normalises numeric host forms (`http://2130706433/`,
+ * `0x7f.1`) to dotted IPv4, so the address guard sees the real address.
+ * @throws InputError naming the reason.
+ */
+export function parseTarget(raw: string, allowPrivate: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InputError('The target URL is not a valid absolute URL.');
+  }
+  const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw new InputError(
+      allowPrivate ? 'The target URL must use https:// or http://.' : 'The target URL must use https:// (plain http:// is refused).',
+    );
+  }
+  if (url.username !== '' || url.password !== '') throw new InputError('The target URL must not carry credentials.');
+  if (bareHostname(url) === '') throw new InputError('The target URL has no host.');
+  return url;
+}
+
+/**
+ * Resolves `hostname` (or takes it as given when it is an IP literal) and,
+ * unless `allowPrivate`, refuses it when any of its addresses is not public
+ * (see {@link classifyAddress}); a name that resolves to one public and one
+ * private address is refused as a whole.
+ * @returns the addresses a connection may use.
+ * @throws InputError naming the reason (never the private address a name resolved to).
+ */
+export async function resolveTarget(options: {
+  hostname: string;
+  allowPrivate: boolean;
+  resolver: HostResolver;
+}): Promise<ResolvedAddress[]> {
+  const { hostname, allowPrivate } = options;
+  const family = isIP(hostname);
+  if (family !== 0) {
+    const verdict = classifyAddress(hostname);
+    if (!allowPrivate && !verdict.allowed) {
+      throw new InputError(`The target address ${hostname} is refused: it is a ${verdict.class} address.`);
+    }
+    return [{ address: hostname, family: family === 6 ? 6 : 4 }];
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await options.resolver(hostname);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const refusal = new InputError(`The target host ${hostname} does not resolve${typeof code === 'string' ? ` (${code})` : ''}.`);
+    refusal.cause = error;
+    throw refusal;
+  }
+  if (addresses.length === 0) throw new InputError(`The target host ${hostname} does not resolve.`);
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const verdict = classifyAddress(address);
+      if (!verdict.allowed) throw new InputError(`The target host ${hostname} is refused: it resolves to a ${verdict.class} address.`);
+    }
+  }
+  return addresses;
+}
+
+/**
+ * A `lookup` for `net.connect`/`tls.connect` that resolves through
+ * {@link resolveTarget}, so a connection goes only to an address that was
+ * checked in the same step (no second resolution an attacker's DNS could
+ * answer differently: DNS-rebinding safe). Host and SNI stay the URL's name.
+ */
+export function guardedLookup(options: { allowPrivate: boolean; resolver: HostResolver }): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    resolveTarget({ hostname, allowPrivate: options.allowPrivate, resolver: options.resolver }).then(
+      (addresses) => {
+        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
+        const usable = wanted === 0 ? addresses : addresses.filter((entry) => entry.family === wanted);
+        const first = usable[0];
+        if (!first) {
+          callback(Object.assign(new Error(`The target host ${hostname} has no IPv${wanted} address.`), { code: 'ENOTFOUND' }), '', 0);
+          return;
+        }
+        if (lookupOptions.all) callback(null, usable);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Domain errors. Business code throws these; the kernel maps each to the
+ * CONTRACT.md error body `{ error: { code, message, details? } }` once.
+ */
+export class AgentInfraError extends Error {
+  /** HTTP status the kernel answers with. */
+  readonly status: number;
+  /** snake_case machine-readable code (CONTRACT.md "Errors"). */
+  readonly code: string;
+  /** Optional structured data for the caller (field list, record to publish …). Never secrets. */
+  readonly details: unknown;
+
+  constructor(status: number, code: string, message: string, options?: { details?: unknown; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.details = options?.details;
+  }
+}
+
+/** 400 `invalid_request`: the body is not JSON or fails the schema. `details` lists the fields. */
+export class InputError extends AgentInfraError {
+  constructor(message: string, details?: unknown) {
+    super(400, 'invalid_request', message, { details });
+  }
+}
+
+/** 401 `unauthenticated`: no credential, or an unknown, expired or revoked one. */
+export class AuthenticationError extends AgentInfraError {
+  constructor(message = 'A valid credential is required: send Authorization: Bearer <key>.') {
+    super(401, 'unauthenticated', message);
+  }
+}
+
+/** 403 `forbidden`: the credential is valid but not for this agent or permission. */
+export class NotAllowedError extends AgentInfraError {
+  constructor(message: string) {
+    super(403, 'forbidden', message);
+  }
+}
+
+/** 404 `not_found`: the named record does not exist or is not visible to the caller. */
+export class NotFoundError extends AgentInfraError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+  }
+}
+
+/** 409 `conflict`: the record already exists or is in a state that forbids the change. */
+export class ConflictError extends AgentInfraError {
+  constructor(message: string, details?: unknown) {
+    super(409, 'conflict', message, { details });
+  }
+}
+
+/** 413 `payload_too_large`: the body or a declared size is over the limit. */
+export class PayloadTooLargeError extends AgentInfraError {
+  constructor(message: string) {
+    super(413, 'payload_too_large', message);
+  }
+}
+
+/** 422 `verification_failed`: a check on supplied evidence (hash, DNS record) failed. */
+export class VerificationError extends AgentInfraError {
+  constructor(message: string, details?: unknown) {
+    super(422, 'verification_failed', message, { details });
+  }
+}
+
+/** 429 `rate_limited`: a quota or rate limit is exhausted; the kernel sets `Retry-After`. */
+export class RateLimitError extends AgentInfraError {
+  /** Seconds until a retry can succeed (whole seconds, at least 1). */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterMs: number) {
+    super(429, 'rate_limited', message, { details: { retry_after_seconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) } });
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  }
+}
+
+/** The CONTRACT.md error body. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** Builds the CONTRACT.md body for a domain error. */
+export function errorBody(error: AgentInfraError): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
+}

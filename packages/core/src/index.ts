@@ -1,0 +1,59 @@
+export { authorize } from './auth/authorize.js';
+export { readCredential } from './auth/credential-transport.js';
+export type { CredentialVerifier, Principal, TeamDirectory } from './auth/principal.js';
+export { describePrincipal } from './auth/principal.js';
+export { assertStorageKey, MAX_KEY_BYTES, storageKeyProblem } from './blobs/storage-key.js';
+export * from './config.js';
+export { type CredentialPrefix, hashCredential, newCredential, newId, safeEqual } from './credentials.js';
+export {
+  type AddressClass,
+  type AddressVerdict,
+  classifyAddress,
+  createHttpDelivery,
+  type HostResolver,
+  type HttpDeliveryOptions,
+  httpDeliveryOptionsSchema,
+  newWebhookSecret,
+  type ResolvedAddress,
+  signWebhook,
+  systemResolver,
+  WEBHOOK_SECRET_PREFIX,
+  webhookSigningKey,
+} from './delivery/index.js';
+export * from './errors.js';
+export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
+export { JobRunner } from './jobs/runner.js';
+export { nextOccurrence } from './jobs/schedule.js';
+export { errorResponse, FUNCTIONS_BASE, type HttpMount } from './kernel/http.js';
+export { createKernel, type Kernel, type KernelAdapters, type KernelOptions } from './kernel/kernel.js';
+export type { Migration, ModuleMigrations } from './kernel/migrations.js';
+export { migrationTableOf } from './kernel/migrations.js';
+export {
+  type AnyModule,
+  type AnyRoute,
+  defineModule,
+  type ModuleDefinition,
+  type ModuleDeps,
+  type PortMap,
+  type PortName,
+} from './kernel/module.js';
+export { type RouteAuth, type RouteContext, type RouteDefinition, routesFor } from './kernel/route.js';
+export { loadServerConfig, type ServerConfig } from './kernel/server-config.js';
+export { createLogger } from './logger.js';
+export * from './ports/index.js';
+export { agentIdSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';
+export { createGroupCommit, type GroupCommit, type ItemOutcome } from './services/group-commit.js';
+export type { LockAcquire, MemoryLock, MemoryLockOptions } from './services/memory-lock.js';
+export { createMemoryLock, lockAcquireSchema, parseLockAcquire } from './services/memory-lock.js';
+export type { MemoryRateLimiter, MemoryRateLimiterOptions, RateLimitConsume, RateLimitPeek } from './services/memory-rate-limiter.js';
+export {
+  createMemoryRateLimiter,
+  parseRateLimitOptions,
+  rateLimitConsumeSchema,
+  rateLimitPeekSchema,
+} from './services/memory-rate-limiter.js';
+export { createAesGcmSecretBox, newMasterKey } from './services/secret-box.js';
+export { type SettingDefinition, settingsCatalog } from './settings/catalog.js';
+export type { SettingsService, SettingView } from './settings/settings-service.js';
+export { toUnitVector } from './vectors/unit-vector.js';
+export { filterVisibilityKeys, itemVisibilityKeys } from './vectors/vector-visibility.js';

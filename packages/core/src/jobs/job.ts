@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+
+/** When a recurring job is due: every fixed interval, or on a cron expression (UTC). */
+export type JobSchedule = { every: number } | { cron: string };
+
+/** What a running job receives. */
+export interface JobRunContext<S> {
+  /** The JSON payload given to {@link JobQueue.enqueue} (`null` for scheduled occurrences). */
+  payload: unknown;
+  /** 1 on the first attempt. */
+  attempt: number;
+  /** For scheduled occurrences: the instant (ms since epoch) this run stands for. */
+  scheduledFor: number | null;
+  /** Aborted when the job's timeout passes or the process shuts down. */
+  signal: AbortSignal;
+  /** The owning module's service. */
+  service: S;
+}
+
+/**
+ * A kind of background work owned by a module. Jobs are data: the kernel's
+ * durable runner (rows in SQL, leased claims, retries with exponential
+ * back-off and full jitter) executes them, so a restart loses nothing and
+ * several processes sharing one database never run one job twice at once.
+ */
+export interface JobDefinition<S = unknown> {
+  /** Unique name, `<module area>.<verb>`, e.g. `identity.expiry-sweep`. */
+  name: string;
+  /** Makes the job recurring; each occurrence is enqueued exactly once across replicas. */
+  schedule?: JobSchedule;
+  /** Milliseconds one attempt may run before it is aborted and counted as failed (default 60 000). */
+  timeoutMs?: number;
+  /** Attempts before the job is marked failed (default 5). */
+  maxAttempts?: number;
+  run(ctx: JobRunContext<S>): Promise<void>;
+}
+
+/** Options of {@link JobQueue.enqueue}. */
+export interface EnqueueOptions {
+  /** Name of a registered {@link JobDefinition}. */
+  name: string;
+  /** JSON-serialisable payload. Never put secrets in it: it is stored in plain text. */
+  payload?: unknown;
+  /** Earliest start, ms since epoch (default now). */
+  runAt?: number;
+  /** Overrides the definition's `maxAttempts`. */
+  maxAttempts?: number;
+  /** When set, a second enqueue with the same key is a no-op returning the first job's id. */
+  dedupeKey?: string;
+  /** Enqueue inside this transaction, so the job exists only if it commits. */
+  trx?: Knex.Transaction;
+}
+
+/** Job status: `queued` → `running` → `succeeded` | `failed` (or back to `queued` for a retry). */
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** A stored job as the runner sees it. */
+export interface JobRecord {
+  id: string;
+  name: string;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  runAt: number;
+  lastError: string | null;
+  dedupeKey: string | null;
+}
+
+/** The durable queue, available to modules as the `jobs` port. */
+export interface JobQueue {
+  /** Adds a job. @returns its id and whether it was newly created (false on a dedupe hit). */
+  enqueue(options: EnqueueOptions): Promise<{ id: string; created: boolean }>;
+  /** Cancels queued jobs by id or by dedupe-key prefix. @returns how many were cancelled. */
+  cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string }): Promise<number>;
+  /** Reads one job. */
+  get(options: { id: string }): Promise<JobRecord | null>;
+}

@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+import type { ModuleMigrations } from '../kernel/migrations.js';
+
+/** Core tables: the durable job queue and the service settings. */
+export const coreMigrations: ModuleMigrations = {
+  '20261122000000_core_jobs': {
+    async up(knex: Knex) {
+      await knex.schema.createTable('core_jobs', (table) => {
+        table.string('id', 64).primary();
+        table.string('name', 128).notNullable();
+        table.text('payload').notNullable();
+        table.string('status', 16).notNullable();
+        table.bigInteger('run_at').notNullable();
+        table.integer('attempts').notNullable().defaultTo(0);
+        table.integer('max_attempts').notNullable();
+        table.string('locked_by', 64).nullable();
+        table.bigInteger('locked_until').nullable();
+        table.text('last_error').nullable();
+        table.string('dedupe_key', 512).nullable().unique();
+        table.bigInteger('scheduled_for').nullable();
+        table.bigInteger('created_at').notNullable();
+        table.bigInteger('updated_at').notNullable();
+        table.bigInteger('finished_at').nullable();
+        table.index(['status', 'run_at']);
+      });
+    },
+    async down(knex: Knex) {
+      await knex.schema.dropTable('core_jobs');
+    },
+  },
+  '20261122000100_core_settings': {
+    async up(knex: Knex) {
+      await knex.schema.createTable('core_settings', (table) => {
+        table.string('key', 128).primary();
+        table.text('value').notNullable();
+        table.bigInteger('updated_at').notNullable();
+      });
+    },
+    async down(knex: Knex) {
+      await knex.schema.dropTable('core_settings');
+    },
+  },
+};

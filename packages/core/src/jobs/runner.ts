@@ -1,0 +1,363 @@
+import { hostname } from 'node:os';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { newId } from '../credentials.js';
+import type { Clock } from '../ports/clock.js';
+import type { SqlDatabase } from '../ports/sql-database.js';
+import type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobStatus } from './job.js';
+import { nextOccurrence } from './schedule.js';
+
+/** Tuning of {@link JobRunner}. */
+export interface JobRunnerOptions {
+  sql: SqlDatabase;
+  clock: Clock;
+  logger: Logger;
+  /** Idle poll interval, ms. */
+  pollIntervalMs: number;
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  /** First retry delay, ms (doubles per attempt, full jitter). */
+  retryBaseMs: number;
+  /** Longest retry delay, ms. */
+  retryMaxMs: number;
+  /** Lease length, ms: a claimed job whose lease is not renewed (crashed process) is claimed again after it. */
+  leaseMs?: number;
+}
+
+interface Registered {
+  definition: JobDefinition<unknown>;
+  service: unknown;
+}
+
+interface JobRow {
+  id: string;
+  name: string;
+  payload: string;
+  status: JobStatus;
+  run_at: number;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  dedupe_key: string | null;
+  scheduled_for: number | null;
+}
+
+const TABLE = 'core_jobs';
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_ATTEMPTS = 5;
+const ERROR_LIMIT = 2_000;
+
+function toRecord(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    runAt: row.run_at,
+    lastError: row.last_error,
+    dedupeKey: row.dedupe_key,
+  };
+}
+
+/**
+ * The durable job runner (pg-boss / graphile-worker style): jobs are rows in
+ * `core_jobs`; a worker claims due rows by moving them to `running` with a
+ * lease (`FOR UPDATE SKIP LOCKED` where the database has it, SQLite's single
+ * writer otherwise), renews the lease while the job runs, and records the
+ * outcome. Failed attempts are retried with exponential back-off and full
+ * jitter until `max_attempts`. Recurring jobs enqueue each occurrence with a
+ * unique dedupe key, so an instant fires once however many replicas run.
+ */
+export class JobRunner implements JobQueue {
+  private readonly options: Required<JobRunnerOptions>;
+  private readonly handlers = new Map<string, Registered>();
+  private readonly workerId = `${hostname().slice(0, 24)}:${process.pid}:${newId('').slice(0, 8)}`;
+  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly ensured = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private polling: Promise<void> | null = null;
+  private pollAgain = false;
+
+  constructor(options: JobRunnerOptions) {
+    this.options = { leaseMs: 30_000, ...options };
+  }
+
+  /** Registers a job kind and the service its `run` receives. @throws Error on a duplicate name or invalid schedule. */
+  register(definition: JobDefinition<unknown>, service: unknown): void {
+    if (this.handlers.has(definition.name)) throw new Error(`Job "${definition.name}" is registered twice.`);
+    if (definition.schedule) nextOccurrence(definition.schedule, this.options.clock.now());
+    this.handlers.set(definition.name, { definition, service });
+  }
+
+  async enqueue(options: EnqueueOptions): Promise<{ id: string; created: boolean }> {
+    const now = this.options.clock.now();
+    const definition = this.handlers.get(options.name)?.definition;
+    const db = options.trx ?? this.options.sql.knex;
+    const id = newId('jb_');
+    const inserted = await db(TABLE)
+      .insert({
+        id,
+        name: options.name,
+        payload: JSON.stringify(options.payload ?? null),
+        status: 'queued',
+        run_at: options.runAt ?? now,
+        attempts: 0,
+        max_attempts: options.maxAttempts ?? definition?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        dedupe_key: options.dedupeKey ?? null,
+        scheduled_for: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict('dedupe_key')
+      .ignore()
+      .returning('id');
+    if (inserted.length > 0) {
+      if ((options.runAt ?? now) <= now && !options.trx) this.wake();
+      return { id, created: true };
+    }
+    const existing = await db(TABLE).select('id').where({ dedupe_key: options.dedupeKey }).first();
+    return { id: existing.id as string, created: false };
+  }
+
+  async cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string }): Promise<number> {
+    if (!options.ids && options.dedupeKeyPrefix === undefined) return 0;
+    const query = this.options.sql.knex(TABLE).where({ status: 'queued' });
+    if (options.ids) query.whereIn('id', [...options.ids]);
+    if (options.dedupeKeyPrefix !== undefined) {
+      const prefix = options.dedupeKeyPrefix;
+      query.where(this.options.sql.knex.raw('substr(dedupe_key, 1, ?) = ?', [prefix.length, prefix]));
+    }
+    const now = this.options.clock.now();
+    return query.update({ status: 'cancelled', finished_at: now, updated_at: now });
+  }
+
+  async get(options: { id: string }): Promise<JobRecord | null> {
+    const row = (await this.options.sql.knex(TABLE).where({ id: options.id }).first()) as JobRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  /** Starts polling. Idempotent. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedulePoll(0);
+  }
+
+  /**
+   * Stops claiming new jobs, waits up to `graceMs` for running ones, then
+   * aborts what is left (their leases expire and another process retries them).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    await this.polling;
+    const pending = [...this.inFlight.values()].map((job) => job.done);
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([Promise.all(pending), timeout]);
+    for (const job of this.inFlight.values()) job.controller.abort(new Error('The server is shutting down.'));
+    await Promise.all([...this.inFlight.values()].map((job) => job.done));
+  }
+
+  private wake(): void {
+    if (!this.running) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.schedulePoll(0);
+  }
+
+  private schedulePoll(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), delayMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (!this.running || this.polling) return;
+    let claimed = 0;
+    this.polling = (async () => {
+      try {
+        await this.ensureScheduled();
+        claimed = await this.claimAndRun();
+      } catch (error) {
+        this.options.logger.error({ err: error }, 'job runner poll failed');
+      }
+    })();
+    await this.polling;
+    this.polling = null;
+    if (!this.running) return;
+    const again = this.pollAgain || (claimed > 0 && this.inFlight.size < this.options.concurrency);
+    this.pollAgain = false;
+    this.schedulePoll(again ? 0 : this.options.pollIntervalMs);
+  }
+
+  private async ensureScheduled(): Promise<void> {
+    const now = this.options.clock.now();
+    for (const { definition } of this.handlers.values()) {
+      if (!definition.schedule) continue;
+      const next = nextOccurrence(definition.schedule, now);
+      if (this.ensured.get(definition.name) === next) continue;
+      const dedupeKey = `schedule:${definition.name}@${new Date(next).toISOString()}`;
+      await this.options.sql
+        .knex(TABLE)
+        .insert({
+          id: newId('jb_'),
+          name: definition.name,
+          payload: 'null',
+          status: 'queued',
+          run_at: next,
+          attempts: 0,
+          max_attempts: definition.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          dedupe_key: dedupeKey,
+          scheduled_for: next,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict('dedupe_key')
+        .ignore();
+      this.ensured.set(definition.name, next);
+    }
+  }
+
+  private async claimAndRun(): Promise<number> {
+    const capacity = this.options.concurrency - this.inFlight.size;
+    if (capacity <= 0 || this.handlers.size === 0) return 0;
+    const rows = await this.claim(capacity);
+    for (const row of rows) this.execute(row);
+    return rows.length;
+  }
+
+  private async claim(limit: number): Promise<JobRow[]> {
+    const { knex, capabilities } = this.options.sql;
+    const now = this.options.clock.now();
+    const due = knex(TABLE)
+      .select('id')
+      .whereIn('name', [...this.handlers.keys()])
+      .where((where) =>
+        where
+          .where((queued) => queued.where('status', 'queued').where('run_at', '<=', now))
+          .orWhere((expired) => expired.where('status', 'running').where('locked_until', '<', now)),
+      )
+      .orderBy('run_at')
+      .limit(limit);
+    if (capabilities.skipLocked) due.forUpdate().skipLocked();
+    return (await knex(TABLE)
+      .whereIn('id', due)
+      .update({
+        status: 'running',
+        locked_by: this.workerId,
+        locked_until: now + this.options.leaseMs,
+        attempts: knex.raw('attempts + 1'),
+        updated_at: now,
+      })
+      .returning('*')) as JobRow[];
+  }
+
+  private execute(row: JobRow): void {
+    const registered = this.handlers.get(row.name);
+    const controller = new AbortController();
+    const done = this.runAttempt(row, registered, controller).finally(() => {
+      this.inFlight.delete(row.id);
+      // A freed slot may take the next due job now rather than at the next idle poll.
+      this.wake();
+    });
+    this.inFlight.set(row.id, { controller, done });
+  }
+
+  private async runAttempt(row: JobRow, registered: Registered | undefined, controller: AbortController): Promise<void> {
+    const log = this.options.logger.child({ job: row.name, job_id: row.id, attempt: row.attempts });
+    if (!registered) return;
+    if (row.attempts > row.max_attempts) {
+      await this.finish(row, 'failed', 'Lease expired on the last attempt (the process running it stopped).');
+      return;
+    }
+    const timeoutMs = registered.definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const renew = setInterval(() => void this.renewLease(row.id), Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    renew.unref();
+    const timeout = setTimeout(() => controller.abort(new Error(`Timed out after ${timeoutMs} ms.`)), timeoutMs);
+    timeout.unref();
+    const started = this.options.clock.now();
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+      });
+      await Promise.race([
+        registered.definition.run({
+          payload: JSON.parse(row.payload) as unknown,
+          attempt: row.attempts,
+          scheduledFor: row.scheduled_for,
+          signal: controller.signal,
+          service: registered.service,
+        }),
+        aborted,
+      ]);
+      await this.finish(row, 'succeeded', null);
+      log.debug({ ms: this.options.clock.now() - started }, 'job succeeded');
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
+      if (row.attempts >= row.max_attempts) {
+        await this.finish(row, 'failed', message);
+        log.warn({ error: message }, 'job failed for good');
+      } else {
+        const delay = this.backoff(row.attempts);
+        await this.retryLater(row, message, delay);
+        log.info({ error: message, retry_in_ms: delay }, 'job attempt failed; retrying');
+      }
+    } finally {
+      clearInterval(renew);
+      clearTimeout(timeout);
+    }
+  }
+
+  /** Full-jitter exponential back-off (AWS architecture blog): random in [0, min(max, base·2^(n-1))]. */
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  }
+
+  private async renewLease(id: string): Promise<void> {
+    try {
+      await this.options.sql
+        .knex(TABLE)
+        .where({ id, locked_by: this.workerId, status: 'running' })
+        .update({ locked_until: this.options.clock.now() + this.options.leaseMs });
+    } catch (error) {
+      this.options.logger.warn({ err: error, job_id: id }, 'could not renew job lease');
+    }
+  }
+
+  private async finish(row: JobRow, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+    const now = this.options.clock.now();
+    await this.options.sql
+      .knex(TABLE)
+      .where({ id: row.id, locked_by: this.workerId })
+      .update({ status, last_error: error, locked_by: null, locked_until: null, finished_at: now, updated_at: now });
+  }
+
+  private async retryLater(row: JobRow, error: string, delayMs: number): Promise<void> {
+    const now = this.options.clock.now();
+    await this.options.sql
+      .knex(TABLE)
+      .where({ id: row.id, locked_by: this.workerId })
+      .update({ status: 'queued', last_error: error, run_at: now + delayMs, locked_by: null, locked_until: null, updated_at: now });
+  }
+}
+
+/** Deletes finished jobs older than the retention (succeeded/cancelled 7 days, failed 30 days). */
+export async function pruneFinishedJobs(options: { knex: Knex; now: number }): Promise<number> {
+  const day = 86_400_000;
+  const finishedOk = await options
+    .knex(TABLE)
+    .whereIn('status', ['succeeded', 'cancelled'])
+    .where('finished_at', '<', options.now - 7 * day)
+    .delete();
+  const failed = await options
+    .knex(TABLE)
+    .where('status', 'failed')
+    .where('finished_at', '<', options.now - 30 * day)
+    .delete();
+  return finishedOk + failed;
+}

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { authorize } from '../auth/authorize.js';
+import { readCredential } from '../auth/credential-transport.js';
+import { describePrincipal, type Principal } from '../auth/principal.js';
+import { safeEqual } from '../credentials.js';
+import {
+  AgentInfraError,
+  AuthenticationError,
+  errorBody,
+  InputError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+} from '../errors.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { AnyModule, AnyRoute } from './module.js';
+
+/** Base path of every module (SPEC.md: `{base_url}` ends with `/functions/v1`). */
+export const FUNCTIONS_BASE = '/functions/v1';
+
+/** A raw HTTP endpoint an adapter serves at `path` and below (any method, any body). */
+export interface HttpMount {
+  /** Path prefix, e.g. `/storage/v1`. */
+  path: string;
+  /** Answers a request under `path`. Errors it throws become CONTRACT.md bodies. */
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+/** What the HTTP layer needs from the kernel. */
+export interface HttpOptions {
+  modules: readonly AnyModule[];
+  logger: Logger;
+  bridgeKey: string;
+  bodyLimitBytes: number;
+  mounts: readonly HttpMount[];
+  rateLimitPerMinute: number;
+  validateResponses: boolean;
+  rateLimiter: () => RateLimiter;
+  verifyCredential: (credential: string) => Promise<Principal | null>;
+  serviceOf: (moduleName: string) => unknown;
+  ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  openapi: () => unknown;
+}
+
+type Variables = { requestId: string; principal: Principal | null; module: string };
+
+/** The JSON error response for a domain error (plus `Retry-After` / `WWW-Authenticate` where they apply). */
+export function errorResponse(c: Context, error: AgentInfraError): Response {
+  if (error instanceof RateLimitError) c.header('Retry-After', String(error.retryAfterSeconds));
+  if (error.status === 401) c.header('WWW-Authenticate', 'Bearer');
+  // The rest of an oversized body is never read: close the connection so the client does not reuse it.
+  if (error instanceof PayloadTooLargeError) c.header('Connection', 'close');
+  return c.json(errorBody(error), error.status as 400);
+}
+
+function fieldIssues(error: z.ZodError): Array<{ path: string; message: string }> {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message }));
+}
+
+/**
+ * Reads the request body as text, refusing more than `limit` bytes (413)
+ * whether or not `content-length` is sent. On @hono/node-server the body is
+ * read straight from Node's request stream, which costs far less per request
+ * than going through a web `ReadableStream`.
+ */
+async function readBody(c: Context, limit: number): Promise<string> {
+  const tooLarge = () => new PayloadTooLargeError(`The request body is over ${limit} bytes.`);
+  const declared = Number(c.req.header('content-length'));
+  if (declared > limit) throw tooLarge();
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming) {
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > limit) throw tooLarge();
+    return text;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+async function readJson(c: Context, limit: number): Promise<unknown> {
+  const text = await readBody(c, limit);
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new InputError('The request body is not valid JSON.');
+  }
+}
+
+/**
+ * Builds the Hono app: `/health`, `/ready`, `/openapi.json`, and every
+ * module route under `/functions/v1/<module>/<path>` (POST only; other
+ * methods 405 with `Allow: POST`; unknown paths 404 JSON). Parsing,
+ * validation (unknown fields rejected), authentication, authorization,
+ * per-credential rate limits, error mapping and one log line per request
+ * happen here once.
+ */
+export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables }> {
+  const app = new Hono<{ Variables: Variables }>();
+  const { logger } = options;
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    const requestId = c.req.header('x-request-id')?.slice(0, 128) || randomUUID();
+    c.set('requestId', requestId);
+    c.set('principal', null);
+    c.header('x-request-id', requestId);
+    await next();
+    const principal = c.get('principal');
+    logger.info(
+      {
+        request_id: requestId,
+        module: c.get('module'),
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        caller: describePrincipal(principal ?? null),
+      },
+      'request',
+    );
+  });
+
+  app.use(
+    `${FUNCTIONS_BASE}/*`,
+    cors({
+      origin: '*',
+      allowMethods: ['POST', 'OPTIONS'],
+      allowHeaders: ['authorization', 'apikey', 'content-type', 'x-client-info', 'x-request-id', 'accept'],
+      exposeHeaders: ['x-request-id', 'retry-after'],
+      maxAge: 600,
+    }),
+  );
+
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/ready', async (c) => {
+    const result = await options.ready();
+    return c.json({ status: result.ok ? 'ready' : 'not_ready', checks: result.checks }, result.ok ? 200 : 503);
+  });
+  app.get('/openapi.json', (c) => c.json(options.openapi() as object));
+
+  for (const mount of options.mounts) {
+    app.all(`${mount.path}/*`, (c) => mount.fetch(c.req.raw));
+  }
+
+  for (const module of options.modules) {
+    for (const route of module.routes as readonly AnyRoute<unknown>[]) {
+      const path = `${FUNCTIONS_BASE}/${module.name}${route.path}`;
+      app.post(path, async (c) => {
+        c.set('module', module.name);
+        const principal = await authenticate(c, route, options);
+        const raw = await readJson(c, options.bodyLimitBytes);
+        const parsed = route.request.safeParse(raw);
+        if (!parsed.success) {
+          throw new InputError('The request body does not match the schema.', { fields: fieldIssues(parsed.error) });
+        }
+        const agentId = authorize(route.auth, principal, parsed.data);
+        await enforceRateLimit(principal, options);
+        const result = await route.handler({ body: parsed.data, principal, agentId, service: options.serviceOf(module.name), c });
+        if (result instanceof Response) return result;
+        if (options.validateResponses) {
+          const checked = route.response.safeParse(result);
+          if (!checked.success) {
+            throw new Error(`Response of ${path} does not match its schema: ${JSON.stringify(fieldIssues(checked.error))}`);
+          }
+        }
+        return c.json(result as object, route.status ?? 200);
+      });
+      app.all(path, (c) => {
+        c.header('Allow', 'POST');
+        return c.json({ error: { code: 'method_not_allowed', message: `${c.req.method} is not allowed here; use POST.` } }, 405);
+      });
+    }
+  }
+
+  app.notFound((c) => errorResponse(c, new NotFoundError(`No route ${c.req.method} ${c.req.path}.`)));
+  app.onError((error, c) => {
+    if (error instanceof AgentInfraError) return errorResponse(c, error);
+    logger.error({ err: error, request_id: c.get('requestId'), path: c.req.path }, 'unhandled error');
+    return c.json({ error: { code: 'internal', message: 'Internal error. The request id is in the x-request-id header.' } }, 500);
+  });
+  return app;
+}
+
+async function authenticate(c: Context<{ Variables: Variables }>, route: AnyRoute<unknown>, options: HttpOptions) {
+  if (route.auth.kind === 'none') return null;
+  const credential = readCredential({ get: (name) => c.req.header(name) });
+  if (!credential) throw new AuthenticationError();
+  let principal: Principal | null = null;
+  if (safeEqual(credential, options.bridgeKey)) principal = { kind: 'bridge' };
+  else principal = await options.verifyCredential(credential);
+  if (!principal) throw new AuthenticationError('The credential is unknown, expired or revoked.');
+  c.set('principal', principal);
+  return principal;
+}
+
+async function enforceRateLimit(principal: Principal | null, options: HttpOptions): Promise<void> {
+  if (!principal || principal.kind === 'bridge' || options.rateLimitPerMinute === 0) return;
+  const key = principal.kind === 'device' ? `http:${principal.deviceId}` : `http:${principal.delegationId}`;
+  const decision = await options.rateLimiter().consume({ key, limit: options.rateLimitPerMinute, windowMs: 60_000 });
+  if (!decision.allowed) {
+    throw new RateLimitError(
+      `Rate limit of ${options.rateLimitPerMinute} requests per minute for this credential reached.`,
+      decision.retryAfterMs,
+    );
+  }
+}

@@ -1,0 +1,181 @@
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal.js';
+import { ConflictError } from '../errors.js';
+import { startTestKernel, type TestKernel } from '../testing/test-kernel.js';
+import { defineModule } from './module.js';
+import { routesFor } from './route.js';
+
+const principals: Record<string, Principal> = {
+  dk_alice: { kind: 'device', agentId: 'alice', deviceId: 'dev_alice' },
+  dk_bob: { kind: 'device', agentId: 'bob', deviceId: 'dev_bob' },
+  dt_read: { kind: 'delegation', agentId: 'alice', delegationId: 'dlg_1', toAgent: 'bob', permissions: ['toy.read'] },
+};
+
+const route = routesFor<{ slowMs: number }>();
+const toyModule = defineModule({
+  name: 'agent-toy',
+  ports: ['clock'],
+  migrations: {},
+  permissions: ['toy.read', 'toy.write'],
+  service: () => ({ slowMs: 300 }),
+  routes: [
+    route({
+      path: '/echo',
+      summary: 'Echo the agent.',
+      request: z.strictObject({ agent_id: z.string(), n: z.number().int().optional() }),
+      response: z.object({ agent_id: z.string(), acting: z.string() }),
+      auth: { kind: 'agent', permission: 'toy.read', agents: (body) => [body.agent_id] },
+      handler: async ({ body, agentId }) => ({ agent_id: body.agent_id, acting: agentId }),
+    }),
+    route({
+      path: '/write',
+      summary: 'Needs toy.write.',
+      request: z.strictObject({ agent_id: z.string() }),
+      response: z.object({ ok: z.boolean() }),
+      auth: { kind: 'agent', permission: 'toy.write', agents: (body) => [body.agent_id] },
+      handler: async () => ({ ok: true }),
+    }),
+    route({
+      path: '/conflict',
+      summary: 'Always 409.',
+      request: z.strictObject({}),
+      response: z.object({}),
+      auth: { kind: 'bridge' },
+      handler: async () => {
+        throw new ConflictError('taken');
+      },
+    }),
+    route({
+      path: '/crash',
+      summary: 'Throws a plain error.',
+      request: z.strictObject({}),
+      response: z.object({}),
+      auth: { kind: 'bridge' },
+      handler: async () => {
+        throw new Error('SELECT secret FROM table failed');
+      },
+    }),
+    route({
+      path: '/slow',
+      summary: 'Takes a while.',
+      request: z.strictObject({}),
+      response: z.object({ done: z.boolean() }),
+      auth: { kind: 'bridge' },
+      handler: async ({ service }) => {
+        await new Promise((resolve) => setTimeout(resolve, service.slowMs));
+        return { done: true };
+      },
+    }),
+  ],
+  provides: { credentials: () => ({ verify: async ({ credential }) => principals[credential] ?? null }) },
+});
+
+describe('kernel HTTP layer', () => {
+  let server: TestKernel;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    server = await startTestKernel({ modules: [toyModule], adapters: { sql: fixture.db }, config: { http: { rateLimitPerMinute: 5 } } });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await cleanup();
+  });
+
+  it('serves /health, /ready and an OpenAPI 3.1 document of every route', async () => {
+    expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${server.url}/ready`);
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).checks).toMatchObject({ database: 'ok', 'migrations:core': 'ok' });
+    const doc = await (await fetch(`${server.url}/openapi.json`)).json();
+    expect(doc.openapi).toBe('3.1.0');
+    const echo = doc.paths['/functions/v1/agent-toy/echo'].post;
+    expect(echo.requestBody.content['application/json'].schema.required).toEqual(['agent_id']);
+    expect(echo.security).toEqual([{ deviceKey: [] }, { delegationToken: ['toy.read'] }, { bridgeKey: [] }]);
+    expect(doc.paths['/functions/v1/agent-toy/conflict'].post.security).toEqual([{ bridgeKey: [] }]);
+  });
+
+  it('authorizes devices, delegations and the bridge key per CONTRACT.md', async () => {
+    expect((await server.call('agent-toy/echo', { agent_id: 'alice' }, { credential: 'dk_alice' })).body).toEqual({
+      agent_id: 'alice',
+      acting: 'alice',
+    });
+    expect((await server.call('agent-toy/echo', { agent_id: 'alice' }, { credential: server.bridgeKey })).body.acting).toBe('alice');
+    expect((await server.call('agent-toy/echo', { agent_id: 'alice' }, { credential: 'dk_bob' })).status).toBe(403);
+    expect((await server.call('agent-toy/echo', { agent_id: 'alice' }, { credential: 'dt_read' })).status).toBe(200);
+    const noPermission = await server.call('agent-toy/write', { agent_id: 'alice' }, { credential: 'dt_read' });
+    expect(noPermission.status).toBe(403);
+    expect(noPermission.body.error.code).toBe('forbidden');
+    expect((await server.call('agent-toy/echo', { agent_id: 'alice' })).status).toBe(401);
+    expect((await server.call('agent-toy/echo', { agent_id: 'alice' }, { credential: 'dk_nobody' })).status).toBe(401);
+    expect((await server.call('agent-toy/conflict', {}, { credential: 'dk_alice' })).status).toBe(403);
+  });
+
+  it('maps domain errors and hides internal ones', async () => {
+    const conflict = await server.call('agent-toy/conflict', {}, { credential: server.bridgeKey });
+    expect(conflict).toMatchObject({ status: 409, body: { error: { code: 'conflict', message: 'taken' } } });
+    const crash = await server.call('agent-toy/crash', {}, { credential: server.bridgeKey });
+    expect(crash.status).toBe(500);
+    expect(crash.body.error.code).toBe('internal');
+    expect(JSON.stringify(crash.body)).not.toContain('SELECT');
+  });
+
+  it('rejects unknown fields, bad JSON, big bodies and other methods', async () => {
+    const extra = await server.call('agent-toy/echo', { agent_id: 'alice', nope: 1 }, { credential: 'dk_alice' });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.details.fields[0].message).toMatch(/nope/);
+    expect((await server.call('agent-toy/echo', '{', { credential: 'dk_alice' })).status).toBe(400);
+    expect((await server.call('agent-toy/echo', { agent_id: 'a', pad: 'x'.repeat(2_000_000) }, { credential: 'dk_alice' })).status).toBe(
+      413,
+    );
+    const put = await server.call('agent-toy/echo', {}, { method: 'PUT', credential: 'dk_alice' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('POST');
+  });
+
+  it('limits requests per credential with 429 and Retry-After', async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 8; i += 1) {
+      const response = await server.call('agent-toy/write', { agent_id: 'bob' }, { credential: 'dk_bob' });
+      statuses.push(response.status);
+      if (response.status === 429) retryAfter = response.headers.get('retry-after');
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(statuses.at(-1)).toBe(429);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect((await server.call('agent-toy/conflict', {}, { credential: server.bridgeKey })).status).toBe(409);
+  });
+
+  it('accepts Supabase-style apikey headers and answers CORS preflights', async () => {
+    const response = await server.call('agent-toy/echo', { agent_id: 'alice', n: 1 }, { headers: { apikey: 'dk_alice' } });
+    expect(response.status).toBe(200);
+    const preflight = await fetch(`${server.url}/functions/v1/agent-toy/echo`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,apikey,content-type,x-client-info',
+      },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('apikey');
+  });
+});
+
+describe('kernel shutdown', () => {
+  it('finishes in-flight requests before closing', async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    const server = await startTestKernel({ modules: [toyModule], adapters: { sql: fixture.db } });
+    const inFlight = server.call('agent-toy/slow', {}, { credential: server.bridgeKey });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await server.stop();
+    expect((await inFlight).body).toEqual({ done: true });
+    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+    await fixture.cleanup();
+  });
+});

@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { CredentialVerifier, TeamDirectory } from '../auth/principal.js';
+import type { CoreConfig, EnvBinding } from '../config.js';
+import type { JobDefinition, JobQueue } from '../jobs/job.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { HttpDelivery } from '../ports/http-delivery.js';
+import type { Lock } from '../ports/lock.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { SecretBox } from '../ports/secret-box.js';
+import type { SqlDatabase } from '../ports/sql-database.js';
+import type { VectorIndex } from '../ports/vector-index.js';
+import type { SettingsService } from '../settings/settings-service.js';
+import type { ModuleMigrations } from './migrations.js';
+import type { RouteDefinition } from './route.js';
+
+/**
+ * Every port and core service a module can ask for by name, with its type.
+ * `vectorIndex` is per module (tables prefixed with the module's name);
+ * `teams` and `credentials` are provided by the identity module.
+ */
+export interface PortMap {
+  sql: SqlDatabase;
+  vectorIndex: VectorIndex;
+  embedder: Embedder;
+  clock: Clock;
+  secretBox: SecretBox;
+  rateLimiter: RateLimiter;
+  lock: Lock;
+  jobs: JobQueue;
+  settings: SettingsService;
+  teams: TeamDirectory;
+  credentials: CredentialVerifier;
+  logger: Logger;
+  config: CoreConfig;
+  blobStore: BlobStore;
+  delivery: HttpDelivery;
+}
+
+/** Name of a port in {@link PortMap}. */
+export type PortName = keyof PortMap;
+
+/** The resolved ports a module declared, plus its own validated config section. */
+export type ModuleDeps<P extends PortName, C> = Pick<PortMap, P> & { moduleConfig: C };
+
+/** Ports a module can provide to the others (resolved lazily, after every module's service exists). */
+export type ProvidablePort = 'teams' | 'credentials';
+
+/**
+ * A module: one value that declares everything the kernel needs
+ * (Backstage's createBackendPlugin, Fastify plugins).
+ */
+export interface ModuleDefinition<P extends PortName = PortName, S = unknown, C = unknown> {
+  /** SPEC.md module name, e.g. `agent-memory`; routes mount at `/functions/v1/<name>`. */
+  name: string;
+  /** Ports the kernel must resolve for this module. */
+  ports: readonly P[];
+  /** The module's own knex migrations (own migrations table). */
+  migrations: ModuleMigrations;
+  /** Permission names (`<area>.<action>`) this module checks. */
+  permissions: readonly string[];
+  /** The module's config section (key `configKey`) schema; the kernel validates it before start. */
+  config?: { key: string; schema: z.ZodType<C>; env?: readonly EnvBinding[] };
+  /** Builds the module's HTTP-free service layer from its ports. */
+  service: (deps: ModuleDeps<P, C>) => S;
+  routes: readonly AnyRoute<S>[];
+  jobs?: readonly JobDefinition<S>[];
+  /** Ports this module provides to the kernel and other modules, built from its service. */
+  provides?: Partial<{ [K in ProvidablePort]: (service: S) => PortMap[K] }>;
+  /** Called after migrations and before the server listens (start-up checks). */
+  start?: (service: S) => Promise<void>;
+  /** One short phrase for the start-up banner once started (e.g. `smtp on 127.0.0.1:2525`), or nothing. */
+  describe?: (service: S) => string | undefined;
+  /** Called on shutdown after HTTP and jobs stopped. */
+  stop?: (service: S) => Promise<void>;
+}
+
+/** A route of any request and response type, as a module lists them. */
+// biome-ignore lint/suspicious/noExplicitAny: routes of different body types share one list
+export type AnyRoute<S> = RouteDefinition<any, any, S>;
+
+/** A module of any shape, as the kernel stores it. */
+// biome-ignore lint/suspicious/noExplicitAny: the kernel handles modules of every service type
+export type AnyModule = ModuleDefinition<any, any, any>;
+
+/**
+ * Declares a module. Types flow from `ports` to the service factory's deps
+ * and from the service to route handlers and jobs.
+ */
+export function defineModule<P extends PortName, S, C = undefined>(definition: ModuleDefinition<P, S, C>): ModuleDefinition<P, S, C> {
+  return definition;
+}

@@ -1,0 +1,10 @@
+export type { BlobStat, BlobStore, SignedUrl } from './blob-store.js';
+export type { Clock } from './clock.js';
+export { isoTimestamp, systemClock } from './clock.js';
+export type { Embedder } from './embedder.js';
+export type { DeliveryResult, HttpDelivery } from './http-delivery.js';
+export type { Lock, LockLease } from './lock.js';
+export type { RateDecision, RateLimiter } from './rate-limiter.js';
+export type { SecretBox } from './secret-box.js';
+export type { SqlCapabilities, SqlDatabase } from './sql-database.js';
+export type { VectorHit, VectorIndex, VectorItem } from './vector-index.js';

@@ -1,0 +1,24 @@
+/** Outcome of one {@link RateLimiter.consume} call. */
+export interface RateDecision {
+  /** Whether the request fits in the window and was counted. */
+  allowed: boolean;
+  /** Requests still allowed in the current window after this one. */
+  remaining: number;
+  /** When refused: milliseconds until one more request would be allowed. */
+  retryAfterMs: number;
+}
+
+/**
+ * Sliding-window rate limiter shared by every replica that uses the same
+ * backing store (in-process memory, or Redis).
+ */
+export interface RateLimiter {
+  /**
+   * Counts `cost` units against `key` if the window `windowMs` still holds
+   * fewer than `limit` units; refused attempts are not counted.
+   */
+  consume(options: { key: string; limit: number; windowMs: number; cost?: number }): Promise<RateDecision>;
+  /** Units counted for `key` within the last `windowMs` (read-only). */
+  peek(options: { key: string; windowMs: number }): Promise<number>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+import type { Knex } from 'knex';
+import type { VectorIndex } from './vector-index.js';
+
+/** What a SQL adapter can do; contract suites and modules branch on these, never on adapter names. */
+export interface SqlCapabilities {
+  /** `INSERT/UPDATE … RETURNING` works. */
+  returning: boolean;
+  /** `SELECT … FOR UPDATE SKIP LOCKED` works (several processes can claim rows safely). */
+  skipLocked: boolean;
+  /** Several processes may share this database (PostgreSQL yes, a SQLite file no). */
+  multiProcess: boolean;
+}
+
+/**
+ * A relational database reached through knex (SQLite or PostgreSQL).
+ *
+ * Conventions every adapter guarantees (checked by `runSqlDatabaseContract`):
+ * - `bigInteger` columns round-trip as JavaScript numbers (timestamps are
+ *   stored as milliseconds since the epoch in `bigInteger` columns);
+ * - `text` columns hold JSON written with `JSON.stringify`;
+ * - a unique-constraint violation is recognised by {@link SqlDatabase.isUniqueViolation}.
+ */
+export interface SqlDatabase {
+  /** `sqlite` or `postgres`. For logs and dialect-specific SQL inside adapters. */
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly capabilities: SqlCapabilities;
+  /** The knex instance; modules build their queries and migrations with it. */
+  readonly knex: Knex;
+  /** Human-readable location without credentials, e.g. `sqlite (.agentinfra/agentinfra.db)`. */
+  describe(): string;
+  /** Resolves when a trivial query succeeds. @throws the driver error otherwise. */
+  ping(): Promise<void>;
+  /** Whether `error` (as thrown by knex) is a unique-constraint violation. */
+  isUniqueViolation(error: unknown): boolean;
+  /**
+   * A vector index stored in this database under table name prefix `table`
+   * (e.g. `memory_vectors`). Each call with the same name addresses the same data.
+   */
+  vectorIndex(options: { table: string }): VectorIndex;
+  /**
+   * Runs `work` while holding a database-wide lock named `key`, so that only
+   * one process (and one caller in this process) runs it at a time — e.g.
+   * migrations started by several replicas at once. PostgreSQL: a session
+   * advisory lock (`pg_advisory_lock`) scoped to the schema, held on a
+   * dedicated connection; SQLite: a queue in this process (a SQLite file has
+   * one serving process).
+   * @returns what `work` returns; the lock is released when it settles.
+   */
+  exclusive<T>(options: { key: string }, work: () => Promise<T>): Promise<T>;
+  /** Closes the pool. Further calls fail. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** One service setting: its schema (bounds and type), default and meaning. */
+export interface SettingDefinition {
+  key: string;
+  description: string;
+  schema: z.ZodType;
+  default: unknown;
+}
+
+/**
+ * The settings allow-list (CONTRACT.md "Defaults and bounds"). /settings/set
+ * refuses any other key, and any value failing its schema.
+ */
+export const settingsCatalog: readonly SettingDefinition[] = [
+  {
+    key: 'postbox_retention_days',
+    description: 'Days inbound and outbound mail (and its raw MIME) is kept before the daily retention job deletes it.',
+    schema: z.number().int().min(1).max(3650),
+    default: 30,
+  },
+  {
+    key: 'postbox_send_quota_per_day',
+    description: 'Outbound messages each agent may send per rolling 24 hours; the next /send gets 429.',
+    schema: z.number().int().min(0).max(1_000_000),
+    default: 100,
+  },
+  {
+    key: 'postbox_quarantine_threshold',
+    description: 'Inbound mail whose injection_score is at or above this value is quarantined.',
+    schema: z.number().min(0).max(1),
+    default: 0.5,
+  },
+];

@@ -1,0 +1,7 @@
+import type { ModuleMigrations } from '@agentinfra/core';
+import { artifactsTables } from './20261122000200_artifacts_tables.js';
+
+/** agent-artifacts migrations, applied in name order with the table `artifacts_migrations`. */
+export const artifactsMigrations: ModuleMigrations = {
+  '20261122000200_artifacts_tables': artifactsTables,
+};

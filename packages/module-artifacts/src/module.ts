@@ -1,0 +1,24 @@
+import { defineModule } from '@agentinfra/core';
+import { artifactsConfigSchema, artifactsEnv } from './config.js';
+import { sweepJob } from './jobs/sweep.js';
+import { uploadCleanupJob } from './jobs/upload-cleanup.js';
+import { artifactsMigrations } from './migrations/index.js';
+import { artifactsRoutes } from './routes.js';
+import { createArtifactsService } from './service.js';
+
+/**
+ * agent-artifacts: files agents upload straight to the blob store (fs or S3)
+ * with signed URLs, committed after the server verified size and SHA-256,
+ * shared through grant tokens that /fetch turns into short-lived download URLs.
+ * A daily job deletes expired artifacts and abandoned registrations.
+ */
+export const artifactsModule = defineModule({
+  name: 'agent-artifacts',
+  ports: ['sql', 'blobStore', 'clock', 'jobs'],
+  migrations: artifactsMigrations,
+  permissions: ['artifacts.read', 'artifacts.write', 'artifacts.grant'],
+  config: { key: 'artifacts', schema: artifactsConfigSchema, env: artifactsEnv },
+  service: (deps) => createArtifactsService(deps),
+  routes: artifactsRoutes,
+  jobs: [sweepJob, uploadCleanupJob],
+});

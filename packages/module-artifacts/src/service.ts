@@ -1,0 +1,373 @@
+import {
+  AuthenticationError,
+  ConflictError,
+  hashCredential,
+  InputError,
+  isoTimestamp,
+  type ModuleDeps,
+  NotFoundError,
+  newCredential,
+  newId,
+  PayloadTooLargeError,
+  type Principal,
+  VerificationError,
+} from '@agentinfra/core';
+import { filenameOf } from './artifact-key.js';
+import { assertActsFor } from './caller-access.js';
+import type { ArtifactsConfig } from './config.js';
+import { decodeCursor, encodeCursor } from './list-cursor.js';
+import { digestObject } from './object-digest.js';
+import { newCommittedKey, uploadKeyOf } from './storage-keys.js';
+
+const DAY_MS = 86_400_000;
+/** Ended grants are kept this long (so /revoke and /fetch still tell what happened) before the sweep deletes them. */
+const RETAIN_ENDED_GRANTS_MS = 7 * DAY_MS;
+/** Rows handled per sweep batch. */
+const SWEEP_BATCH = 200;
+/** Name of the job that deletes what was PUT to an upload URL after its artifact was committed. */
+export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
+
+/** Ports the artifacts service uses. */
+export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs', ArtifactsConfig>;
+
+/** Artifact status (CONTRACT.md): `expired` is reported once `expires_at` passed, until the sweep deletes the row. */
+export type ArtifactStatus = 'pending' | 'committed' | 'expired';
+
+interface ArtifactRow {
+  artifact_id: string;
+  agent_id: string;
+  key: string;
+  mime: string;
+  size: number;
+  ttl_days: number;
+  status: 'pending' | 'committed';
+  sha256: string | null;
+  object_key: string | null;
+  created_at: number;
+  upload_expires_at: number;
+  committed_at: number | null;
+  expires_at: number;
+}
+
+interface GrantRow {
+  grant_id: string;
+  artifact_id: string;
+  to_agent: string;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+const ITEMS = 'artifacts_items';
+const GRANTS = 'artifacts_grants';
+
+/**
+ * agent-artifacts without HTTP. Bytes never pass through this service on
+ * upload: /register hands out a blob-store upload URL, /commit moves what was
+ * uploaded to a fresh key and verifies its size and SHA-256 there (so what is
+ * verified is what is served), /grant issues `g_…` tokens stored only as
+ * SHA-256, and /fetch turns a live grant into a short-lived download URL.
+ */
+export function createArtifactsService(deps: ArtifactsDeps) {
+  const knex = () => deps.sql.knex;
+  const now = () => deps.clock.now();
+  const config = deps.moduleConfig;
+
+  async function loadRow(artifactId: string): Promise<ArtifactRow | undefined> {
+    return (await knex()(ITEMS).where({ artifact_id: artifactId }).first()) as ArtifactRow | undefined;
+  }
+
+  async function loadFor(artifactId: string, principal: Principal, permission: string): Promise<ArtifactRow> {
+    const row = await loadRow(artifactId);
+    if (!row) throw new NotFoundError(`Artifact "${artifactId}" does not exist.`);
+    assertActsFor(principal, row.agent_id, permission, artifactId);
+    return row;
+  }
+
+  const statusOf = (row: ArtifactRow, at: number): ArtifactStatus => (row.expires_at <= at ? 'expired' : row.status);
+
+  const committedView = (row: ArtifactRow) => ({
+    artifact_id: row.artifact_id,
+    status: 'committed' as const,
+    size: row.size,
+    sha256: row.sha256 as string,
+  });
+
+  /** The answer to a commit that finds the artifact already committed: idempotent for the same hash. */
+  function alreadyCommitted(row: ArtifactRow, sha256: string) {
+    if (row.sha256 !== sha256) {
+      throw new ConflictError('The artifact is already committed with another sha256.', { sha256: row.sha256 });
+    }
+    return committedView(row);
+  }
+
+  /** Deletes artifacts (objects first, then grants and rows in one transaction). @returns how many. */
+  async function purge(rows: ReadonlyArray<Pick<ArtifactRow, 'artifact_id' | 'object_key'>>): Promise<number> {
+    if (rows.length === 0) return 0;
+    const keys = rows.flatMap((row) => [uploadKeyOf(row.artifact_id), ...(row.object_key ? [row.object_key] : [])]);
+    await deps.blobStore.delete({ keys });
+    const ids = rows.map((row) => row.artifact_id);
+    await knex().transaction(async (trx) => {
+      await trx(GRANTS).whereIn('artifact_id', ids).delete();
+      await trx(ITEMS).whereIn('artifact_id', ids).delete();
+    });
+    return rows.length;
+  }
+
+  const service = {
+    /**
+     * Registers an artifact and returns the URL to PUT its bytes to.
+     * @param input.size bytes, 1 to the configured maximum.
+     * @throws PayloadTooLargeError (413) when `size` is over the maximum.
+     */
+    async register(input: { agentId: string; key: string; mime: string; size: number; ttlDays: number }) {
+      if (input.size > config.maxSizeBytes) {
+        throw new PayloadTooLargeError(`size ${input.size} is over the limit of ${config.maxSizeBytes} bytes.`);
+      }
+      const artifactId = newId('art_');
+      const createdAt = now();
+      const upload = await deps.blobStore.createUploadUrl({
+        key: uploadKeyOf(artifactId),
+        size: input.size,
+        contentType: input.mime,
+        expiresInSeconds: config.uploadUrlSeconds,
+      });
+      await knex()(ITEMS).insert({
+        artifact_id: artifactId,
+        agent_id: input.agentId,
+        key: input.key,
+        mime: input.mime,
+        size: input.size,
+        ttl_days: input.ttlDays,
+        status: 'pending',
+        sha256: null,
+        object_key: null,
+        created_at: createdAt,
+        upload_expires_at: upload.expiresAt,
+        committed_at: null,
+        expires_at: createdAt + input.ttlDays * DAY_MS,
+      });
+      return {
+        artifact_id: artifactId,
+        upload_url: upload.url,
+        upload_expires_at: isoTimestamp(upload.expiresAt),
+        upload_headers: upload.headers,
+      };
+    },
+
+    /**
+     * Verifies the uploaded object against the registered size and the caller's
+     * SHA-256 and commits the artifact. Committing again with the same hash
+     * answers the same; on a mismatch the upload is discarded and the artifact
+     * stays pending, so the caller may PUT again while the upload URL lasts.
+     * @throws NotFoundError; NotAllowedError; ConflictError (409) when expired or
+     *   committed with another hash; VerificationError (422) when nothing was
+     *   uploaded or the size or hash differ.
+     */
+    async commit(input: { artifactId: string; sha256: string; principal: Principal }) {
+      const row = await loadFor(input.artifactId, input.principal, 'artifacts.write');
+      if (row.expires_at <= now()) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
+      if (row.status === 'committed') return alreadyCommitted(row, input.sha256);
+
+      const objectKey = newCommittedKey(row.artifact_id);
+      const moved = await deps.blobStore.move({ from: uploadKeyOf(row.artifact_id), to: objectKey });
+      if (!moved) {
+        const current = await loadRow(row.artifact_id);
+        if (current?.status === 'committed') return alreadyCommitted(current, input.sha256);
+        throw new VerificationError('Nothing has been uploaded: PUT the bytes to upload_url first.', {
+          expected_size: row.size,
+          actual_size: null,
+        });
+      }
+      let committed = false;
+      try {
+        const digest = await digestObject(deps.blobStore, objectKey);
+        if (!digest || digest.size !== row.size) {
+          throw new VerificationError(`The upload is ${digest?.size ?? 0} bytes, not the registered ${row.size}; PUT it again.`, {
+            expected_size: row.size,
+            actual_size: digest?.size ?? 0,
+          });
+        }
+        if (digest.sha256 !== input.sha256) {
+          throw new VerificationError('The upload does not have the given sha256; PUT it again.', {
+            expected_sha256: input.sha256,
+            actual_sha256: digest.sha256,
+          });
+        }
+        const updated = await knex().transaction(async (trx) => {
+          const count = await trx(ITEMS)
+            .where({ artifact_id: row.artifact_id, status: 'pending' })
+            .update({ status: 'committed', sha256: input.sha256, object_key: objectKey, committed_at: now() });
+          if (count > 0) {
+            await deps.jobs.enqueue({
+              name: UPLOAD_CLEANUP_JOB,
+              payload: { artifact_id: row.artifact_id },
+              runAt: row.upload_expires_at + 60_000,
+              dedupeKey: `${UPLOAD_CLEANUP_JOB}:${row.artifact_id}`,
+              trx,
+            });
+          }
+          return count;
+        });
+        if (updated === 0) {
+          const current = await loadRow(row.artifact_id);
+          if (!current) throw new NotFoundError(`Artifact "${row.artifact_id}" does not exist.`);
+          return alreadyCommitted(current, input.sha256);
+        }
+        committed = true;
+      } finally {
+        if (!committed) await deps.blobStore.delete({ keys: [objectKey] });
+      }
+      return { artifact_id: row.artifact_id, status: 'committed' as const, size: row.size, sha256: input.sha256 };
+    },
+
+    /**
+     * Grants `toAgent` downloads of a committed artifact until `expiresAt` (ms).
+     * The token is in the result and nowhere else (stored as SHA-256).
+     * @throws InputError when `expiresAt` is not in the future; ConflictError when the
+     *   artifact is pending or expired; NotFoundError; NotAllowedError.
+     */
+    async grant(input: { artifactId: string; toAgent: string; expiresAt: number; principal: Principal }) {
+      const row = await loadFor(input.artifactId, input.principal, 'artifacts.grant');
+      const at = now();
+      if (input.expiresAt <= at) {
+        throw new InputError('expires_at must be in the future.', { fields: [{ path: 'expires_at', message: 'in the past' }] });
+      }
+      if (row.expires_at <= at) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
+      if (row.status !== 'committed')
+        throw new ConflictError(`Artifact "${row.artifact_id}" is not committed yet; only committed artifacts can be granted.`);
+      const token = newCredential('g_');
+      const grantId = newId('grt_');
+      await knex()(GRANTS).insert({
+        grant_id: grantId,
+        token_hash: hashCredential(token),
+        artifact_id: row.artifact_id,
+        to_agent: input.toAgent,
+        created_at: at,
+        expires_at: input.expiresAt,
+        revoked_at: null,
+      });
+      return { grant_id: grantId, token, expires_at: isoTimestamp(input.expiresAt) };
+    },
+
+    /** Ends every live grant of an artifact to `toAgent`. @returns `{ revoked }`, the count ended. */
+    async revoke(input: { artifactId: string; toAgent: string; principal: Principal }) {
+      const row = await loadFor(input.artifactId, input.principal, 'artifacts.grant');
+      const revoked = await knex()(GRANTS)
+        .where({ artifact_id: row.artifact_id, to_agent: input.toAgent })
+        .whereNull('revoked_at')
+        .update({ revoked_at: now() });
+      return { revoked };
+    },
+
+    /**
+     * A download URL for the artifact a grant token names, valid for the
+     * configured window but never past the grant's or the artifact's expiry.
+     * @throws AuthenticationError (401) for an unknown, expired or revoked token;
+     *   NotFoundError (404) when the artifact expired or was deleted.
+     */
+    async fetch(input: { grantToken: string }) {
+      const at = now();
+      const grant = (await knex()(GRANTS)
+        .where({ token_hash: hashCredential(input.grantToken) })
+        .first()) as GrantRow | undefined;
+      if (!grant || grant.revoked_at !== null || grant.expires_at <= at) {
+        throw new AuthenticationError('The grant token is unknown, expired or revoked.');
+      }
+      const row = await loadRow(grant.artifact_id);
+      if (row?.status !== 'committed' || !row.object_key || row.expires_at <= at) {
+        throw new NotFoundError('The granted artifact has expired or was deleted.');
+      }
+      const until = Math.min(at + config.downloadUrlSeconds * 1000, grant.expires_at, row.expires_at);
+      const download = await deps.blobStore.createDownloadUrl({
+        key: row.object_key,
+        expiresInSeconds: Math.max(1, Math.floor((until - at) / 1000)),
+        contentType: row.mime,
+        filename: filenameOf(row.key),
+      });
+      return { url: download.url, expires_at: isoTimestamp(download.expiresAt) };
+    },
+
+    /**
+     * An agent's artifacts whose key starts with `prefix`, newest first, `limit`
+     * per page; pass `next_cursor` back as `cursor` for the next page.
+     * @throws InputError for a cursor not made by this endpoint.
+     */
+    async list(input: { agentId: string; prefix: string; limit: number; cursor?: string | null }) {
+      const at = now();
+      let query = knex()(ITEMS).where({ agent_id: input.agentId });
+      if (input.prefix !== '') query = query.whereRaw('substr(??, 1, ?) = ?', ['key', [...input.prefix].length, input.prefix]);
+      if (input.cursor) {
+        const cursor = decodeCursor(input.cursor);
+        query = query.where((where) =>
+          where
+            .where('created_at', '<', cursor.c)
+            .orWhere((same) => same.where('created_at', cursor.c).andWhere('artifact_id', '<', cursor.i)),
+        );
+      }
+      const rows = (await query
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'artifact_id', order: 'desc' },
+        ])
+        .limit(input.limit + 1)) as ArtifactRow[];
+      const page = rows.slice(0, input.limit);
+      const last = page[page.length - 1];
+      return {
+        artifacts: page.map((row) => ({
+          artifact_id: row.artifact_id,
+          key: row.key,
+          mime: row.mime,
+          size: row.size,
+          sha256: row.sha256,
+          status: statusOf(row, at),
+          created_at: isoTimestamp(row.created_at),
+          expires_at: isoTimestamp(row.expires_at),
+        })),
+        next_cursor: rows.length > input.limit && last ? encodeCursor({ c: last.created_at, i: last.artifact_id }) : null,
+      };
+    },
+
+    /**
+     * The daily sweep: deletes expired artifacts and registrations never
+     * committed within `abandonPendingAfterSeconds` (objects, grants and rows),
+     * and grants that ended more than 7 days ago.
+     * @returns counts of what was removed.
+     */
+    async sweep(): Promise<{ expired: number; abandoned: number; grants: number }> {
+      const at = now();
+      const counts = { expired: 0, abandoned: 0, grants: 0 };
+      for (;;) {
+        const rows = (await knex()(ITEMS)
+          .select('artifact_id', 'object_key')
+          .where('expires_at', '<=', at)
+          .limit(SWEEP_BATCH)) as ArtifactRow[];
+        counts.expired += await purge(rows);
+        if (rows.length < SWEEP_BATCH) break;
+      }
+      const abandonBefore = at - config.abandonPendingAfterSeconds * 1000;
+      for (;;) {
+        const rows = (await knex()(ITEMS)
+          .select('artifact_id', 'object_key')
+          .where({ status: 'pending' })
+          .andWhere('created_at', '<=', abandonBefore)
+          .limit(SWEEP_BATCH)) as ArtifactRow[];
+        counts.abandoned += await purge(rows);
+        if (rows.length < SWEEP_BATCH) break;
+      }
+      const endedBefore = at - RETAIN_ENDED_GRANTS_MS;
+      counts.grants = await knex()(GRANTS).where('expires_at', '<', endedBefore).orWhere('revoked_at', '<', endedBefore).delete();
+      return counts;
+    },
+
+    /** Deletes whatever was PUT to a committed artifact's upload URL (run after the URL expired). */
+    async cleanupUpload(input: { artifactId: string }): Promise<void> {
+      const row = await loadRow(input.artifactId);
+      if (row?.status !== 'committed') return;
+      await deps.blobStore.delete({ keys: [uploadKeyOf(input.artifactId)] });
+    },
+  };
+  return service;
+}
+
+/** The artifacts service. */
+export type ArtifactsService = ReturnType<typeof createArtifactsService>;

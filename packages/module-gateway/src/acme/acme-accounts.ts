@@ -1,0 +1,95 @@
+import type { Clock, PortMap, SecretBox, SqlDatabase } from '@agentinfra/core';
+import acme from 'acme-client';
+import type { GatewayConfig } from '../config.js';
+import { type AccountRow, accountKeyContext } from '../gateway-rows.js';
+import { AcmeProblemError, asAcmeProblem } from './problem-document.js';
+
+type Logger = PortMap['logger'];
+
+const ACCOUNT_GONE = 'urn:ietf:params:acme:error:accountDoesNotExist';
+
+/** ACME clients bound to this server's account at each directory. */
+export interface AcmeAccounts {
+  /**
+   * A client for the account at `directoryUrl` (the configured directory by
+   * default): loaded from the database, or registered at the CA (with the
+   * configured contact and External Account Binding) and stored with its
+   * key sealed by the SecretBox.
+   * @throws AcmeProblemError when the CA refuses the registration.
+   */
+  client(directoryUrl?: string): Promise<acme.Client>;
+  /** Drops the stored account when the CA says it does not know it, so the next {@link AcmeAccounts.client} registers anew. */
+  handleAccountGone(error: unknown, directoryUrl?: string): Promise<boolean>;
+}
+
+/** Builds {@link AcmeAccounts} over the `gateway_accounts` table. Account keys are ECDSA P-256 (RFC 8555 ES256). */
+export function createAcmeAccounts(deps: {
+  sql: SqlDatabase;
+  secretBox: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  config: GatewayConfig;
+}): AcmeAccounts {
+  const { config } = deps;
+  const clients = new Map<string, Promise<acme.Client>>();
+  const backoff = { backoffMin: config.acmePollMinMs, backoffMax: config.acmePollMaxMs, backoffAttempts: config.acmePollAttempts };
+
+  const clientFor = (directoryUrl: string, accountKey: string, accountUrl?: string) =>
+    new acme.Client({
+      directoryUrl,
+      accountKey,
+      ...(accountUrl ? { accountUrl } : {}),
+      ...(config.eab && directoryUrl === config.directoryUrl ? { externalAccountBinding: config.eab } : {}),
+      ...backoff,
+    });
+
+  async function load(directoryUrl: string): Promise<acme.Client> {
+    const knex = deps.sql.knex;
+    const row = (await knex('gateway_accounts').where({ directory_url: directoryUrl }).first()) as AccountRow | undefined;
+    if (row) {
+      const key = deps.secretBox.open({ sealed: row.key_sealed, context: accountKeyContext(directoryUrl) });
+      return clientFor(directoryUrl, key, row.account_url);
+    }
+    const key = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString('utf8');
+    const client = clientFor(directoryUrl, key);
+    try {
+      await client.createAccount({ termsOfServiceAgreed: true, ...(config.email ? { contact: [`mailto:${config.email}`] } : {}) });
+    } catch (error) {
+      throw new AcmeProblemError(`The CA at ${directoryUrl} refused to register the ACME account`, null, { cause: error });
+    }
+    const accountUrl = client.getAccountUrl();
+    try {
+      await knex('gateway_accounts').insert({
+        directory_url: directoryUrl,
+        account_url: accountUrl,
+        key_sealed: deps.secretBox.seal({ plaintext: key, context: accountKeyContext(directoryUrl) }),
+        created_at: deps.clock.now(),
+      });
+      deps.logger.info({ directory: directoryUrl, account: accountUrl }, 'registered ACME account');
+      return client;
+    } catch (error) {
+      if (!deps.sql.isUniqueViolation(error)) throw error;
+      return load(directoryUrl);
+    }
+  }
+
+  return {
+    client(directoryUrl = config.directoryUrl) {
+      let pending = clients.get(directoryUrl);
+      if (!pending) {
+        pending = load(directoryUrl);
+        clients.set(directoryUrl, pending);
+        pending.catch(() => clients.delete(directoryUrl));
+      }
+      return pending;
+    },
+    async handleAccountGone(error, directoryUrl = config.directoryUrl) {
+      const problem = error instanceof AcmeProblemError ? error.problem : asAcmeProblem(error);
+      if (problem?.type !== ACCOUNT_GONE) return false;
+      clients.delete(directoryUrl);
+      await deps.sql.knex('gateway_accounts').where({ directory_url: directoryUrl }).delete();
+      deps.logger.warn({ directory: directoryUrl }, 'the CA no longer knows the ACME account; a new one is registered on the next attempt');
+      return true;
+    },
+  };
+}

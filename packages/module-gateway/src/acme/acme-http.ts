@@ -1,0 +1,68 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Agent } from 'node:https';
+import { rootCertificates } from 'node:tls';
+import acme from 'acme-client';
+import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
+
+/**
+ * acme-client sends every request through one shared axios instance. Two
+ * interceptors are installed on it once per process:
+ * - CA trust per origin: requests to an ACME server's origin registered
+ *   with {@link trustAcmeServerCa} use an HTTPS agent that trusts the
+ *   system roots plus that server's extra CA (pebble's, a private CA's).
+ *   Nothing else in the process trusts it, and no `NODE_EXTRA_CA_CERTS`
+ *   is needed.
+ * - Problem capture: acme-client keeps only the `detail` of an error
+ *   answer; the whole RFC 7807 problem document of the latest answer is
+ *   recorded in the {@link captureAcmeProblems} context that made the
+ *   request (each new request clears it, so a `badNonce` that acme-client
+ *   retried never shows up as the cause of a later failure).
+ */
+const agents = new Map<string, { pems: string[]; agent: Agent }>();
+const problems = new AsyncLocalStorage<{ last: AcmeProblem | null }>();
+let installed = false;
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  acme.axios.interceptors.request.use((config) => {
+    const store = problems.getStore();
+    if (store) store.last = null;
+    if (!config.httpsAgent && config.url) {
+      const trusted = agents.get(new URL(config.url).origin);
+      if (trusted) config.httpsAgent = trusted.agent;
+    }
+    return config;
+  });
+  acme.axios.interceptors.response.use((response) => {
+    const store = problems.getStore();
+    if (store && response.status >= 400) store.last = asAcmeProblem(response.data);
+    return response;
+  });
+}
+
+/**
+ * Trusts `caPem` (one or more PEM certificates) for HTTPS requests that
+ * acme-client makes to the origin of `directoryUrl`, on top of the system
+ * roots. Idempotent per (origin, PEM).
+ */
+export function trustAcmeServerCa(options: { directoryUrl: string; caPem: string }): void {
+  install();
+  const origin = new URL(options.directoryUrl).origin;
+  const pems = agents.get(origin)?.pems ?? [];
+  if (pems.includes(options.caPem)) return;
+  const next = [...pems, options.caPem];
+  agents.get(origin)?.agent.destroy();
+  agents.set(origin, { pems: next, agent: new Agent({ keepAlive: true, ca: [...rootCertificates, ...next] }) });
+}
+
+/**
+ * Runs `work` and records the problem document of the latest ACME answer
+ * made during it (null when that answer was a success); `problem()` reads
+ * it, also after `work` failed.
+ */
+export async function captureAcmeProblems<T>(work: (problem: () => AcmeProblem | null) => Promise<T>): Promise<T> {
+  install();
+  const store = { last: null as AcmeProblem | null };
+  return problems.run(store, () => work(() => store.last));
+}

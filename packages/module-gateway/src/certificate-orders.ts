@@ -1,0 +1,280 @@
+import { NotFoundError, newId } from '@agentinfra/core';
+import { inspectCertificateChain } from './acme/certificate-chain.js';
+import type { IssuedCertificate } from './acme/order-processor.js';
+import { AcmeProblemError } from './acme/problem-document.js';
+import {
+  ERROR_TEXT_LIMIT,
+  type GatewayContext,
+  ORDER_JOB,
+  REASON_CESSATION_OF_OPERATION,
+  REVOKE_JOB,
+  REVOKE_MAX_ATTEMPTS,
+} from './gateway-context.js';
+import type { HostRow, OrderRow } from './gateway-rows.js';
+
+/** An order as /cert/issue and /cert/renew report it. */
+export interface OrderSummary {
+  host: string;
+  order_id: string;
+  status: OrderRow['status'];
+}
+
+/** Milliseconds an order may sit without a job id before recovery enqueues it (a crash between insert and enqueue). */
+const UNDISPATCHED_GRACE_MS = 60_000;
+
+const summary = (row: Pick<OrderRow, 'host' | 'order_id' | 'status'>): OrderSummary => ({
+  host: row.host,
+  order_id: row.order_id,
+  status: row.status,
+});
+
+/** Resolves with `work`, or rejects with the abort reason as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * Certificate orders as database state (cert-manager style): one live
+ * order per host (`active_host` is unique), run by the `gateway.order`
+ * job with retries and back-off; renewal of due certificates; recovery of
+ * orders whose job died.
+ */
+export function createCertificateOrders(context: GatewayContext) {
+  const { deps, config, logger } = context;
+  const knex = () => deps.sql.knex;
+  const now = () => deps.clock.now();
+
+  async function dispatch(orderId: string): Promise<void> {
+    const { id } = await deps.jobs.enqueue({
+      name: ORDER_JOB,
+      payload: { order_id: orderId },
+      dedupeKey: `${ORDER_JOB}:${orderId}`,
+      maxAttempts: config.orderMaxAttempts,
+    });
+    await knex()('gateway_orders').where({ order_id: orderId }).update({ job_id: id });
+  }
+
+  /** Whether a live order still has a job that will run it; enqueues one left undispatched by a crash. */
+  async function ensureRunning(order: OrderRow): Promise<boolean> {
+    if (order.job_id === null) {
+      if (now() - order.created_at >= UNDISPATCHED_GRACE_MS) await dispatch(order.order_id);
+      return true;
+    }
+    const job = await deps.jobs.get({ id: order.job_id });
+    if (job && (job.status === 'queued' || job.status === 'running')) return true;
+    const at = now();
+    await knex()('gateway_orders')
+      .where({ order_id: order.order_id })
+      .whereIn('status', ['queued', 'processing'])
+      .update({
+        status: 'failed',
+        active_host: null,
+        finished_at: at,
+        updated_at: at,
+        last_error: order.last_error ?? 'The job running this order ended without finishing it.',
+      });
+    return false;
+  }
+
+  /**
+   * Starts an order for a bound host, or returns the live one.
+   * @throws NotFoundError when the host is not bound.
+   */
+  async function request(host: string, reason: 'issue' | 'renew'): Promise<OrderSummary> {
+    const binding = (await knex()('gateway_hosts').where({ host }).first()) as HostRow | undefined;
+    if (!binding) throw new NotFoundError(`Host "${host}" is not bound to an agent; claim it first with /host/claim.`);
+    const live = (await knex()('gateway_orders').where({ active_host: host }).first()) as OrderRow | undefined;
+    if (live && (await ensureRunning(live))) return summary(live);
+    const at = now();
+    const row: OrderRow = {
+      order_id: newId('ord_'),
+      host,
+      host_id: binding.host_id,
+      agent_id: binding.agent_id,
+      active_host: host,
+      status: 'queued',
+      reason,
+      challenge: config.challenge,
+      directory_url: config.directoryUrl,
+      acme_order_url: null,
+      key_sealed: null,
+      job_id: null,
+      attempts: 0,
+      last_error: null,
+      problem: null,
+      created_at: at,
+      updated_at: at,
+      finished_at: null,
+    };
+    try {
+      await knex()('gateway_orders').insert(row);
+    } catch (error) {
+      if (!deps.sql.isUniqueViolation(error)) throw error;
+      const winner = (await knex()('gateway_orders').where({ active_host: host }).first()) as OrderRow | undefined;
+      if (winner) return summary(winner);
+      throw error;
+    }
+    await dispatch(row.order_id);
+    return summary(row);
+  }
+
+  /** Stores the issued certificate, or revokes it at once when the host was released or re-bound meanwhile. */
+  async function store(order: OrderRow, issued: IssuedCertificate): Promise<void> {
+    const facts = inspectCertificateChain({ chainPem: issued.chainPem, host: order.host, keyPem: issued.keyPem });
+    const at = now();
+    let revocationId: string | null = null;
+    await knex().transaction(async (trx) => {
+      const current = (await trx('gateway_orders').where({ order_id: order.order_id }).first()) as OrderRow | undefined;
+      const binding = (await trx('gateway_hosts').where({ host: order.host }).first()) as HostRow | undefined;
+      if (current?.status !== 'processing' || !binding || binding.host_id !== order.host_id) {
+        revocationId = newId('rvk_');
+        await trx('gateway_revocations').insert({
+          revocation_id: revocationId,
+          host: order.host,
+          serial: facts.serial,
+          directory_url: order.directory_url,
+          chain_pem: issued.chainPem,
+          reason: REASON_CESSATION_OF_OPERATION,
+          status: 'pending',
+          attempts: 0,
+          last_error: null,
+          problem: null,
+          created_at: at,
+          revoked_at: null,
+        });
+        await trx('gateway_orders')
+          .where({ order_id: order.order_id })
+          .update({ status: 'cancelled', active_host: null, key_sealed: null, finished_at: at, updated_at: at });
+        await deps.jobs.enqueue({
+          name: REVOKE_JOB,
+          payload: { revocation_id: revocationId },
+          dedupeKey: `${REVOKE_JOB}:${revocationId}`,
+          maxAttempts: REVOKE_MAX_ATTEMPTS,
+          trx,
+        });
+        return;
+      }
+      const values = {
+        host: order.host,
+        cert_id: newId('crt_'),
+        host_id: order.host_id,
+        agent_id: order.agent_id,
+        order_id: order.order_id,
+        directory_url: order.directory_url,
+        chain_pem: issued.chainPem,
+        key_sealed: issued.keySealed,
+        serial: facts.serial,
+        not_before: facts.notBefore,
+        not_after: facts.notAfter,
+        issued_at: at,
+      };
+      await trx('gateway_certificates').insert(values).onConflict('host').merge();
+      await trx('gateway_orders').where({ order_id: order.order_id }).update({
+        status: 'valid',
+        active_host: null,
+        key_sealed: null,
+        last_error: null,
+        problem: null,
+        finished_at: at,
+        updated_at: at,
+      });
+    });
+    if (revocationId)
+      logger.info({ host: order.host, order_id: order.order_id }, 'host released during the order; revoking the new certificate');
+    else
+      logger.info({ host: order.host, order_id: order.order_id, not_after: new Date(facts.notAfter).toISOString() }, 'certificate stored');
+  }
+
+  return {
+    request,
+
+    /**
+     * `{ host }`: forces an order for that host. No host: an order for every
+     * certificate with less than a third of its lifetime left (the daily
+     * job's path), skipping hosts with a live order (it is returned).
+     * @throws NotFoundError for a host that is not bound.
+     */
+    async renew(input: { host?: string }): Promise<{ orders: OrderSummary[] }> {
+      if (input.host !== undefined) return { orders: [await request(input.host, 'renew')] };
+      const at = now();
+      const due = (await knex()('gateway_certificates as c')
+        .join('gateway_hosts as h', (join) => join.on('h.host', 'c.host').andOn('h.host_id', 'c.host_id'))
+        .whereRaw('(c.not_after * 2 + c.not_before) <= ?', [at * 3])
+        .select('c.host')
+        .orderBy('c.not_after')) as Array<{ host: string }>;
+      const orders: OrderSummary[] = [];
+      for (const { host } of due) {
+        try {
+          orders.push(await request(host, 'renew'));
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+        }
+      }
+      return { orders };
+    },
+
+    /**
+     * One attempt of the `gateway.order` job: advances the order at the CA
+     * and stores the certificate. Failures are recorded with the CA's
+     * problem document; the error is rethrown so the job runner retries
+     * with back-off, except when retrying cannot help (the order is then failed).
+     */
+    async run(input: { orderId: string; attempt: number; signal: AbortSignal }): Promise<void> {
+      const order = (await knex()('gateway_orders').where({ order_id: input.orderId }).first()) as OrderRow | undefined;
+      if (!order || (order.status !== 'queued' && order.status !== 'processing')) return;
+      const started = now();
+      await knex()('gateway_orders')
+        .where({ order_id: order.order_id })
+        .update({ status: 'processing', attempts: input.attempt, updated_at: started });
+      order.status = 'processing';
+      const signal = AbortSignal.any([input.signal, AbortSignal.timeout(config.orderTimeoutMs)]);
+      try {
+        await untilAborted(
+          (async () => {
+            const issued = await context.processor.advance(order, signal);
+            await store(order, issued);
+          })(),
+          signal,
+        );
+      } catch (error) {
+        const accountGone = await context.accounts.handleAccountGone(error, order.directory_url);
+        const problem = error instanceof AcmeProblemError ? error.problem : null;
+        const permanent = error instanceof AcmeProblemError && error.permanent;
+        const final = permanent || input.attempt >= config.orderMaxAttempts;
+        const at = now();
+        await knex()('gateway_orders')
+          .where({ order_id: order.order_id })
+          .where('status', 'processing')
+          .update({
+            last_error: (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_LIMIT),
+            problem: problem === null ? null : JSON.stringify(problem),
+            updated_at: at,
+            ...(accountGone ? { acme_order_url: null, key_sealed: null } : {}),
+            ...(final ? { status: 'failed', active_host: null, finished_at: at } : {}),
+          });
+        logger.warn(
+          { host: order.host, order_id: order.order_id, attempt: input.attempt, final, problem: problem?.type, err: error },
+          final ? 'certificate order failed' : 'certificate order attempt failed; retrying',
+        );
+        if (permanent) return;
+        throw error;
+      }
+    },
+
+    /** Checks every live order still has a running job (re-enqueues or fails the others). @returns orders found dead. */
+    async recover(): Promise<number> {
+      const live = (await knex()('gateway_orders').whereIn('status', ['queued', 'processing'])) as OrderRow[];
+      let dead = 0;
+      for (const order of live) if (!(await ensureRunning(order))) dead += 1;
+      return dead;
+    },
+  };
+}
+
+/** The order part of the gateway service. */
+export type CertificateOrders = ReturnType<typeof createCertificateOrders>;

@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
+import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
+import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
+
+const DAY_MS = 86_400_000;
+/** Prefix of the TXT record that proves control of a host (like ACME's `_acme-challenge`). */
+export const CLAIM_RECORD_PREFIX = '_agentinfra-challenge';
+/** Values shown back in a failed claim's `details.found`. */
+const FOUND_VALUES_SHOWN = 10;
+
+/** Binding, releasing and describing hosts; proving control with a DNS TXT record. */
+export function createHostBindings(context: GatewayContext) {
+  const { deps, config } = context;
+  const knex = () => deps.sql.knex;
+  const now = () => deps.clock.now();
+
+  async function bind(agentId: string, host: string) {
+    const boundAt = now();
+    const hostId = newId('hst_');
+    try {
+      await knex().transaction(async (trx) => {
+        await trx('gateway_hosts').insert({ host, host_id: hostId, agent_id: agentId, bound_at: boundAt, ips: '[]', ips_updated_at: null });
+        await trx('gateway_claims').where({ host }).delete();
+      });
+    } catch (error) {
+      if (!deps.sql.isUniqueViolation(error)) throw error;
+      const winner = (await knex()('gateway_hosts').where({ host }).first()) as HostRow | undefined;
+      if (winner && winner.agent_id === agentId) return bound(winner);
+      throw new ConflictError(`Host "${host}" is bound to another agent.`);
+    }
+    return bound({ host, host_id: hostId, agent_id: agentId, bound_at: boundAt });
+  }
+
+  const bound = (row: Pick<HostRow, 'host' | 'host_id' | 'agent_id' | 'bound_at'>) => ({
+    host: row.host,
+    agent_id: row.agent_id,
+    status: 'bound' as const,
+    host_id: row.host_id,
+    bound_at: isoTimestamp(row.bound_at),
+  });
+
+  return {
+    /**
+     * Binds `host` to `agentId` once the TXT record
+     * `_agentinfra-challenge.<host>` holds the agent's token, looked up
+     * through the configured resolvers. The first call (or one after the
+     * token expired) issues a token and fails with 422; a bound host
+     * answers again as bound.
+     * @throws ConflictError when another agent holds the host;
+     *   VerificationError with `details: { record_name, record_value, expires_at, found? }` until the record resolves.
+     */
+    async claim(input: { agentId: string; host: string }) {
+      const { agentId, host } = input;
+      const existing = (await knex()('gateway_hosts').where({ host }).first()) as HostRow | undefined;
+      if (existing) {
+        if (existing.agent_id === agentId) return bound(existing);
+        throw new ConflictError(`Host "${host}" is bound to another agent.`);
+      }
+      const recordName = `${CLAIM_RECORD_PREFIX}.${host}`;
+      const at = now();
+      let claim = (await knex()('gateway_claims').where({ agent_id: agentId, host }).first()) as ClaimRow | undefined;
+      if (!claim || claim.expires_at <= at) {
+        claim = {
+          agent_id: agentId,
+          host,
+          token: randomBytes(32).toString('base64url'),
+          created_at: at,
+          expires_at: at + config.claimTokenTtlDays * DAY_MS,
+        };
+        await knex()('gateway_claims').insert(claim).onConflict(['agent_id', 'host']).merge(['token', 'created_at', 'expires_at']);
+        throw new VerificationError(
+          `Publish a TXT record ${recordName} with the value in details.record_value, then call /host/claim again.`,
+          {
+            record_name: recordName,
+            record_value: claim.token,
+            expires_at: isoTimestamp(claim.expires_at),
+          },
+        );
+      }
+      const found = await context.txtLookup.lookup(recordName);
+      if (found.ok && found.values.includes(claim.token)) return bind(agentId, host);
+      const why = !found.ok
+        ? `The TXT lookup of ${recordName} failed: ${found.reason}.`
+        : found.values.length === 0
+          ? `No TXT record ${recordName} was found.`
+          : `The TXT record ${recordName} does not hold this agent's token.`;
+      throw new VerificationError(`${why} Publish the value in details.record_value there, then call /host/claim again.`, {
+        record_name: recordName,
+        record_value: claim.token,
+        expires_at: isoTimestamp(claim.expires_at),
+        ...(found.ok ? { found: found.values.slice(0, FOUND_VALUES_SHOWN) } : { lookup_error: found.reason }),
+      });
+    },
+
+    /**
+     * Unbinds `host` from `agentId`: cancels its open orders and schedules
+     * the revocation of its certificate at the CA (reason cessationOfOperation).
+     * @throws NotFoundError when the host is not bound to this agent.
+     */
+    async release(input: { agentId: string; host: string }) {
+      const { agentId, host } = input;
+      const releasedAt = now();
+      const cancelledJobs: string[] = [];
+      let revocation = false;
+      await knex().transaction(async (trx) => {
+        const row = (await trx('gateway_hosts').where({ host, agent_id: agentId }).first()) as HostRow | undefined;
+        if (!row) throw new NotFoundError(`Host "${host}" is not bound to agent "${agentId}".`);
+        await trx('gateway_hosts').where({ host }).delete();
+        await trx('gateway_claims').where({ host }).delete();
+        const open = (await trx('gateway_orders').where({ host }).whereIn('status', ['queued', 'processing'])) as OrderRow[];
+        for (const order of open) if (order.job_id) cancelledJobs.push(order.job_id);
+        await trx('gateway_orders').where({ host }).whereIn('status', ['queued', 'processing']).update({
+          status: 'cancelled',
+          active_host: null,
+          finished_at: releasedAt,
+          updated_at: releasedAt,
+          last_error: 'The host was released.',
+        });
+        const certificate = (await trx('gateway_certificates').where({ host }).first()) as CertificateRow | undefined;
+        if (certificate) {
+          await trx('gateway_certificates').where({ host }).delete();
+          const revocationId = newId('rvk_');
+          await trx('gateway_revocations').insert({
+            revocation_id: revocationId,
+            host,
+            serial: certificate.serial,
+            directory_url: certificate.directory_url,
+            chain_pem: certificate.chain_pem,
+            reason: REASON_CESSATION_OF_OPERATION,
+            status: 'pending',
+            attempts: 0,
+            last_error: null,
+            problem: null,
+            created_at: releasedAt,
+            revoked_at: null,
+          });
+          await deps.jobs.enqueue({
+            name: REVOKE_JOB,
+            payload: { revocation_id: revocationId },
+            dedupeKey: `${REVOKE_JOB}:${revocationId}`,
+            maxAttempts: REVOKE_MAX_ATTEMPTS,
+            trx,
+          });
+          revocation = true;
+        }
+      });
+      if (cancelledJobs.length > 0) await deps.jobs.cancel({ ids: cancelledJobs });
+      return {
+        host,
+        released_at: isoTimestamp(releasedAt),
+        certificate_revocation: revocation ? ('scheduled' as const) : ('none' as const),
+      };
+    },
+
+    /**
+     * Replaces the IP addresses recorded for `host` (already normalised, deduplicated and sorted).
+     * @throws NotFoundError when the host is not bound.
+     */
+    async reportIps(input: { host: string; ips: readonly string[] }) {
+      const updated = await knex()('gateway_hosts')
+        .where({ host: input.host })
+        .update({ ips: JSON.stringify(input.ips), ips_updated_at: now() });
+      if (updated === 0) throw new NotFoundError(`Host "${input.host}" is not bound to an agent.`);
+      return { host: input.host, ips: [...input.ips] };
+    },
+
+    /**
+     * The certificate of `host` with its private key, for the agent the host is bound to.
+     * @throws NotFoundError when the host is not bound to `agentId` or has no certificate yet.
+     */
+    async getCertificate(input: { agentId: string; host: string }) {
+      const row = (await knex()('gateway_certificates as c')
+        .join('gateway_hosts as h', (join) => join.on('h.host', 'c.host').andOn('h.host_id', 'c.host_id'))
+        .where({ 'c.host': input.host, 'h.agent_id': input.agentId })
+        .select('c.*')
+        .first()) as CertificateRow | undefined;
+      if (!row) throw new NotFoundError(`Host "${input.host}" has no certificate for agent "${input.agentId}".`);
+      return {
+        host: row.host,
+        certificate_pem: row.chain_pem,
+        private_key_pem: deps.secretBox.open({ sealed: row.key_sealed, context: certificateKeyContext(row.order_id) }),
+        not_before: isoTimestamp(row.not_before),
+        not_after: isoTimestamp(row.not_after),
+        serial: row.serial,
+      };
+    },
+
+    /** Bound hosts (all, or one agent's) with certificate expiry, status, IPs and their latest order. */
+    async list(input: { agentId?: string }) {
+      const at = now();
+      const query = knex()('gateway_hosts as h')
+        .leftJoin('gateway_certificates as c', (join) => join.on('c.host', 'h.host').andOn('c.host_id', 'h.host_id'))
+        .select('h.host', 'h.host_id', 'h.agent_id', 'h.bound_at', 'h.ips', 'c.not_after', 'c.not_before', 'c.serial')
+        .orderBy('h.host');
+      if (input.agentId !== undefined) query.where('h.agent_id', input.agentId);
+      const rows = (await query) as Array<HostRow & { not_after: number | null; not_before: number | null; serial: string | null }>;
+      const latest = new Map<string, OrderRow>();
+      const hostIds = rows.map((row) => row.host_id);
+      for (let i = 0; i < hostIds.length; i += 500) {
+        const orders = (await knex()('gateway_orders')
+          .whereIn('host_id', hostIds.slice(i, i + 500))
+          .orderBy('created_at', 'asc')) as OrderRow[];
+        for (const order of orders) latest.set(order.host_id, order);
+      }
+      return {
+        hosts: rows.map((row) => {
+          const order = latest.get(row.host_id);
+          const live = order !== undefined && (order.status === 'queued' || order.status === 'processing');
+          const notAfter = row.not_after === null ? null : Number(row.not_after);
+          let certStatus: 'none' | 'pending' | 'valid' | 'renewing' | 'expired' | 'failed';
+          if (notAfter !== null) certStatus = at >= notAfter ? 'expired' : live ? 'renewing' : 'valid';
+          else certStatus = live ? 'pending' : order?.status === 'failed' ? 'failed' : 'none';
+          return {
+            host: row.host,
+            agent_id: row.agent_id,
+            cert_expires_at: notAfter === null ? null : isoTimestamp(notAfter),
+            days_remaining: notAfter === null ? null : Math.floor((notAfter - at) / DAY_MS),
+            ips: JSON.parse(row.ips) as string[],
+            bound_at: isoTimestamp(row.bound_at),
+            cert_status: certStatus,
+            cert_serial: row.serial,
+            order: order
+              ? {
+                  order_id: order.order_id,
+                  status: order.status,
+                  attempts: order.attempts,
+                  error: order.last_error,
+                  problem: order.problem === null ? null : (JSON.parse(order.problem) as unknown),
+                  updated_at: isoTimestamp(order.updated_at),
+                }
+              : null,
+          };
+        }),
+      };
+    },
+
+    /** Deletes claim tokens past their expiry. @returns how many. */
+    async sweepClaims(): Promise<number> {
+      return knex()('gateway_claims').where('expires_at', '<=', now()).delete();
+    },
+  };
+}
+
+/** The host-binding part of the gateway service. */
+export type HostBindings = ReturnType<typeof createHostBindings>;

@@ -1,0 +1,200 @@
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acmeToolsAvailable } from './test-support/acme-tools.js';
+import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
+import {
+  claimHost,
+  type GatewayTestServer,
+  startGatewayTestServer,
+  type TestClock,
+  testClock,
+} from './test-support/gateway-test-server.js';
+
+const DAY_MS = 86_400_000;
+
+describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('agent-gateway hosts over HTTP on $name (issue #8)', ({ create }) => {
+  let dns: ChallTestServer;
+  let test: GatewayTestServer;
+  let cleanup: () => Promise<void>;
+  let clock: TestClock;
+  const publish = (name: string, value: string) => dns.setTxt(name, value);
+
+  beforeAll(async () => {
+    dns = await startChallTestServer();
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    clock = testClock();
+    test = await startGatewayTestServer({
+      db: fixture.db,
+      clock,
+      gateway: { dnsServers: [dns.dnsServer], httpPort: 0, directoryUrl: 'https://127.0.0.1:9/dir' },
+    });
+  });
+  afterAll(async () => {
+    await test?.server.stop();
+    await cleanup?.();
+    await dns?.stop();
+  });
+
+  it('hands out a TXT token first, then binds once the record resolves through the configured resolver', async () => {
+    const first = await test.gateway('/host/claim', { agent_id: 'alice', host: 'app.alice.test' }, 'alice');
+    expect(first.status).toBe(422);
+    expect(first.body.error.code).toBe('verification_failed');
+    const { record_name, record_value, expires_at } = first.body.error.details;
+    expect(record_name).toBe('_agentinfra-challenge.app.alice.test');
+    expect(record_value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Date.parse(expires_at) - Date.now()).toBeGreaterThan(7 * DAY_MS - 60_000);
+    const again = await test.gateway('/host/claim', { agent_id: 'alice', host: 'app.alice.test' }, 'alice');
+    expect(again.status).toBe(422);
+    expect(again.body.error.details.record_value).toBe(record_value);
+    expect(again.body.error.message).toMatch(/No TXT record/);
+    await dns.setTxt(record_name, record_value);
+    const bound = await test.gateway('/host/claim', { agent_id: 'alice', host: 'app.alice.test' }, 'alice');
+    expect(bound.status).toBe(200);
+    expect(bound.body).toMatchObject({
+      host: 'app.alice.test',
+      agent_id: 'alice',
+      status: 'bound',
+      host_id: expect.stringMatching(/^hst_/),
+    });
+    const twice = await test.gateway('/host/claim', { agent_id: 'alice', host: 'APP.alice.test' }, 'alice');
+    expect(twice.body).toEqual(bound.body);
+  });
+
+  it('refuses a wrong value, a missing record and another agent’s token', async () => {
+    const host = 'contested.example.test';
+    const alice = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+    const bob = await test.gateway('/host/claim', { agent_id: 'bob', host }, 'bob');
+    expect(alice.body.error.details.record_value).not.toBe(bob.body.error.details.record_value);
+    const name = alice.body.error.details.record_name;
+    const missing = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.details.found).toEqual([]);
+    await dns.setTxt(name, 'not-the-token');
+    const wrong = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.message).toMatch(/does not hold this agent's token/);
+    expect(wrong.body.error.details.found).toEqual(['not-the-token']);
+    await dns.clearTxt(name);
+    await dns.setTxt(name, bob.body.error.details.record_value);
+    const othersToken = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+    expect(othersToken.status).toBe(422);
+    const bobBinds = await test.gateway('/host/claim', { agent_id: 'bob', host }, 'bob');
+    expect(bobBinds.status).toBe(200);
+    await dns.setTxt(name, alice.body.error.details.record_value);
+    const taken = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.code).toBe('conflict');
+  });
+
+  it('expires tokens (default 7 days) and hands out a new one', async () => {
+    const host = 'slow.example.test';
+    const first = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+    await dns.setTxt(first.body.error.details.record_name, first.body.error.details.record_value);
+    clock.offsetMs = 7 * DAY_MS + 1_000;
+    try {
+      const later = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+      expect(later.status).toBe(422);
+      expect(later.body.error.details.record_value).not.toBe(first.body.error.details.record_value);
+    } finally {
+      clock.offsetMs = 0;
+    }
+  });
+
+  it('accepts Unicode hostnames as IDNA and refuses malformed ones with 400', async () => {
+    const unicode = await test.gateway('/host/claim', { agent_id: 'alice', host: 'Bücher.example.test' }, 'alice');
+    expect(unicode.status).toBe(422);
+    expect(unicode.body.error.details.record_name).toBe('_agentinfra-challenge.xn--bcher-kva.example.test');
+    for (const host of [
+      'has space.example.test',
+      `${'a'.repeat(64)}.example.test`,
+      '*.example.test',
+      '1.2.3.4',
+      'example.test.',
+      'single',
+      '',
+    ]) {
+      const response = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+      expect(response.status, host).toBe(400);
+      expect(response.body.error.code).toBe('invalid_request');
+      expect(response.body.error.details.fields[0].path).toBe('host');
+    }
+    const extra = await test.gateway('/host/claim', { agent_id: 'alice', host: 'x.example.test', port: 1 }, 'alice');
+    expect(extra.status).toBe(400);
+  });
+
+  it('records IP addresses: validated, normalised, deduplicated, replacing the set', async () => {
+    await claimHost(test, 'alice', 'ips.example.test', publish);
+    const reported = await test.gateway(
+      '/ip/report',
+      { host: 'ips.example.test', ips: ['2001:DB8::1', '192.0.2.7', '2001:db8:0::1'] },
+      'bridge',
+    );
+    expect(reported.status).toBe(200);
+    expect(reported.body).toEqual({ host: 'ips.example.test', ips: ['192.0.2.7', '2001:db8::1'] });
+    const replaced = await test.gateway('/ip/report', { host: 'ips.example.test', ips: ['198.51.100.1'] }, 'bridge');
+    expect(replaced.body.ips).toEqual(['198.51.100.1']);
+    for (const ip of ['999.1.1.1', '::g', '1.2.3', 'fe80::1%eth0']) {
+      const bad = await test.gateway('/ip/report', { host: 'ips.example.test', ips: ['10.0.0.1', ip] }, 'bridge');
+      expect(bad.status, ip).toBe(400);
+      expect(bad.body.error.details.fields[0].path).toBe('ips.1');
+    }
+    const unbound = await test.gateway('/ip/report', { host: 'nobody.example.test', ips: [] }, 'bridge');
+    expect(unbound.status).toBe(404);
+    const listed = await test.gateway('/list', {}, 'bridge');
+    expect(listed.body.hosts.find((entry: { host: string }) => entry.host === 'ips.example.test')).toMatchObject({
+      agent_id: 'alice',
+      ips: ['198.51.100.1'],
+      cert_expires_at: null,
+      days_remaining: null,
+      cert_status: 'none',
+      order: null,
+    });
+  });
+
+  it('lists hosts (all, or one agent’s) and releases only the owner’s', async () => {
+    await claimHost(test, 'bob', 'bob.example.test', publish);
+    const all = await test.gateway('/list', {}, 'bridge');
+    const hosts = all.body.hosts.map((entry: { host: string }) => entry.host);
+    expect(hosts).toEqual([...hosts].sort());
+    expect(hosts).toEqual(expect.arrayContaining(['app.alice.test', 'bob.example.test']));
+    const bobs = await test.gateway('/list', { agent_id: 'bob' }, 'bridge');
+    expect(bobs.body.hosts.every((entry: { agent_id: string }) => entry.agent_id === 'bob')).toBe(true);
+    const notOwner = await test.gateway('/host/release', { agent_id: 'alice', host: 'bob.example.test' }, 'alice');
+    expect(notOwner.status).toBe(404);
+    const released = await test.gateway('/host/release', { agent_id: 'bob', host: 'bob.example.test' }, 'bob');
+    expect(released.status).toBe(200);
+    expect(released.body).toEqual({ host: 'bob.example.test', released_at: expect.any(String), certificate_revocation: 'none' });
+    const gone = await test.gateway('/list', { agent_id: 'bob' }, 'bridge');
+    expect(gone.body.hosts.map((entry: { host: string }) => entry.host)).not.toContain('bob.example.test');
+    const twice = await test.gateway('/host/release', { agent_id: 'bob', host: 'bob.example.test' }, 'bob');
+    expect(twice.status).toBe(404);
+  });
+
+  it('enforces credentials: 401 without, 403 for another agent, bridge-only service operations', async () => {
+    expect((await test.gateway('/host/claim', { agent_id: 'alice', host: 'a.example.test' }, {})).status).toBe(401);
+    expect((await test.gateway('/host/claim', { agent_id: 'alice', host: 'a.example.test' }, { credential: 'dk_unknown' })).status).toBe(
+      401,
+    );
+    expect((await test.gateway('/host/claim', { agent_id: 'alice', host: 'a.example.test' }, 'bob')).status).toBe(403);
+    expect((await test.gateway('/host/claim', { agent_id: 'alice', host: 'a.example.test' }, 'bridge')).status).toBe(422);
+    for (const [path, body] of [
+      ['/list', {}],
+      ['/ip/report', { host: 'app.alice.test', ips: [] }],
+      ['/cert/issue', { host: 'app.alice.test' }],
+      ['/cert/renew', {}],
+    ] as const) {
+      expect((await test.gateway(path, body, 'alice')).status, path).toBe(403);
+    }
+    expect((await test.gateway('/cert/get', { agent_id: 'alice', host: 'app.alice.test' }, 'bob')).status).toBe(403);
+    const method = await test.server.call('agent-gateway/list', undefined, { credential: test.server.bridgeKey, method: 'GET' });
+    expect(method.status).toBe(405);
+  });
+
+  it('answers 404 for certificates of unbound hosts or hosts without one', async () => {
+    expect((await test.gateway('/cert/issue', { host: 'unbound.example.test' }, 'bridge')).status).toBe(404);
+    expect((await test.gateway('/cert/renew', { host: 'unbound.example.test' }, 'bridge')).status).toBe(404);
+    expect((await test.gateway('/cert/get', { agent_id: 'alice', host: 'app.alice.test' }, 'alice')).status).toBe(404);
+    expect((await test.gateway('/cert/renew', {}, 'bridge')).body).toEqual({ orders: [] });
+  });
+});

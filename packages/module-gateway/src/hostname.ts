@@ -1,0 +1,54 @@
+import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+import { z } from 'zod';
+
+/** Longest hostname in octets (RFC 1035 §2.3.4, 255 on the wire minus length bytes and root). */
+export const MAX_HOSTNAME_OCTETS = 253;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Outcome of {@link normalizeHostname}. */
+export type HostnameCheck = { ok: true; host: string } | { ok: false; reason: string };
+
+/**
+ * Validates a hostname an agent wants bound, and returns its ASCII form:
+ * Unicode names are converted with IDNA (UTS #46, WHATWG `domainToASCII`)
+ * to punycode and lowercased; the result must have at least two labels of
+ * RFC 1123 letters, digits and hyphens (1–63 octets, no hyphen first or
+ * last, hyphens in positions 3–4 only in `xn--` labels), at most 253
+ * octets, a top-level label that is not all digits, no wildcard, no
+ * IP literal and no trailing dot.
+ */
+export function normalizeHostname(input: string): HostnameCheck {
+  if (input.length === 0) return { ok: false, reason: 'is empty' };
+  if (/\s/u.test(input)) return { ok: false, reason: 'contains whitespace' };
+  if (input.includes('*')) return { ok: false, reason: 'wildcards are not allowed' };
+  if (input.endsWith('.') || input.endsWith('。')) return { ok: false, reason: 'must not end with a dot' };
+  if (isIP(input) !== 0 || input.startsWith('[')) return { ok: false, reason: 'IP addresses are not hostnames' };
+  if (/^[0-9]+$/.test(input.slice(input.lastIndexOf('.') + 1))) return { ok: false, reason: 'the top-level label must not be all digits' };
+  const ascii = domainToASCII(input);
+  if (ascii === '') return { ok: false, reason: 'is not a valid internationalised domain name' };
+  if (isIP(ascii) !== 0) return { ok: false, reason: 'IP addresses are not hostnames' };
+  if (ascii.length > MAX_HOSTNAME_OCTETS) return { ok: false, reason: `is longer than ${MAX_HOSTNAME_OCTETS} octets` };
+  const labels = ascii.split('.');
+  if (labels.length < 2) return { ok: false, reason: 'must have at least two labels (e.g. app.example.com)' };
+  for (const label of labels) {
+    if (label.length === 0) return { ok: false, reason: 'has an empty label' };
+    if (label.length > 63) return { ok: false, reason: `label "${label.slice(0, 16)}…" is longer than 63 octets` };
+    if (!LABEL.test(label)) return { ok: false, reason: `label "${label}" must be letters, digits and inner hyphens` };
+    if (label.slice(2, 4) === '--' && !label.startsWith('xn--'))
+      return { ok: false, reason: `label "${label}" has hyphens in positions 3 and 4` };
+  }
+  if (/^[0-9]+$/.test(labels[labels.length - 1] as string)) return { ok: false, reason: 'the top-level label must not be all digits' };
+  return { ok: true, host: ascii };
+}
+
+/** Zod schema of a hostname field: validates with {@link normalizeHostname} and outputs the ASCII form. */
+export const hostnameSchema = z
+  .string()
+  .max(1024)
+  .transform((value, ctx) => {
+    const checked = normalizeHostname(value);
+    if (checked.ok) return checked.host;
+    ctx.addIssue({ code: 'custom', message: `hostname ${checked.reason}` });
+    return z.NEVER;
+  });

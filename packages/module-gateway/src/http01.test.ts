@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import type { SqlDatabase } from '@agentinfra/core';
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acmeToolsAvailable } from './test-support/acme-tools.js';
+import { expectChainToRoot } from './test-support/certificate-checks.js';
+import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
+import { freeTcpPort } from './test-support/free-port.js';
+import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { type PebbleServer, startPebble } from './test-support/pebble.js';
+
+const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
+
+describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('HTTP-01 with real validation on $name (issue #8)', ({ create }) => {
+  let dns: ChallTestServer;
+  let pebble: PebbleServer;
+  let test: GatewayTestServer;
+  let db: SqlDatabase;
+  let cleanup: () => Promise<void>;
+  let httpPort: number;
+  const publish = (name: string, value: string) => dns.setTxt(name, value);
+
+  beforeAll(async () => {
+    dns = await startChallTestServer();
+    httpPort = await freeTcpPort();
+    pebble = await startPebble({ alwaysValid: false, dnsServer: dns.dnsServer, httpPort });
+    const fixture = await create();
+    db = fixture.db;
+    cleanup = fixture.cleanup;
+    test = await startGatewayTestServer({
+      db,
+      gateway: {
+        directoryUrl: pebble.directoryUrl,
+        caFile: pebble.caFile,
+        dnsServers: [dns.dnsServer],
+        challenge: 'http-01',
+        httpPort,
+        httpHost: '127.0.0.1',
+        orderMaxAttempts: 2,
+        ...fastPolling,
+      },
+    });
+  });
+  afterAll(async () => {
+    await test?.server.stop();
+    await cleanup?.();
+    await pebble?.stop();
+    await dns?.stop();
+  });
+
+  it('gets a certificate after pebble fetched the key authorization from the gateway’s own listener', async () => {
+    expect(test.service.http01Port()).toBe(httpPort);
+    const host = 'web.http01.test';
+    await claimHost(test, 'alice', host, publish);
+    await test.gateway('/cert/issue', { host }, 'bridge');
+    const entry = await test.waitForCert(host, ['valid', 'failed']);
+    expect(entry.cert_status, JSON.stringify(entry)).toBe('valid');
+    expect(entry.order.attempts).toBe(1);
+    const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
+    expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await pebble.root(), host, keyPem: got.body.private_key_pem });
+    expect(await db.knex('gateway_http_tokens').select()).toEqual([]);
+  }, 90_000);
+
+  it('records the CA’s problem document when validation fails, retries, then fails the order', async () => {
+    const host = 'unreachable.http01.test';
+    await claimHost(test, 'alice', host, publish);
+    await dns.setA(host, ['127.0.0.2']);
+    await test.gateway('/cert/issue', { host }, 'bridge');
+    const entry = await test.waitForCert(host, ['failed', 'valid']);
+    expect(entry.cert_status).toBe('failed');
+    expect(entry.order).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(entry.order.problem).toMatchObject({ type: 'urn:ietf:params:acme:error:connection', status: 400 });
+    expect(entry.order.error).toMatch(/http-01 challenge .* failed/);
+    const retried = await test.gateway('/cert/issue', { host }, 'bridge');
+    expect(retried.body.order_id).not.toBe(entry.order.order_id);
+  }, 90_000);
+
+  it('answers only GET/HEAD of known tokens on the challenge listener', async () => {
+    const base = `http://127.0.0.1:${httpPort}/.well-known/acme-challenge`;
+    const token = randomBytes(32).toString('base64url');
+    expect((await fetch(`${base}/${token}`)).status).toBe(404);
+    await db
+      .knex('gateway_http_tokens')
+      .insert({ token, key_authorization: `${token}.thumbprint`, order_id: 'ord_test', expires_at: Date.now() + 60_000 });
+    const found = await fetch(`${base}/${token}`);
+    expect(found.status).toBe(200);
+    expect(found.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await found.text()).toBe(`${token}.thumbprint`);
+    expect((await fetch(`${base}/${token}`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${httpPort}/other`)).status).toBe(404);
+    await db.knex('gateway_http_tokens').where({ token }).delete();
+  }, 90_000);
+});
+
+describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('External Account Binding on $name (issue #8)', ({ create }) => {
+  let dns: ChallTestServer;
+  let pebble: PebbleServer;
+  const hmacKey = randomBytes(32).toString('base64url');
+  const publish = (name: string, value: string) => dns.setTxt(name, value);
+
+  beforeAll(async () => {
+    dns = await startChallTestServer();
+    pebble = await startPebble({ alwaysValid: true, dnsServer: dns.dnsServer, eabKeys: { 'kid-1': hmacKey } });
+  });
+  afterAll(async () => {
+    await pebble?.stop();
+    await dns?.stop();
+  });
+
+  const withServer = async (eab: { kid: string; hmacKey: string } | undefined, body: (test: GatewayTestServer) => Promise<void>) => {
+    const fixture = await create();
+    const test = await startGatewayTestServer({
+      db: fixture.db,
+      gateway: {
+        directoryUrl: pebble.directoryUrl,
+        caFile: pebble.caFile,
+        dnsServers: [dns.dnsServer],
+        httpPort: 0,
+        ...(eab ? { eab } : {}),
+        ...fastPolling,
+      },
+    });
+    try {
+      await body(test);
+    } finally {
+      await test.server.stop();
+      await fixture.cleanup();
+    }
+  };
+
+  it('registers the account with the CA’s key id and HMAC key, and issues', async () => {
+    await withServer({ kid: 'kid-1', hmacKey }, async (test) => {
+      await claimHost(test, 'alice', 'eab.example.test', publish);
+      await test.gateway('/cert/issue', { host: 'eab.example.test' }, 'bridge');
+      expect((await test.waitForCert('eab.example.test', ['valid', 'failed'])).cert_status).toBe('valid');
+    });
+  }, 90_000);
+
+  it('fails the order at once with the problem document when the CA requires EAB and none is set', async () => {
+    await withServer(undefined, async (test) => {
+      await claimHost(test, 'alice', 'noeab.example.test', publish);
+      await test.gateway('/cert/issue', { host: 'noeab.example.test' }, 'bridge');
+      const entry = await test.waitForCert('noeab.example.test', ['failed', 'valid']);
+      expect(entry.order).toMatchObject({ status: 'failed', attempts: 1 });
+      expect(entry.order.problem.type).toBe('urn:ietf:params:acme:error:externalAccountRequired');
+    });
+  }, 90_000);
+});

@@ -1,0 +1,143 @@
+import { readFile } from 'node:fs/promises';
+import { createAcmeAccounts } from './acme/acme-accounts.js';
+import { trustAcmeServerCa } from './acme/acme-http.js';
+import { type ChallengeResponder, createDns01Responder, createHttp01Responder } from './acme/challenge-responders.js';
+import { createOrderProcessor } from './acme/order-processor.js';
+import { createCertificateOrders } from './certificate-orders.js';
+import type { DnsProvider } from './dns01/dns-provider.js';
+import { createRfc2136DnsProvider } from './dns01/rfc2136-provider.js';
+import type { GatewayContext, GatewayDeps } from './gateway-context.js';
+import { createHostBindings } from './host-bindings.js';
+import { type Http01Listener, startHttp01Listener } from './http01-listener.js';
+import { createRevocations } from './revocations.js';
+import { createTxtLookup, type TxtLookup } from './txt-lookup.js';
+
+/** Replaceable parts of the gateway (`createGatewayModule(options)`). */
+export interface GatewayExtensions {
+  /** DNS-01 record publisher; default: RFC 2136 from `gateway.rfc2136` when configured. */
+  dnsProvider?: DnsProvider;
+  /** TXT lookups for /host/claim and DNS-01 propagation; default: `node:dns` through `gateway.dnsServers`. */
+  txtLookup?: TxtLookup;
+}
+
+/**
+ * agent-gateway without HTTP: hosts bound to agents after a DNS TXT proof,
+ * ACME certificates ordered, stored (keys sealed with the SecretBox),
+ * renewed at a third of their lifetime left and revoked on release, and
+ * the hosts' IP addresses. `start` loads the ACME CA file, checks the
+ * DNS-01 setup and opens the HTTP-01 listener; `stop` closes it.
+ */
+export function createGatewayService(deps: GatewayDeps, extensions: GatewayExtensions = {}) {
+  const config = deps.moduleConfig;
+  const logger = deps.logger;
+  const txtLookup = extensions.txtLookup ?? createTxtLookup({ servers: config.dnsServers });
+  const dnsProvider = extensions.dnsProvider ?? (config.rfc2136 ? createRfc2136DnsProvider(config.rfc2136) : undefined);
+  const accounts = createAcmeAccounts({ sql: deps.sql, secretBox: deps.secretBox, clock: deps.clock, logger, config });
+  const responder: ChallengeResponder =
+    config.challenge === 'dns-01' && dnsProvider
+      ? createDns01Responder({ provider: dnsProvider, txtLookup, propagationTimeoutMs: config.dnsPropagationTimeoutMs, logger })
+      : createHttp01Responder({ sql: deps.sql, clock: deps.clock });
+  const processor = createOrderProcessor({
+    sql: deps.sql,
+    secretBox: deps.secretBox,
+    clock: deps.clock,
+    accounts,
+    responder,
+    keyType: config.keyType,
+  });
+  const context: GatewayContext = { deps, config, logger, accounts, processor, txtLookup };
+  const hosts = createHostBindings(context);
+  const orders = createCertificateOrders(context);
+  const revocations = createRevocations(context);
+  let listener: Http01Listener | null = null;
+
+  const service = {
+    claimHost: hosts.claim,
+    releaseHost: hosts.release,
+    reportIps: hosts.reportIps,
+    getCertificate: hosts.getCertificate,
+    list: hosts.list,
+    /** Forces an order for a bound host (or returns its live order). @throws NotFoundError when the host is not bound. */
+    issueCertificate: (input: { host: string }) => orders.request(input.host, 'issue'),
+    renewCertificates: orders.renew,
+    /** The daily job: renews every certificate with less than a third of its lifetime left, then tidies up. */
+    async renewDue() {
+      const result = await orders.renew({});
+      await service.sweep();
+      return result;
+    },
+    runOrder: orders.run,
+    runRevocation: revocations.run,
+
+    /** Deletes expired claim tokens and stale HTTP-01 tokens, and recovers orders whose job died. */
+    async sweep() {
+      await hosts.sweepClaims();
+      await deps.sql.knex('gateway_http_tokens').where('expires_at', '<=', deps.clock.now()).delete();
+      await orders.recover();
+    },
+
+    /** The port of the running HTTP-01 listener, or null. */
+    http01Port: () => listener?.port ?? null,
+
+    /**
+     * Start-up: trusts `caFile` for the ACME server's origin, checks that
+     * DNS-01 has a provider, opens the HTTP-01 listener (a port that
+     * cannot be bound is logged, not fatal: the rest of the server still
+     * starts) and recovers orders left by a crash.
+     * @throws Error when `caFile` cannot be read or DNS-01 has no provider.
+     */
+    async start() {
+      if (config.caFile) {
+        let caPem: string;
+        try {
+          caPem = await readFile(config.caFile, 'utf8');
+        } catch (error) {
+          throw new Error(`gateway.caFile (AGENTINFRA_ACME_CA_FILE) cannot be read: ${(error as Error).message}`, { cause: error });
+        }
+        trustAcmeServerCa({ directoryUrl: config.directoryUrl, caPem });
+      }
+      if (config.challenge === 'dns-01' && !dnsProvider) {
+        throw new Error(
+          'gateway.challenge is dns-01 but no DNS provider is set up: configure gateway.rfc2136 ' +
+            '(AGENTINFRA_DNS01_RFC2136_SERVER, _KEY_NAME, _KEY_SECRET) or pass createGatewayModule({ dnsProvider }).',
+        );
+      }
+      if (config.challenge === 'http-01' && config.httpPort > 0) {
+        try {
+          listener = await startHttp01Listener({
+            port: config.httpPort,
+            host: config.httpHost,
+            logger,
+            lookup: async (token) => {
+              const row = (await deps.sql.knex('gateway_http_tokens').where({ token }).first()) as
+                | { key_authorization: string }
+                | undefined;
+              return row?.key_authorization ?? null;
+            },
+          });
+          logger.info({ port: listener.port }, 'HTTP-01 challenge listener started');
+        } catch (error) {
+          logger.error(
+            { err: error },
+            'HTTP-01 challenge listener not started; http-01 orders will fail until a listener serves the tokens',
+          );
+        }
+      }
+      logger.info(
+        { directory: config.directoryUrl, challenge: config.challenge, dns: txtLookup.describe(), dns01: dnsProvider?.describe() ?? null },
+        'gateway ready',
+      );
+      await orders.recover();
+    },
+
+    /** Closes the HTTP-01 listener. */
+    async stop() {
+      await listener?.close();
+      listener = null;
+    },
+  };
+  return service;
+}
+
+/** The agent-gateway service. */
+export type GatewayService = ReturnType<typeof createGatewayService>;

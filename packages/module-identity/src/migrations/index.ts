@@ -1,0 +1,7 @@
+import type { ModuleMigrations } from '@agentinfra/core';
+import { identityTables } from './20261122000000_identity_tables.js';
+
+/** agent-identity migrations, applied in name order with the table `identity_migrations`. */
+export const identityMigrations: ModuleMigrations = {
+  '20261122000000_identity_tables': identityTables,
+};

@@ -1,0 +1,45 @@
+import { defineModule } from '@agentinfra/core';
+import { identityConfigSchema, identityEnv } from './config.js';
+import { identityMigrations } from './migrations/index.js';
+import { knownPermissions } from './permissions.js';
+import { identityRoutes } from './routes.js';
+import { createIdentityService, type IdentityService } from './service.js';
+
+/**
+ * agent-identity: agents, device keys, delegations, encrypted secrets,
+ * settings and teams. Provides the kernel's credential verifier and the
+ * team directory other modules use for `team:<name>` scopes.
+ */
+export const identityModule = defineModule({
+  name: 'agent-identity',
+  ports: ['sql', 'clock', 'secretBox', 'settings'],
+  migrations: identityMigrations,
+  permissions: knownPermissions.filter((name) => name.startsWith('identity.') || name.startsWith('secrets.')),
+  config: { key: 'identity', schema: identityConfigSchema, env: identityEnv },
+  service: (deps) => createIdentityService(deps),
+  routes: identityRoutes,
+  jobs: [
+    {
+      name: 'identity.expiry-sweep',
+      schedule: { every: 3_600_000 },
+      run: async ({ service }: { service: IdentityService }) => {
+        await service.sweepExpired();
+      },
+    },
+    {
+      // Finishes a master-key rotation: values sealed with a previous key are sealed again with the current one.
+      name: 'identity.reseal-secrets',
+      schedule: { every: 3_600_000 },
+      run: async ({ service }: { service: IdentityService }) => {
+        await service.resealSecrets();
+      },
+    },
+  ],
+  provides: {
+    credentials: (service) => ({ verify: ({ credential }) => service.verifyCredential(credential) }),
+    teams: (service) => ({
+      isMember: (options) => service.isMember(options),
+      teamsOf: ({ agentId }) => service.teamsOf(agentId),
+    }),
+  },
+});

@@ -1,0 +1,327 @@
+import {
+  ConflictError,
+  hashCredential,
+  InputError,
+  isoTimestamp,
+  type ModuleDeps,
+  NotAllowedError,
+  NotFoundError,
+  newCredential,
+  newId,
+  type Principal,
+} from '@agentinfra/core';
+import type { IdentityConfig } from './config.js';
+import { knownPermissions } from './permissions.js';
+
+const DAY_MS = 86_400_000;
+/** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
+const RETAIN_ENDED_MS = 7 * DAY_MS;
+
+/** Ports the identity service uses. */
+export type IdentityDeps = ModuleDeps<'sql' | 'clock' | 'secretBox' | 'settings', IdentityConfig>;
+
+interface DeviceRow {
+  device_id: string;
+  agent_id: string;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+interface DelegationRow {
+  delegation_id: string;
+  from_agent: string;
+  to_agent: string;
+  scope: string;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+/**
+ * agent-identity without HTTP: agents, device keys, delegations, encrypted
+ * secrets, teams and credential verification. Credentials are returned once
+ * and stored only as SHA-256; secrets are sealed with the core SecretBox
+ * (AES-256-GCM, bound to agent and key).
+ */
+export function createIdentityService(deps: IdentityDeps) {
+  const knex = () => deps.sql.knex;
+  const now = () => deps.clock.now();
+
+  async function requireAgent(agentId: string): Promise<void> {
+    const row = await knex()('identity_agents').select('agent_id').where({ agent_id: agentId }).first();
+    if (!row) throw new NotFoundError(`Agent "${agentId}" does not exist.`);
+  }
+
+  const secretContext = (agentId: string, key: string) => `identity.secret\0${agentId}\0${key}`;
+
+  const service = {
+    /** Creates an agent. @throws ConflictError when `agentId` is taken. */
+    async createAgent(input: { agentId: string; displayName: string }) {
+      const createdAt = now();
+      try {
+        await knex()('identity_agents').insert({ agent_id: input.agentId, display_name: input.displayName, created_at: createdAt });
+      } catch (error) {
+        if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`Agent "${input.agentId}" already exists.`);
+        throw error;
+      }
+      return { agent_id: input.agentId, created_at: isoTimestamp(createdAt) };
+    },
+
+    /**
+     * Issues a device key for an agent; the key is in the result and nowhere else, ever.
+     * @param input.ttlDays lifetime; the configured default (90 days) when absent.
+     * @throws NotFoundError when the agent does not exist.
+     */
+    async issueDevice(input: { agentId: string; label: string; ttlDays?: number }) {
+      await requireAgent(input.agentId);
+      const deviceKey = newCredential('dk_');
+      const deviceId = newId('dev_');
+      const createdAt = now();
+      const expiresAt = createdAt + (input.ttlDays ?? deps.moduleConfig.deviceKeyTtlDays) * DAY_MS;
+      await knex()('identity_devices').insert({
+        device_id: deviceId,
+        agent_id: input.agentId,
+        label: input.label,
+        key_hash: hashCredential(deviceKey),
+        created_at: createdAt,
+        expires_at: expiresAt,
+        revoked_at: null,
+      });
+      return { device_key: deviceKey, device_id: deviceId, expires_at: isoTimestamp(expiresAt) };
+    },
+
+    /**
+     * Revokes a device. The bridge key may revoke any device, a device key only itself.
+     * Revoking twice returns the first revocation time.
+     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key.
+     */
+    async revokeDevice(input: { deviceId: string; principal: Principal }) {
+      const { principal } = input;
+      if (principal.kind !== 'bridge' && !(principal.kind === 'device' && principal.deviceId === input.deviceId)) {
+        throw new NotAllowedError('A device key can revoke only its own device; use the bridge key for others.');
+      }
+      const row = (await knex()('identity_devices').where({ device_id: input.deviceId }).first()) as DeviceRow | undefined;
+      if (!row) throw new NotFoundError(`Device "${input.deviceId}" does not exist.`);
+      let revokedAt = row.revoked_at;
+      if (revokedAt === null) {
+        revokedAt = now();
+        await knex()('identity_devices').where({ device_id: input.deviceId }).whereNull('revoked_at').update({ revoked_at: revokedAt });
+      }
+      return { device_id: input.deviceId, revoked_at: isoTimestamp(revokedAt) };
+    },
+
+    /**
+     * Creates a delegation token acting as `fromAgent` for `scope` until `expiresAt`.
+     * A delegation can only pass on permissions it holds itself.
+     * @throws InputError for an unknown permission or an expiry in the past or too far ahead;
+     *   NotFoundError when `toAgent` does not exist; NotAllowedError when escalating.
+     */
+    async delegate(input: { fromAgent: string; toAgent: string; scope: readonly string[]; expiresAt: number; principal: Principal }) {
+      const unknown = input.scope.filter((name) => !(knownPermissions as readonly string[]).includes(name));
+      if (unknown.length > 0) {
+        throw new InputError(`Unknown permission ${unknown.map((name) => `"${name}"`).join(', ')}.`, {
+          fields: [{ path: 'scope', message: `unknown: ${unknown.join(', ')}` }],
+          allowed: knownPermissions,
+        });
+      }
+      const createdAt = now();
+      if (input.expiresAt <= createdAt) {
+        throw new InputError('expires_at must be in the future.', { fields: [{ path: 'expires_at', message: 'in the past' }] });
+      }
+      if (input.expiresAt > createdAt + deps.moduleConfig.maxDelegationDays * DAY_MS) {
+        throw new InputError(`expires_at must be within ${deps.moduleConfig.maxDelegationDays} days.`, {
+          fields: [{ path: 'expires_at', message: 'too far in the future' }],
+        });
+      }
+      if (input.principal.kind === 'delegation') {
+        const held = input.principal.permissions;
+        const missing = input.scope.filter((name) => !held.includes(name));
+        if (missing.length > 0) throw new NotAllowedError(`A delegation cannot grant permissions it lacks: ${missing.join(', ')}.`);
+      }
+      await requireAgent(input.fromAgent);
+      await requireAgent(input.toAgent);
+      const token = newCredential('dt_');
+      const delegationId = newId('dlg_');
+      const scope = [...new Set(input.scope)].sort();
+      await knex()('identity_delegations').insert({
+        delegation_id: delegationId,
+        token_hash: hashCredential(token),
+        from_agent: input.fromAgent,
+        to_agent: input.toAgent,
+        scope: JSON.stringify(scope),
+        created_at: createdAt,
+        expires_at: input.expiresAt,
+        revoked_at: null,
+      });
+      return { delegation_id: delegationId, token, expires_at: isoTimestamp(input.expiresAt), scope };
+    },
+
+    /**
+     * Ends a delegation at once. Allowed for the bridge key, the delegating agent, or the token itself.
+     * @throws NotFoundError when it does not exist or the caller may not see it.
+     */
+    async revokeDelegation(input: { delegationId: string; principal: Principal }) {
+      const row = (await knex()('identity_delegations').where({ delegation_id: input.delegationId }).first()) as DelegationRow | undefined;
+      const { principal } = input;
+      const visible =
+        row &&
+        (principal.kind === 'bridge' ||
+          (principal.kind === 'delegation' && principal.delegationId === row.delegation_id) ||
+          (principal.kind === 'device' && principal.agentId === row.from_agent) ||
+          (principal.kind === 'delegation' && principal.agentId === row.from_agent && principal.permissions.includes('identity.delegate')));
+      if (!row || !visible) throw new NotFoundError(`Delegation "${input.delegationId}" does not exist.`);
+      let revokedAt = row.revoked_at;
+      if (revokedAt === null) {
+        revokedAt = now();
+        await knex()('identity_delegations')
+          .where({ delegation_id: row.delegation_id })
+          .whereNull('revoked_at')
+          .update({ revoked_at: revokedAt });
+      }
+      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt) };
+    },
+
+    /** Stores (or replaces) a secret, sealed with AES-256-GCM. @throws NotFoundError when the agent does not exist. */
+    async putSecret(input: { agentId: string; key: string; value: string }) {
+      await requireAgent(input.agentId);
+      const sealed = deps.secretBox.seal({ plaintext: input.value, context: secretContext(input.agentId, input.key) });
+      const at = now();
+      await knex()('identity_secrets')
+        .insert({ agent_id: input.agentId, key: input.key, sealed, created_at: at, updated_at: at })
+        .onConflict(['agent_id', 'key'])
+        .merge({ sealed, updated_at: at });
+      return { key: input.key, updated_at: isoTimestamp(at) };
+    },
+
+    /** The plain value of a secret. @throws NotFoundError when absent. */
+    async getSecret(input: { agentId: string; key: string }) {
+      const row = (await knex()('identity_secrets').select('sealed').where({ agent_id: input.agentId, key: input.key }).first()) as
+        | { sealed: string }
+        | undefined;
+      if (!row) throw new NotFoundError(`Secret "${input.key}" does not exist for agent "${input.agentId}".`);
+      return { value: deps.secretBox.open({ sealed: row.sealed, context: secretContext(input.agentId, input.key) }) };
+    },
+
+    /** Names and update times of an agent's secrets (never values), sorted by key. */
+    async listSecrets(input: { agentId: string }) {
+      const rows = (await knex()('identity_secrets')
+        .select('key', 'updated_at')
+        .where({ agent_id: input.agentId })
+        .orderBy('key')) as Array<{
+        key: string;
+        updated_at: number;
+      }>;
+      return { secrets: rows.map((row) => ({ key: row.key, updated_at: isoTimestamp(row.updated_at) })) };
+    },
+
+    /** Deletes a secret. @throws NotFoundError when absent. */
+    async deleteSecret(input: { agentId: string; key: string }) {
+      const deleted = await knex()('identity_secrets').where({ agent_id: input.agentId, key: input.key }).delete();
+      if (deleted === 0) throw new NotFoundError(`Secret "${input.key}" does not exist for agent "${input.agentId}".`);
+      return { key: input.key, deleted: true };
+    },
+
+    /** Re-encrypts every secret sealed with an older master key. @returns how many were resealed. */
+    async resealSecrets() {
+      const rows = (await knex()('identity_secrets').select('agent_id', 'key', 'sealed')) as Array<{
+        agent_id: string;
+        key: string;
+        sealed: string;
+      }>;
+      let count = 0;
+      for (const row of rows) {
+        if (!deps.secretBox.needsReseal(row.sealed)) continue;
+        const context = secretContext(row.agent_id, row.key);
+        const plaintext = deps.secretBox.open({ sealed: row.sealed, context });
+        const sealed = deps.secretBox.seal({ plaintext, context });
+        await knex()('identity_secrets').where({ agent_id: row.agent_id, key: row.key, sealed: row.sealed }).update({ sealed });
+        count += 1;
+      }
+      return count;
+    },
+
+    /** Adds an agent to a team (idempotent). @throws NotFoundError when the agent does not exist. */
+    async addTeamMember(input: { team: string; agentId: string }) {
+      await requireAgent(input.agentId);
+      await knex()('identity_team_members')
+        .insert({ team: input.team, agent_id: input.agentId, added_at: now() })
+        .onConflict(['team', 'agent_id'])
+        .ignore();
+      return { team: input.team, agent_id: input.agentId, members: await service.membersOf(input.team) };
+    },
+
+    /** Removes an agent from a team (idempotent). */
+    async removeTeamMember(input: { team: string; agentId: string }) {
+      await knex()('identity_team_members').where({ team: input.team, agent_id: input.agentId }).delete();
+      return { team: input.team, agent_id: input.agentId, members: await service.membersOf(input.team) };
+    },
+
+    /** Agent ids in a team, sorted. */
+    async membersOf(team: string): Promise<string[]> {
+      const rows = (await knex()('identity_team_members').select('agent_id').where({ team }).orderBy('agent_id')) as Array<{
+        agent_id: string;
+      }>;
+      return rows.map((row) => row.agent_id);
+    },
+
+    /** Teams of an agent, sorted. */
+    async teamsOf(agentId: string): Promise<string[]> {
+      const rows = (await knex()('identity_team_members').select('team').where({ agent_id: agentId }).orderBy('team')) as Array<{
+        team: string;
+      }>;
+      return rows.map((row) => row.team);
+    },
+
+    /** Whether an agent is in a team. */
+    async isMember(input: { agentId: string; team: string }): Promise<boolean> {
+      return Boolean(await knex()('identity_team_members').select('team').where({ team: input.team, agent_id: input.agentId }).first());
+    },
+
+    /**
+     * Resolves a device key (`dk_…`) or delegation token (`dt_…`) to a principal.
+     * @returns `null` when unknown, expired or revoked.
+     */
+    async verifyCredential(credential: string): Promise<Principal | null> {
+      const at = now();
+      if (credential.startsWith('dk_')) {
+        const row = (await knex()('identity_devices')
+          .select('device_id', 'agent_id', 'expires_at', 'revoked_at')
+          .where({ key_hash: hashCredential(credential) })
+          .first()) as DeviceRow | undefined;
+        if (!row || row.revoked_at !== null || row.expires_at <= at) return null;
+        return { kind: 'device', agentId: row.agent_id, deviceId: row.device_id };
+      }
+      if (credential.startsWith('dt_')) {
+        const row = (await knex()('identity_delegations')
+          .select('delegation_id', 'from_agent', 'to_agent', 'scope', 'expires_at', 'revoked_at')
+          .where({ token_hash: hashCredential(credential) })
+          .first()) as DelegationRow | undefined;
+        if (!row || row.revoked_at !== null || row.expires_at <= at) return null;
+        return {
+          kind: 'delegation',
+          agentId: row.from_agent,
+          delegationId: row.delegation_id,
+          toAgent: row.to_agent,
+          permissions: JSON.parse(row.scope) as string[],
+        };
+      }
+      return null;
+    },
+
+    /**
+     * Deletes devices and delegations that expired or were revoked more than 7 days ago.
+     * @returns how many rows were removed.
+     */
+    async sweepExpired(): Promise<{ devices: number; delegations: number }> {
+      const cutoff = now() - RETAIN_ENDED_MS;
+      const devices = await knex()('identity_devices').where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff).delete();
+      const delegations = await knex()('identity_delegations').where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff).delete();
+      return { devices, delegations };
+    },
+
+    settings: deps.settings,
+  };
+  return service;
+}
+
+/** The identity service. */
+export type IdentityService = ReturnType<typeof createIdentityService>;

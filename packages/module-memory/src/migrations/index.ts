@@ -1,0 +1,7 @@
+import type { ModuleMigrations } from '@agentinfra/core';
+import { memoryTables } from './20261122000100_memory_tables.js';
+
+/** agent-memory migrations, applied in name order with the table `memory_migrations`. */
+export const memoryMigrations: ModuleMigrations = {
+  '20261122000100_memory_tables': memoryTables,
+};

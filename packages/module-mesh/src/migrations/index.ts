@@ -1,0 +1,7 @@
+import type { ModuleMigrations } from '@agentinfra/core';
+import { meshTables } from './20261122000500_mesh_tables.js';
+
+/** agent-mesh migrations, applied in name order with the table `mesh_migrations`. */
+export const meshMigrations: ModuleMigrations = {
+  '20261122000500_mesh_tables': meshTables,
+};

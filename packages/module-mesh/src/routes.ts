@@ -1,0 +1,111 @@
+import { agentIdSchema, InputError, type Principal, routesFor } from '@agentinfra/core';
+import { accepts } from 'hono/accepts';
+import { z } from 'zod';
+import { aclSchema } from './acl.js';
+import { endpointSchema } from './endpoint.js';
+import type { MeshService } from './service.js';
+import { wireguardKeySchema } from './wireguard-key.js';
+
+const route = routesFor<MeshService>();
+const iso = z.string();
+
+/**
+ * The agent a call acts for: with the bridge key, `agent_id` from the
+ * payload; with a device key or delegation, `agent_id` when given (another
+ * agent's id is refused with 403), else the credential's own agent.
+ */
+const actingAgent = (body: { agent_id?: string | undefined }, principal: Principal) => [
+  principal.kind === 'bridge' ? body.agent_id : (body.agent_id ?? principal.agentId),
+];
+
+/** The agent id the kernel resolved; empty only for the bridge key without `agent_id`. */
+function requireAgent(agentId: string): string {
+  if (agentId === '') {
+    throw new InputError('agent_id is required with the bridge key.', {
+      fields: [{ path: 'agent_id', message: 'required with the bridge key' }],
+    });
+  }
+  return agentId;
+}
+
+const agentOnly = z.strictObject({ agent_id: agentIdSchema.optional() });
+const peerView = z.object({
+  agent_id: z.string(),
+  address: z.string(),
+  pubkey: z.string(),
+  endpoint: z.string(),
+  online: z.boolean(),
+  last_seen: iso,
+});
+const aclView = z.object({ from_agent: z.string(), to_agent: z.string(), port: z.number().int(), proto: z.string() });
+
+/** agent-mesh routes (SPEC.md §4 agent-mesh, CONTRACT.md response shapes). */
+export const meshRoutes = [
+  route({
+    path: '/peer/register',
+    summary: 'Register or update an agent’s WireGuard public key and endpoint; the mesh address is allocated once.',
+    request: z.strictObject({ agent_id: agentIdSchema.optional(), pubkey: wireguardKeySchema, endpoint: endpointSchema }),
+    response: z.object({ agent_id: z.string(), address: z.string(), registered_at: iso }),
+    auth: { kind: 'agent', permission: 'mesh.write', agents: actingAgent },
+    handler: ({ body, agentId, service }) =>
+      service.registerPeer({ agentId: requireAgent(agentId), pubkey: body.pubkey, endpoint: body.endpoint }),
+  }),
+  route({
+    path: '/peer/heartbeat',
+    summary: 'Bump the peer’s last_seen; it shows online in /netmap within the online window.',
+    request: agentOnly,
+    response: z.object({ agent_id: z.string(), last_seen: iso }),
+    auth: { kind: 'agent', permission: 'mesh.write', agents: actingAgent },
+    handler: ({ agentId, service }) => service.heartbeat({ agentId: requireAgent(agentId) }),
+  }),
+  route({
+    path: '/acl/put',
+    summary: 'Let from_agent reach to_agent on port/proto (authorised by to_agent or the bridge key). Idempotent.',
+    request: aclSchema,
+    response: aclView,
+    auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
+    handler: ({ body, service }) => service.putAcl(body),
+  }),
+  route({
+    path: '/acl/revoke',
+    summary: 'Remove an ACL (authorised by to_agent or the bridge key). Idempotent.',
+    request: aclSchema,
+    response: z.object({ revoked: z.number().int() }),
+    auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
+    handler: ({ body, service }) => service.revokeAcl(body),
+  }),
+  route({
+    path: '/netmap',
+    summary: 'The caller’s own peer, the peers it may reach or that may reach it, and the ACLs that involve it.',
+    request: agentOnly,
+    response: z.object({ self: peerView.nullable(), peers: z.array(peerView), acls: z.array(aclView) }),
+    auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
+    handler: ({ agentId, service }) => service.netmap({ agentId: requireAgent(agentId) }),
+  }),
+  route({
+    path: '/wg_config',
+    summary: 'The caller’s wg-quick configuration with PSKs: { config }, or the text itself with Accept: text/plain.',
+    request: agentOnly,
+    response: z.object({ config: z.string() }),
+    auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
+    handler: async ({ agentId, service, c }) => {
+      const result = await service.wgConfig({ agentId: requireAgent(agentId) });
+      const type = accepts(c, { header: 'Accept', supports: ['application/json', 'text/plain'], default: 'application/json' });
+      if (type !== 'text/plain') return result;
+      return new Response(result.config, {
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      });
+    },
+  }),
+  route({
+    path: '/psk/rotate',
+    summary: 'Replace the pre-shared key of the pair (a, b); both re-fetch /wg_config. Never returns the key.',
+    request: z
+      .strictObject({ a: agentIdSchema, b: agentIdSchema })
+      .refine((body) => body.a !== body.b, { path: ['b'], message: 'must differ from a' }),
+    response: z.object({ a: z.string(), b: z.string(), rotated_at: iso }),
+    auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.a, body.b] },
+    handler: ({ body, service }) => service.rotatePsk(body),
+  }),
+];

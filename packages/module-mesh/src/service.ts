@@ -1,0 +1,327 @@
+import { ConflictError, isoTimestamp, type ModuleDeps, NotFoundError } from '@agentinfra/core';
+import type { Knex } from 'knex';
+import type { Acl, AclProtocol } from './acl.js';
+import { allocateAddress } from './address-allocation.js';
+import { createAddressPool } from './address-pool.js';
+import type { MeshConfig } from './config.js';
+import { parseEndpoint } from './endpoint.js';
+import { type InboundRule, nftablesHooks } from './nftables-rules.js';
+import { newPresharedKey, orderedPair, presharedKeyContext } from './preshared-keys.js';
+import { renderWgQuickConfig } from './wg-quick-config.js';
+
+/** Ports the mesh service uses. */
+export type MeshDeps = ModuleDeps<'sql' | 'clock' | 'secretBox', MeshConfig>;
+
+interface PeerRow {
+  agent_id: string;
+  pubkey: string;
+  endpoint: string;
+  address: string;
+  registered_at: number;
+  updated_at: number;
+  last_seen: number;
+}
+
+interface AclRow {
+  from_agent: string;
+  to_agent: string;
+  proto: AclProtocol;
+  port: number;
+}
+
+interface PskRow {
+  agent_a: string;
+  agent_b: string;
+  sealed: string;
+}
+
+/** A peer as /netmap shows it. */
+export interface PeerView {
+  agent_id: string;
+  address: string;
+  pubkey: string;
+  endpoint: string;
+  online: boolean;
+  last_seen: string;
+}
+
+/** Registrations retried after a unique-constraint race (same agent or same key registered at once). */
+const REGISTER_ATTEMPTS = 4;
+/** Rows per INSERT when PSKs are created in bulk (stays far below every driver's parameter limit). */
+const PSK_INSERT_CHUNK = 200;
+
+const byAcl = (x: AclRow, y: AclRow) =>
+  x.from_agent.localeCompare(y.from_agent) || x.to_agent.localeCompare(y.to_agent) || x.proto.localeCompare(y.proto) || x.port - y.port;
+
+/**
+ * agent-mesh without HTTP: the coordination plane of a WireGuard mesh
+ * between agents (like headscale or NetBird's management server). It stores
+ * public keys, endpoints, mesh addresses, ACLs and pairwise PSKs (sealed
+ * with the core SecretBox, AES-256-GCM), and renders wg-quick
+ * configurations. It never sees a private key.
+ */
+export function createMeshService(deps: MeshDeps) {
+  const knex = () => deps.sql.knex;
+  const now = () => deps.clock.now();
+  const pool = createAddressPool(deps.moduleConfig.prefix);
+  const onlineWindowMs = deps.moduleConfig.onlineWindowSeconds * 1000;
+
+  const view = (row: PeerRow, at: number): PeerView => ({
+    agent_id: row.agent_id,
+    address: row.address,
+    pubkey: row.pubkey,
+    endpoint: row.endpoint,
+    online: at - Number(row.last_seen) <= onlineWindowMs,
+    last_seen: isoTimestamp(Number(row.last_seen)),
+  });
+
+  async function peerOf(agentId: string, db: Knex = knex()): Promise<PeerRow | undefined> {
+    return (await db('mesh_peers').where({ agent_id: agentId }).first()) as PeerRow | undefined;
+  }
+
+  async function requirePeers(agents: readonly string[], what: string): Promise<void> {
+    const rows = (await knex()('mesh_peers')
+      .select('agent_id')
+      .whereIn('agent_id', [...agents])) as Array<{ agent_id: string }>;
+    const known = new Set(rows.map((row) => row.agent_id));
+    const unknown = agents.filter((agent) => !known.has(agent));
+    if (unknown.length > 0) {
+      throw new NotFoundError(
+        `${what}: agent ${unknown.map((agent) => `"${agent}"`).join(' and ')} has no registered mesh peer (call /peer/register first).`,
+      );
+    }
+  }
+
+  /** The ACLs that involve `agentId`, from either side (two index lookups). */
+  async function aclsOf(agentId: string): Promise<AclRow[]> {
+    const columns = ['from_agent', 'to_agent', 'proto', 'port'];
+    const rows = (await knex()('mesh_acls')
+      .select(columns)
+      .where({ from_agent: agentId })
+      .unionAll((query) => {
+        query.select(columns).from('mesh_acls').where({ to_agent: agentId });
+      })) as AclRow[];
+    return rows.map((row) => ({ ...row, port: Number(row.port) })).sort(byAcl);
+  }
+
+  /** The peers `agentId` may reach or that may reach it, by agent id. */
+  async function visiblePeersOf(agentId: string): Promise<Map<string, PeerRow>> {
+    const db = knex();
+    const rows = (await db('mesh_peers')
+      .whereIn(
+        'agent_id',
+        db('mesh_acls')
+          .select('to_agent')
+          .where({ from_agent: agentId })
+          .union((query) => {
+            query.select('from_agent').from('mesh_acls').where({ to_agent: agentId });
+          }),
+      )
+      .orderBy('agent_id')) as PeerRow[];
+    return new Map(rows.map((row) => [row.agent_id, row]));
+  }
+
+  /** Sealed PSKs of `agentId`'s pairs, by the other agent. */
+  async function sealedKeysOf(agentId: string): Promise<Map<string, PskRow>> {
+    const rows = (await knex()('mesh_psks')
+      .select('agent_a', 'agent_b', 'sealed')
+      .where({ agent_a: agentId })
+      .unionAll((query) => {
+        query.select('agent_a', 'agent_b', 'sealed').from('mesh_psks').where({ agent_b: agentId });
+      })) as PskRow[];
+    return new Map(rows.map((row) => [row.agent_a === agentId ? row.agent_b : row.agent_a, row]));
+  }
+
+  /**
+   * The plain PSKs of `agentId`'s pairs with `others`, creating the missing
+   * ones (first /wg_config after an ACL appears). Concurrent creators
+   * converge on the row that was inserted first.
+   */
+  async function presharedKeysWith(agentId: string, others: readonly string[]): Promise<Map<string, string>> {
+    let sealed = await sealedKeysOf(agentId);
+    const missing = others.filter((other) => !sealed.has(other));
+    if (missing.length > 0) {
+      const at = now();
+      const rows = missing.map((other) => {
+        const pair = orderedPair(agentId, other);
+        return {
+          agent_a: pair.a,
+          agent_b: pair.b,
+          sealed: deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) }),
+          rotated_at: at,
+        };
+      });
+      for (let start = 0; start < rows.length; start += PSK_INSERT_CHUNK) {
+        await knex()('mesh_psks')
+          .insert(rows.slice(start, start + PSK_INSERT_CHUNK))
+          .onConflict(['agent_a', 'agent_b'])
+          .ignore();
+      }
+      sealed = await sealedKeysOf(agentId);
+    }
+    const keys = new Map<string, string>();
+    for (const other of others) {
+      const row = sealed.get(other);
+      if (!row) throw new Error(`The PSK of the pair (${agentId}, ${other}) is missing after it was created.`);
+      keys.set(other, deps.secretBox.open({ sealed: row.sealed, context: presharedKeyContext({ a: row.agent_a, b: row.agent_b }) }));
+    }
+    return keys;
+  }
+
+  async function registerOnce(input: { agentId: string; pubkey: string; endpoint: string }) {
+    return knex().transaction(async (trx) => {
+      const at = now();
+      const holder = (await trx('mesh_peers').select('agent_id').where({ pubkey: input.pubkey }).first()) as
+        | { agent_id: string }
+        | undefined;
+      if (holder && holder.agent_id !== input.agentId) {
+        throw new ConflictError('This public key is already registered by another agent; every peer needs its own key pair.');
+      }
+      const existing = await peerOf(input.agentId, trx);
+      if (existing) {
+        await trx('mesh_peers')
+          .where({ agent_id: input.agentId })
+          .update({ pubkey: input.pubkey, endpoint: input.endpoint, updated_at: at, last_seen: at });
+        return { agent_id: input.agentId, address: existing.address, registered_at: isoTimestamp(Number(existing.registered_at)) };
+      }
+      const address = await allocateAddress(trx, pool);
+      await trx('mesh_peers').insert({
+        agent_id: input.agentId,
+        pubkey: input.pubkey,
+        endpoint: input.endpoint,
+        address,
+        registered_at: at,
+        updated_at: at,
+        last_seen: at,
+      });
+      return { agent_id: input.agentId, address, registered_at: isoTimestamp(at) };
+    });
+  }
+
+  return {
+    /**
+     * Registers an agent's WireGuard public key and endpoint, or updates
+     * them; the mesh address is allocated on the first registration and kept
+     * afterwards. Registering counts as being seen.
+     * @param input.pubkey base64 Curve25519 public key (validated by the route).
+     * @param input.endpoint `<host>:<port>` (validated by the route).
+     * @returns `{ agent_id, address, registered_at }`, `registered_at` being the first registration.
+     * @throws ConflictError when another agent holds the public key, or the prefix is exhausted.
+     */
+    async registerPeer(input: { agentId: string; pubkey: string; endpoint: string }) {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await registerOnce(input);
+        } catch (error) {
+          if (!deps.sql.isUniqueViolation(error) || attempt >= REGISTER_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    /**
+     * Bumps a peer's `last_seen` to now.
+     * @returns `{ agent_id, last_seen }` (ISO 8601 UTC).
+     * @throws NotFoundError when the agent has no registered peer.
+     */
+    async heartbeat(input: { agentId: string }) {
+      const at = now();
+      const updated = await knex()('mesh_peers').where({ agent_id: input.agentId }).update({ last_seen: at });
+      if (updated === 0) throw new NotFoundError(`Agent "${input.agentId}" has no registered mesh peer (call /peer/register first).`);
+      return { agent_id: input.agentId, last_seen: isoTimestamp(at) };
+    },
+
+    /**
+     * Lets `from_agent` reach `to_agent` on `port`/`proto`. Idempotent.
+     * @throws NotFoundError when either agent has no registered peer.
+     */
+    async putAcl(acl: Acl) {
+      await requirePeers([acl.from_agent, acl.to_agent], 'Cannot put the ACL');
+      await knex()('mesh_acls')
+        .insert({ ...acl, created_at: now() })
+        .onConflict(['from_agent', 'to_agent', 'proto', 'port'])
+        .ignore();
+      return { from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto };
+    },
+
+    /** Removes an ACL. Idempotent. @returns `{ revoked }`: 1 when it existed, else 0. */
+    async revokeAcl(acl: Acl) {
+      const revoked = await knex()('mesh_acls')
+        .where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port })
+        .delete();
+      return { revoked };
+    },
+
+    /**
+     * What `agentId` sees: its own peer (`self`, `null` before it
+     * registers), the peers it may reach or that may reach it (sorted by
+     * agent id) and the ACLs that involve it. Cost grows with the visible
+     * peers, not with the mesh.
+     */
+    async netmap(input: { agentId: string }) {
+      const at = now();
+      const [self, acls, visible] = await Promise.all([peerOf(input.agentId), aclsOf(input.agentId), visiblePeersOf(input.agentId)]);
+      return {
+        self: self ? view(self, at) : null,
+        peers: [...visible.values()].map((row) => view(row, at)),
+        acls: acls.map((acl) => ({ from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto })),
+      };
+    },
+
+    /**
+     * The wg-quick configuration of `agentId`: its interface (mesh address,
+     * the port of its endpoint as `ListenPort`, a `PrivateKey` placeholder,
+     * nftables hooks allowing only what ACLs open) and one `[Peer]` per
+     * visible peer with the pair's PSK.
+     * @returns `{ config }` (the text).
+     * @throws NotFoundError when the agent has no registered peer.
+     */
+    async wgConfig(input: { agentId: string }) {
+      const self = await peerOf(input.agentId);
+      if (!self) throw new NotFoundError(`Agent "${input.agentId}" has no registered mesh peer (call /peer/register first).`);
+      const [acls, visible] = await Promise.all([aclsOf(input.agentId), visiblePeersOf(input.agentId)]);
+      const keys = await presharedKeysWith(input.agentId, [...visible.keys()]);
+      const inbound: InboundRule[] = acls.flatMap((acl) => {
+        const from = acl.to_agent === input.agentId ? visible.get(acl.from_agent) : undefined;
+        return from ? [{ address: from.address, proto: acl.proto, port: acl.port }] : [];
+      });
+      const endpoint = parseEndpoint(self.endpoint);
+      if ('problem' in endpoint) throw new Error(`Stored endpoint of "${input.agentId}" is invalid: ${endpoint.problem}.`);
+      const config = renderWgQuickConfig({
+        agentId: input.agentId,
+        address: pool.hostRoute(self.address),
+        listenPort: endpoint.port,
+        keepaliveSeconds: deps.moduleConfig.keepaliveSeconds,
+        hooks: nftablesHooks(inbound),
+        peers: [...visible.values()].map((peer) => ({
+          agentId: peer.agent_id,
+          publicKey: peer.pubkey,
+          presharedKey: keys.get(peer.agent_id) as string,
+          allowedIp: pool.hostRoute(peer.address),
+          endpoint: peer.endpoint,
+        })),
+      });
+      return { config };
+    },
+
+    /**
+     * Replaces the PSK of the pair (a, b) with 32 new random bytes (or
+     * creates it). Both sides get it from their next /wg_config.
+     * @returns `{ a, b, rotated_at }`, never the key.
+     * @throws NotFoundError when either agent has no registered peer.
+     */
+    async rotatePsk(input: { a: string; b: string }) {
+      await requirePeers([input.a, input.b], 'Cannot rotate the PSK');
+      const pair = orderedPair(input.a, input.b);
+      const at = now();
+      const sealed = deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) });
+      await knex()('mesh_psks')
+        .insert({ agent_a: pair.a, agent_b: pair.b, sealed, rotated_at: at })
+        .onConflict(['agent_a', 'agent_b'])
+        .merge({ sealed, rotated_at: at });
+      return { a: input.a, b: input.b, rotated_at: isoTimestamp(at) };
+    },
+  };
+}
+
+/** The mesh service (see {@link createMeshService}). */
+export type MeshService = ReturnType<typeof createMeshService>;

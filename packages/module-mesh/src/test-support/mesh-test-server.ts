@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock, SqlDatabase } from '@agentinfra/core';
+import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { identityConfigSchema, identityModule } from '@agentinfra/module-identity';
+import { expect } from 'vitest';
+import { meshModule } from '../module.js';
+
+/** The agents every mesh test server has, each with a device key. */
+export const AGENTS = ['alice', 'bob', 'carol'] as const;
+export type TestAgent = (typeof AGENTS)[number];
+
+/** A clock tests move by hand. */
+export interface ManualClock extends Clock {
+  advance(ms: number): void;
+}
+
+/** A clock starting at the real time that only moves when told. */
+export function manualClock(): ManualClock {
+  let now = Date.now();
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+/** A kernel with identity and mesh, three agents with device keys, and a shortcut to call mesh routes. */
+export interface MeshTestServer {
+  server: TestKernel;
+  keys: Record<TestAgent, string>;
+  bridge: { credential: string };
+  /** POSTs to `agent-mesh/<path>` with the device key of `as` (or an explicit credential). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+  mesh<T = any>(
+    path: string,
+    body: unknown,
+    as: TestAgent | { credential?: string; headers?: Record<string, string> },
+  ): Promise<TestResponse<T>>;
+  /** Registers `agent` with a fresh random public key; returns the key and the answer. */
+  register(agent: string, endpoint?: string): Promise<{ pubkey: string; address: string }>;
+}
+
+/** A random 32-byte value in base64: a well-formed WireGuard public key for tests that never build a tunnel. */
+export function randomPublicKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/** Starts `[identityModule, meshModule]` on `db` and creates alice, bob and carol with device keys. */
+export async function startMeshTestServer(options: {
+  db: SqlDatabase;
+  meshConfig?: Record<string, unknown>;
+  clock?: Clock;
+}): Promise<MeshTestServer> {
+  const server = await startTestKernel({
+    modules: [identityModule, meshModule],
+    adapters: { sql: options.db, ...(options.clock ? { clock: options.clock } : {}) },
+    moduleConfigs: { 'agent-identity': identityConfigSchema.parse({}), 'agent-mesh': options.meshConfig },
+  });
+  const bridge = { credential: server.bridgeKey };
+  const keys = await seedAgentKeys(server, AGENTS);
+  const mesh: MeshTestServer['mesh'] = (path, body, as) =>
+    server.call(`agent-mesh/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as);
+  return {
+    server,
+    keys,
+    bridge,
+    mesh,
+    async register(agent, endpoint = '192.0.2.1:51820') {
+      const pubkey = randomPublicKey();
+      const response = await mesh('peer/register', { agent_id: agent, pubkey, endpoint }, bridge);
+      expect(response.status).toBe(200);
+      return { pubkey, address: response.body.address as string };
+    },
+  };
+}
+
+/** The value of every `key = value` line named `key` in a wg-quick text, in order. */
+export function configValues(config: string, key: string): string[] {
+  return config
+    .split('\n')
+    .map((line) => new RegExp(`^${key}\\s*=\\s*(.*)$`).exec(line.trim())?.[1])
+    .filter((value): value is string => value !== undefined);
+}
+
+/** The `[Peer]` sections of a wg-quick text as `{ PublicKey, PresharedKey, AllowedIPs, Endpoint, … }`, by the agent id in its comment. */
+export function configPeers(config: string): Map<string, Record<string, string>> {
+  const peers = new Map<string, Record<string, string>>();
+  for (const section of config.split('[Peer]').slice(1)) {
+    const agent = /^#\s*(\S+)$/m.exec(section)?.[1] ?? '';
+    const fields: Record<string, string> = {};
+    for (const match of section.matchAll(/^(\w+)\s*=\s*(.*)$/gm)) fields[match[1] as string] = match[2] as string;
+    peers.set(agent, fields);
+  }
+  return peers;
+}

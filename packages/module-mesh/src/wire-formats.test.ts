@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { aclSchema } from './acl.js';
+import { endpointSchema, parseEndpoint } from './endpoint.js';
+import { wireguardKeySchema } from './wireguard-key.js';
+
+describe('wireguardKeySchema', () => {
+  it('accepts base64 of exactly 32 bytes', () => {
+    for (let i = 0; i < 50; i += 1) expect(wireguardKeySchema.safeParse(randomBytes(32).toString('base64')).success).toBe(true);
+  });
+
+  it.each([
+    ['31 bytes', randomBytes(31).toString('base64')],
+    ['33 bytes', randomBytes(33).toString('base64')],
+    ['not base64', '!'.repeat(44)],
+    ['base64url', `${'-_'.repeat(21)}A=`],
+    ['no padding', randomBytes(32).toString('base64').slice(0, 43)],
+    ['non-canonical last character', `${'A'.repeat(42)}B=`],
+    ['surrounding space', ` ${randomBytes(32).toString('base64')}`],
+    ['empty', ''],
+  ])('refuses %s', (_, value) => {
+    expect(wireguardKeySchema.safeParse(value).success).toBe(false);
+  });
+});
+
+describe('endpointSchema', () => {
+  it.each([
+    ['10.0.0.1:51820', '10.0.0.1', 51820],
+    ['[2001:db8::1]:51820', '[2001:db8::1]', 51820],
+    ['[::1]:1', '[::1]', 1],
+    ['host.example.com:65535', 'host.example.com', 65535],
+    ['localhost:443', 'localhost', 443],
+    ['xn--bcher-kva.example:51820', 'xn--bcher-kva.example', 51820],
+  ])('accepts %s', (value, host, port) => {
+    expect(endpointSchema.safeParse(value).success).toBe(true);
+    expect(parseEndpoint(value)).toEqual({ host, port });
+  });
+
+  it.each([
+    ['no port', 'host.example.com'],
+    ['empty port', 'host.example.com:'],
+    ['port 0', '10.0.0.1:0'],
+    ['port 70000', '10.0.0.1:70000'],
+    ['port 65536', '10.0.0.1:65536'],
+    ['a space in the host', 'my host:51820'],
+    ['a space before the port', '10.0.0.1: 51820'],
+    ['trailing space', '10.0.0.1:51820 '],
+    ['unbracketed IPv6', '2001:db8::1:51820'],
+    ['bracketed non-IPv6', '[10.0.0.1]:51820'],
+    ['bad IPv4', '999.1.1.1:51820'],
+    ['short IPv4', '10.0.1:51820'],
+    ['a scheme', 'udp://10.0.0.1:51820'],
+    ['a path', '10.0.0.1:51820/x'],
+    ['a label with a leading hyphen', '-bad.example.com:51820'],
+    ['no host', ':51820'],
+    ['signed port', '10.0.0.1:+80'],
+  ])('refuses %s', (_, value) => {
+    expect(endpointSchema.safeParse(value).success).toBe(false);
+  });
+});
+
+describe('aclSchema', () => {
+  const base = { from_agent: 'alice', to_agent: 'bob' };
+  it('accepts tcp/udp on 1–65535 and icmp on 0', () => {
+    for (const acl of [
+      { ...base, proto: 'tcp', port: 1 },
+      { ...base, proto: 'udp', port: 65535 },
+      { ...base, proto: 'icmp', port: 0 },
+    ]) {
+      expect(aclSchema.safeParse(acl).success).toBe(true);
+    }
+  });
+
+  it.each([
+    ['tcp port 0', { ...base, proto: 'tcp', port: 0 }, 'port'],
+    ['icmp port 7', { ...base, proto: 'icmp', port: 7 }, 'port'],
+    ['port 70000', { ...base, proto: 'udp', port: 70_000 }, 'port'],
+    ['fractional port', { ...base, proto: 'tcp', port: 22.5 }, 'port'],
+    ['unknown proto', { ...base, proto: 'sctp', port: 22 }, 'proto'],
+    ['self ACL', { from_agent: 'bob', to_agent: 'bob', proto: 'tcp', port: 22 }, 'to_agent'],
+    ['extra field', { ...base, proto: 'tcp', port: 22, note: 'x' }, ''],
+  ])('refuses %s naming the field', (_, acl, field) => {
+    const parsed = aclSchema.safeParse(acl);
+    expect(parsed.success).toBe(false);
+    if (field) expect(parsed.error?.issues.map((issue) => issue.path.join('.'))).toContain(field);
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { bareAddress, isMailboxAddress, localPartProblem, parseMailboxes } from './addresses.js';
+
+describe('RFC 5321 local parts', () => {
+  it('accepts Dot-strings of atext up to 64 octets', () => {
+    for (const local of ['alice', 'a.b.c', "o'brien", 'x+tag', 'ops-bot_2', '!#$%&*+/=?^_`{|}~-', 'a'.repeat(64)]) {
+      expect(localPartProblem(local), local).toBeNull();
+    }
+  });
+
+  it('refuses empty, dotted-wrong, quoted, too long and non-atext local parts', () => {
+    for (const local of ['', '.a', 'a.', 'a..b', '"a b"', 'a'.repeat(65), 'a b', 'a@b', 'a,b', 'a(b)', 'ü', 'a\\b', 'a[b]']) {
+      expect(localPartProblem(local), local).not.toBeNull();
+    }
+  });
+});
+
+describe('addresses', () => {
+  it('checks mailbox addresses (dot-string or quoted local part, LDH domain or address literal)', () => {
+    expect(isMailboxAddress('a@example.org')).toBe(true);
+    expect(isMailboxAddress('"john doe"@example.org')).toBe(true);
+    expect(isMailboxAddress('a@[192.0.2.1]')).toBe(true);
+    expect(isMailboxAddress('a@-bad.example')).toBe(false);
+    expect(isMailboxAddress('@example.org')).toBe(false);
+    expect(isMailboxAddress('a@')).toBe(false);
+  });
+
+  it('parses address lists with display names and finds the bare sender', () => {
+    expect(parseMailboxes('"Shop" <news@shop.example>, b@x.example')).toEqual([
+      { name: 'Shop', address: 'news@shop.example' },
+      { name: '', address: 'b@x.example' },
+    ]);
+    expect(parseMailboxes('not an address')).toBeNull();
+    expect(bareAddress('Shop <News@Shop.Example>')).toBe('news@shop.example');
+  });
+});

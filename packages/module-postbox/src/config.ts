@@ -1,0 +1,122 @@
+import type { EnvBinding } from '@agentinfra/core';
+import { z } from 'zod';
+
+/** A host name for the mail domain: dot-separated LDH labels (RFC 1035 / RFC 5321 §4.1.2 `Domain`), or `localhost`. */
+const mailDomainSchema = z
+  .string()
+  .min(1)
+  .max(253)
+  .transform((value) => value.toLowerCase())
+  .pipe(
+    z
+      .string()
+      .regex(
+        /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
+        'must be a domain name such as mail.example.com',
+      ),
+  );
+
+/** The bundled SMTP listener (RFC 5321 server built on `smtp-server`). */
+const smtpSchema = z.object({
+  /**
+   * TCP port of the bundled MTA. `0` turns it off (CONTRACT.md), `'auto'`
+   * binds any free port (tests, several servers on one host; read it from
+   * the service's `smtpAddress()` or the start-up banner). Default 2525; 25 in
+   * production behind the domain's MX record.
+   */
+  port: z.union([z.number().int().min(0).max(65_535), z.literal('auto')]).default(2525),
+  /** Bind address of the listener. Default 127.0.0.1; `0.0.0.0` to receive mail from the Internet. */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** Name the server greets with and announces in EHLO (default: the mail domain). */
+  hostname: z.string().min(1).max(253).optional(),
+  /** Largest message accepted, in bytes, announced with SIZE (RFC 1870); larger ones get 552. Default 10 MiB. */
+  maxMessageBytes: z.number().int().min(1_024).max(157_286_400).default(10_485_760),
+  /** PEM certificate chain file: when set with `tlsKeyFile`, STARTTLS (RFC 3207) is offered; otherwise it is not. */
+  tlsCertFile: z.string().min(1).optional(),
+  /** PEM private key file of `tlsCertFile`. */
+  tlsKeyFile: z.string().min(1).optional(),
+  /** Simultaneous SMTP connections; more are refused with 421. */
+  maxClients: z.number().int().min(1).max(10_000).default(256),
+  /** Idle SMTP connections are closed after this many ms. */
+  socketTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
+});
+
+/** Where the injection score comes from. */
+const scorerSchema = z.discriminatedUnion('kind', [
+  /** The built-in local scorer: no network, no model download. */
+  z.object({ kind: z.literal('local') }),
+  /**
+   * A model server: `POST <url>` with JSON `{ text, subject, body, html }`
+   * answered by `{ score }` in 0..1. When it fails or times out, the local
+   * scorer's score is used and a warning is logged.
+   */
+  z.object({
+    kind: z.literal('http'),
+    url: z.url({ protocol: /^https?$/ }),
+    /** Sent as `Authorization: Bearer <token>` when set. Never logged. */
+    token: z.string().min(1).optional(),
+    timeoutMs: z.number().int().min(10).max(60_000).default(2_000),
+  }),
+]);
+
+/** The `postbox` section of the config. */
+export const postboxConfigSchema = z
+  .object({
+    /** Domain of allocated addresses (`<local_part>@<mailDomain>`). */
+    mailDomain: mailDomainSchema.default('localhost'),
+    smtp: smtpSchema.default({ port: 2525, host: '127.0.0.1', maxMessageBytes: 10_485_760, maxClients: 256, socketTimeoutMs: 60_000 }),
+    /**
+     * Outbound relay: `smtp://user:pass@host:port` (STARTTLS when offered),
+     * `smtps://…` (TLS from the first byte), or `json` (nodemailer's
+     * jsonTransport: nothing leaves the machine, messages are marked sent;
+     * development only). Absent: outbound mail stays `queued`.
+     */
+    relayUrl: z
+      .string()
+      .regex(/^(smtps?:\/\/.+|json)$/, 'must be smtp://…, smtps://… or json')
+      .optional(),
+    /** Verify the relay's TLS certificate (turn off only for a lab relay with a self-signed certificate). */
+    relayRejectUnauthorized: z.boolean().default(true),
+    /** Attempts per outbound message before it is marked `failed` (5xx answers fail at once). */
+    sendMaxAttempts: z.number().int().min(1).max(50).default(8),
+    /** Attempts per webhook delivery (exponential back-off with jitter between them). */
+    webhookMaxAttempts: z.number().int().min(1).max(50).default(12),
+    /** Milliseconds one webhook delivery may take. */
+    webhookTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
+    /** Seconds the previous secret keeps signing after /webhook/rotate (CONTRACT.md default 24 h). */
+    webhookGraceSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(86_400),
+    scorer: scorerSchema.default({ kind: 'local' }),
+    /** Largest `body` (and `html`) of /send and /ingest in UTF-8 bytes; larger is 413. */
+    maxBodyBytes: z.number().int().min(1_024).max(52_428_800).default(1_048_576),
+  })
+  .superRefine((config, ctx) => {
+    if (Boolean(config.smtp.tlsCertFile) !== Boolean(config.smtp.tlsKeyFile)) {
+      ctx.addIssue({ code: 'custom', path: ['smtp', 'tlsKeyFile'], message: 'tlsCertFile and tlsKeyFile go together' });
+    }
+  });
+
+/** The validated `postbox` config section. */
+export type PostboxConfig = z.output<typeof postboxConfigSchema>;
+/** The `postbox` config section as written in `agentinfra.config.json` (every field optional). */
+export type PostboxConfigInput = z.input<typeof postboxConfigSchema>;
+
+/** Environment variables of the postbox section (CONTRACT.md "Running it" plus the postbox's own). */
+export const postboxEnv: readonly EnvBinding[] = [
+  { name: 'AGENTINFRA_SMTP_PORT', path: ['smtp', 'port'], type: 'integer' },
+  { name: 'AGENTINFRA_SMTP_HOST', path: ['smtp', 'host'], type: 'string' },
+  { name: 'AGENTINFRA_SMTP_HOSTNAME', path: ['smtp', 'hostname'], type: 'string' },
+  { name: 'AGENTINFRA_SMTP_MAX_MESSAGE_BYTES', path: ['smtp', 'maxMessageBytes'], type: 'integer' },
+  { name: 'AGENTINFRA_SMTP_TLS_CERT_FILE', path: ['smtp', 'tlsCertFile'], type: 'string' },
+  { name: 'AGENTINFRA_SMTP_TLS_KEY_FILE', path: ['smtp', 'tlsKeyFile'], type: 'string' },
+  { name: 'AGENTINFRA_MAIL_DOMAIN', path: ['mailDomain'], type: 'string' },
+  { name: 'AGENTINFRA_SMTP_RELAY_URL', path: ['relayUrl'], type: 'string' },
+  { name: 'AGENTINFRA_WEBHOOK_GRACE_SECONDS', path: ['webhookGraceSeconds'], type: 'integer' },
+  { name: 'AGENTINFRA_POSTBOX_SCORER', path: ['scorer', 'kind'], type: 'string' },
+  { name: 'AGENTINFRA_POSTBOX_SCORER_URL', path: ['scorer', 'url'], type: 'string' },
+  { name: 'AGENTINFRA_POSTBOX_SCORER_TOKEN', path: ['scorer', 'token'], type: 'string' },
+];

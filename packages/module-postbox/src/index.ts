@@ -1,0 +1,16 @@
+export { isMailboxAddress, localPartProblem, normalizeAddress, parseMailboxes } from './addresses.js';
+export { type PostboxConfig, type PostboxConfigInput, postboxConfigSchema, postboxEnv } from './config.js';
+export type { InboundMessage, IngestResult } from './inbound.js';
+export { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
+export { type MessageStatus, type MessageView, messageViewSchema } from './message-view.js';
+export { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './mime-message.js';
+export { postboxModule, postboxModule as default } from './module.js';
+export { applyRules, likePattern, type MailRule, type RuleAction, type RuleMatch, ruleActionSchema, ruleMatchSchema } from './rules.js';
+export { type LinearModel, LOCAL_SCORER_MODEL } from './scoring/feature-weights.js';
+export { createHttpInjectionScorer, type HttpInjectionScorerOptions } from './scoring/http-scorer.js';
+export { FEATURE_NAMES, injectionFeatures } from './scoring/injection-features.js';
+export type { InjectionScorer, ScoringInput } from './scoring/injection-scorer.js';
+export { createLocalInjectionScorer, type LocalInjectionScorer } from './scoring/local-scorer.js';
+export { createPostboxService, type PostboxService, type PostboxServiceOptions } from './service.js';
+export type { PostboxDeps } from './service-deps.js';
+export { WEBHOOK_EVENTS, type WebhookEvent } from './webhooks.js';

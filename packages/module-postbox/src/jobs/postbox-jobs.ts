@@ -1,0 +1,32 @@
+import type { JobDefinition } from '@agentinfra/core';
+import { SEND_JOB } from '../outbound.js';
+import type { PostboxService } from '../service.js';
+import { WEBHOOK_JOB } from '../webhooks.js';
+
+/**
+ * The postbox's background work, run by the core durable job runner:
+ * outbound delivery over the relay and webhook deliveries (one job each,
+ * retried with exponential back-off and jitter, attempts set per job from
+ * config), and the daily retention sweep (03:30 UTC, once across replicas).
+ */
+export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
+  {
+    name: SEND_JOB,
+    timeoutMs: 120_000,
+    run: ({ service, payload, attempt }) => service.deliverOutbound({ payload, attempt }),
+  },
+  {
+    name: WEBHOOK_JOB,
+    timeoutMs: 60_000,
+    run: ({ service, payload, signal }) => service.webhooks.deliver({ payload, signal }),
+  },
+  {
+    name: 'postbox.retention',
+    schedule: { cron: '30 3 * * *' },
+    timeoutMs: 600_000,
+    maxAttempts: 3,
+    run: async ({ service }) => {
+      await service.sweepRetention();
+    },
+  },
+];

@@ -1,0 +1,123 @@
+import { isoTimestamp } from '@agentinfra/core';
+import { z } from 'zod';
+import type { AttachmentInfo } from './mime-message.js';
+
+/** A row of `postbox_messages`. */
+export interface MessageRow {
+  seq: number;
+  id: string;
+  agent_id: string;
+  direction: 'in' | 'out';
+  folder: string;
+  to_address: string;
+  from_address: string;
+  subject: string;
+  body: string;
+  html: string | null;
+  headers: string;
+  attachments: string;
+  dedupe_key: string | null;
+  mime_ref: string | null;
+  mime_owned: boolean | number;
+  injection_score: number;
+  quarantined: boolean | number;
+  read_at: number | string | null;
+  status: MessageStatus;
+  error: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  sent_at: number | string | null;
+}
+
+/** `received` for inbound mail; `queued` → `sent` | `failed` for outbound mail (CONTRACT.md). */
+export type MessageStatus = 'received' | 'queued' | 'sent' | 'failed';
+
+/** A message as /list returns it. */
+export const messageViewSchema = z.object({
+  id: z.string(),
+  agent_id: z.string(),
+  direction: z.enum(['in', 'out']),
+  folder: z.string(),
+  to: z.string(),
+  from: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  html: z.string().nullable(),
+  headers: z.record(z.string(), z.string()),
+  attachments: z.array(
+    z.object({ filename: z.string().nullable(), content_type: z.string(), size: z.number(), content_id: z.string().nullable() }),
+  ),
+  mime_ref: z.string().nullable(),
+  injection_score: z.number(),
+  quarantined: z.boolean(),
+  withheld: z.boolean(),
+  read: z.boolean(),
+  status: z.enum(['received', 'queued', 'sent', 'failed']),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  sent_at: z.string().nullable(),
+});
+export type MessageView = z.infer<typeof messageViewSchema>;
+
+const toMs = (value: number | string) => Number(value);
+
+/**
+ * The /list view of a row. A quarantined message's subject, bodies and
+ * attachment names are withheld (`withheld: true`, empty strings) unless
+ * `reveal`, so an agent that lists its mail never feeds hostile text to its
+ * model by accident.
+ */
+export function messageView(row: MessageRow, reveal: boolean): MessageView {
+  const quarantined = Boolean(row.quarantined);
+  const withheld = quarantined && !reveal;
+  const attachments = JSON.parse(row.attachments) as AttachmentInfo[];
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    direction: row.direction,
+    folder: row.folder,
+    to: row.to_address,
+    from: row.from_address,
+    subject: withheld ? '' : row.subject,
+    body: withheld ? '' : row.body,
+    html: withheld ? null : row.html,
+    headers: withheld
+      ? withheldHeaders(JSON.parse(row.headers) as Record<string, string>)
+      : (JSON.parse(row.headers) as Record<string, string>),
+    attachments: withheld ? attachments.map((attachment) => ({ ...attachment, filename: null })) : attachments,
+    mime_ref: row.mime_ref,
+    injection_score: Number(row.injection_score),
+    quarantined,
+    withheld,
+    read: row.read_at !== null,
+    status: row.status,
+    error: row.error,
+    created_at: isoTimestamp(toMs(row.created_at)),
+    sent_at: row.sent_at === null ? null : isoTimestamp(toMs(row.sent_at)),
+  };
+}
+
+/** Headers that carry no free text a sender controls are kept on withheld messages. */
+const ROUTING_HEADERS = new Set(['message-id', 'date', 'from', 'to', 'cc', 'return-path', 'received', 'content-type', 'mime-version']);
+
+function withheldHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => ROUTING_HEADERS.has(name)));
+}
+
+/** What webhooks carry about a message (no body; subject withheld when quarantined). */
+export function eventData(view: MessageView) {
+  return {
+    id: view.id,
+    agent_id: view.agent_id,
+    direction: view.direction,
+    folder: view.folder,
+    to: view.to,
+    from: view.from,
+    subject: view.quarantined ? '' : view.subject,
+    injection_score: view.injection_score,
+    quarantined: view.quarantined,
+    status: view.status,
+    error: view.error,
+    created_at: view.created_at,
+  };
+}

@@ -1,0 +1,7 @@
+import type { ModuleMigrations } from '@agentinfra/core';
+import { postboxTables } from './20261122000900_postbox_tables.js';
+
+/** agent-postbox migrations, applied in name order with the table `postbox_migrations`. */
+export const postboxMigrations: ModuleMigrations = {
+  '20261122000900_postbox_tables': postboxTables,
+};

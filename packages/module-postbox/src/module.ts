@@ -1,0 +1,30 @@
+import { defineModule } from '@agentinfra/core';
+import { postboxConfigSchema, postboxEnv } from './config.js';
+import { postboxJobs } from './jobs/postbox-jobs.js';
+import { postboxMigrations } from './migrations/index.js';
+import { postboxRoutes } from './routes.js';
+import { createPostboxService } from './service.js';
+
+/**
+ * agent-postbox: e-mail addresses for agents, a bundled MTA (`smtp-server`,
+ * started with the kernel on `postbox.smtp.port`) and /ingest for external
+ * MTAs, prompt-injection scoring with quarantine, rules, outbound mail
+ * through a relay under a per-agent quota, and Standard Webhooks deliveries
+ * through the durable job runner. Needs a blob store for raw MIME.
+ */
+export const postboxModule = defineModule({
+  name: 'agent-postbox',
+  ports: ['sql', 'clock', 'jobs', 'settings', 'rateLimiter', 'blobStore', 'delivery', 'secretBox', 'logger'],
+  migrations: postboxMigrations,
+  permissions: ['postbox.read', 'postbox.send', 'postbox.admin'],
+  config: { key: 'postbox', schema: postboxConfigSchema, env: postboxEnv },
+  service: (deps) => createPostboxService(deps),
+  routes: postboxRoutes,
+  jobs: postboxJobs,
+  start: (service) => service.start(),
+  describe: (service) => {
+    const smtp = service.smtpAddress();
+    return smtp ? `smtp on ${smtp.host}:${smtp.port}${smtp.starttls ? ' (STARTTLS)' : ''}` : undefined;
+  },
+  stop: (service) => service.stop(),
+});

@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
+import { z } from 'zod';
+import { normalizeAddress, parseMailboxes } from './addresses.js';
+import { MIME_PREFIX } from './inbound.js';
+import { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
+import { eventData, type MessageRow, messageView } from './message-view.js';
+import { SENT } from './rules.js';
+import type { PostboxDeps } from './service-deps.js';
+import type { Webhooks } from './webhooks.js';
+
+/** Name of the durable job that hands one outbound message to the relay. */
+export const SEND_JOB = 'postbox.send';
+/** Recipients of one outbound message at most. */
+export const MAX_RECIPIENTS = 50;
+const DAY_MS = 86_400_000;
+
+const sendJobPayloadSchema = z.object({ message_id: z.string() });
+
+/** A /send request, already schema-checked. */
+export interface SendRequest {
+  agentId: string;
+  from: string;
+  to: string;
+  subject: string;
+  body: string;
+  html?: string | undefined;
+  inReplyTo?: string | undefined;
+}
+
+const fieldError = (path: string, message: string) => new InputError(`Invalid ${path}.`, { fields: [{ path, message }] });
+
+/** Outbound mail: /send (quota, ownership of `from`) and the delivery job over the relay. */
+export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
+  const knex = () => deps.sql.knex;
+  const relayUrl = deps.moduleConfig.relayUrl;
+  let relay: MailRelay | null = null;
+  const relayOf = () => {
+    if (!relayUrl) return null;
+    relay ??= createMailRelay({ relayUrl, rejectUnauthorized: deps.moduleConfig.relayRejectUnauthorized });
+    return relay;
+  };
+
+  /**
+   * Queues an outbound message (`status: queued`) after checking that the
+   * agent owns `from`, that `to` holds 1–50 valid addresses and that the
+   * agent's send quota (setting `postbox_send_quota_per_day`, rolling 24 h,
+   * shared by replicas through the rate limiter) is not exhausted. The raw
+   * message is composed now and stored in the blob store (`mime_ref`); a
+   * durable job hands it to the relay. Without a relay it stays `queued`.
+   * @throws InputError (400) for malformed addresses; NotAllowedError (403) when the agent does not
+   *   own `from`; PayloadTooLargeError (413) for bodies over `maxBodyBytes`; RateLimitError (429,
+   *   `Retry-After`) over quota; nothing is created on any of these.
+   */
+  async function send(request: SendRequest): Promise<{ id: string; status: 'queued' }> {
+    const fromBoxes = parseMailboxes(request.from);
+    if (fromBoxes?.length !== 1 || !fromBoxes[0]) throw fieldError('from', 'must be exactly one address');
+    const recipients = parseMailboxes(request.to);
+    if (!recipients || recipients.length === 0) throw fieldError('to', 'must be one or more valid addresses, comma-separated');
+    if (recipients.length > MAX_RECIPIENTS) throw fieldError('to', `at most ${MAX_RECIPIENTS} recipients`);
+    for (const [name, value] of [
+      ['body', request.body],
+      ['html', request.html ?? ''],
+    ] as const) {
+      if (Buffer.byteLength(value, 'utf8') > deps.moduleConfig.maxBodyBytes) {
+        throw new PayloadTooLargeError(`${name} is over ${deps.moduleConfig.maxBodyBytes} bytes.`);
+      }
+    }
+    const fromAddress = normalizeAddress(fromBoxes[0].address);
+    const owned = await knex()('postbox_addresses').where({ address: fromAddress, agent_id: request.agentId }).first();
+    if (!owned)
+      throw new NotAllowedError(`Agent "${request.agentId}" does not own the address "${fromAddress}" (allocate it with /alloc).`);
+
+    const quota = await deps.settings.get<number>('postbox_send_quota_per_day');
+    const quotaKey = `postbox:send:${request.agentId}`;
+    if (quota === 0) throw new RateLimitError('Sending is turned off (postbox_send_quota_per_day is 0).', DAY_MS);
+    const decision = await deps.rateLimiter.consume({ key: quotaKey, limit: quota, windowMs: DAY_MS });
+    if (!decision.allowed) {
+      throw new RateLimitError(`The send quota of ${quota} messages per 24 hours is used up.`, decision.retryAfterMs);
+    }
+
+    const id = newId('msg_');
+    const now = deps.clock.now();
+    const messageId = `<${id}@${deps.moduleConfig.mailDomain}>`;
+    const raw = await composeMessage({
+      from: request.from,
+      to: request.to,
+      subject: request.subject,
+      text: request.body,
+      html: request.html,
+      messageId,
+      date: new Date(now),
+      inReplyTo: request.inReplyTo,
+    });
+    const mimeRef = `${MIME_PREFIX}${createHash('sha256').update(raw).digest('hex')}.eml`;
+    await deps.blobStore.put({ key: mimeRef, body: raw, contentType: 'message/rfc822' });
+    const headers: Record<string, string> = {
+      'message-id': messageId,
+      date: new Date(now).toUTCString(),
+      from: request.from,
+      to: request.to,
+      subject: request.subject,
+      ...(request.inReplyTo === undefined ? {} : { 'in-reply-to': request.inReplyTo }),
+    };
+    const row: Omit<MessageRow, 'seq'> = {
+      id,
+      agent_id: request.agentId,
+      direction: 'out',
+      folder: SENT,
+      to_address: recipients.map((mailbox) => normalizeAddress(mailbox.address)).join(', '),
+      from_address: request.from,
+      subject: request.subject,
+      body: request.body,
+      html: request.html ?? null,
+      headers: JSON.stringify(headers),
+      attachments: '[]',
+      dedupe_key: null,
+      mime_ref: mimeRef,
+      mime_owned: true,
+      injection_score: 0,
+      quarantined: false,
+      read_at: now,
+      status: 'queued',
+      error: null,
+      created_at: now,
+      updated_at: now,
+      sent_at: null,
+    };
+    try {
+      await knex().transaction(async (trx) => {
+        await trx('postbox_messages').insert(row);
+        if (relayUrl) {
+          await deps.jobs.enqueue({
+            name: SEND_JOB,
+            payload: { message_id: id },
+            dedupeKey: `${SEND_JOB}:${id}`,
+            maxAttempts: deps.moduleConfig.sendMaxAttempts,
+            trx,
+          });
+        }
+      });
+    } catch (error) {
+      await deps.blobStore.delete({ keys: [mimeRef] }).catch(() => undefined);
+      throw error;
+    }
+    return { id, status: 'queued' };
+  }
+
+  async function finish(row: MessageRow, status: 'sent' | 'failed', error: string | null): Promise<void> {
+    const now = deps.clock.now();
+    await knex().transaction(async (trx) => {
+      const changed = await trx('postbox_messages')
+        .where({ id: row.id, status: 'queued' })
+        .update({ status, error, updated_at: now, sent_at: status === 'sent' ? now : null });
+      if (changed === 0) return;
+      const view = messageView({ ...row, status, error, updated_at: now, sent_at: status === 'sent' ? now : null }, false);
+      await deps.webhooks.enqueue({
+        trx,
+        agentId: row.agent_id,
+        messageId: row.id,
+        type: status === 'sent' ? 'message.sent' : 'message.failed',
+        data: eventData(view),
+      });
+    });
+  }
+
+  /**
+   * One delivery attempt of a queued outbound message. Success → `sent`
+   * and `message.sent`; a permanent refusal (5xx) or the last attempt →
+   * `failed` with the relay's answer and `message.failed`; any other
+   * failure throws so the job runner retries with back-off.
+   */
+  async function deliver(options: { payload: unknown; attempt: number }): Promise<void> {
+    const { message_id: id } = sendJobPayloadSchema.parse(options.payload);
+    const row = (await knex()('postbox_messages').where({ id, direction: 'out' }).first()) as MessageRow | undefined;
+    if (row?.status !== 'queued') return;
+    const transport = relayOf();
+    if (!transport) return;
+    const raw = row.mime_ref ? await deps.blobStore.get({ key: row.mime_ref }) : null;
+    if (!raw) {
+      await finish(row, 'failed', 'The composed message is missing from the blob store.');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of raw) chunks.push(chunk as Buffer);
+    const from = parseMailboxes(row.from_address)?.[0]?.address ?? row.from_address;
+    try {
+      await transport.send({ from, to: row.to_address.split(', '), raw: Buffer.concat(chunks) });
+    } catch (error) {
+      const message = error instanceof RelayError ? error.message : `Relay failure: ${(error as Error).message}`;
+      const permanent = error instanceof RelayError && error.permanent;
+      if (permanent || options.attempt >= deps.moduleConfig.sendMaxAttempts) {
+        await finish(row, 'failed', message);
+        return;
+      }
+      throw new Error(message, { cause: error });
+    }
+    await finish(row, 'sent', null);
+  }
+
+  return {
+    send,
+    deliver,
+    /** `smtp://host:port` of the relay, `json`, or `null` when outbound mail stays queued. */
+    relayDescription: () => relayOf()?.description ?? null,
+    close: () => {
+      relay?.close();
+      relay = null;
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import type { SqlDatabase } from '@agentinfra/core';
+import { sqlDatabases } from '@agentinfra/testkit';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postboxJobs } from './jobs/postbox-jobs.js';
+import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+
+const DAY = 86_400_000;
+
+describe.each(sqlDatabases())('retention on $name', ({ create }) => {
+  let t: PostboxTestServer;
+  let db: SqlDatabase;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    db = fixture.db;
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({ db });
+  });
+
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it('is a daily scheduled job', () => {
+    expect(postboxJobs.find((job) => job.name === 'postbox.retention')?.schedule).toEqual({ cron: '30 3 * * *' });
+  });
+
+  it('deletes messages older than postbox_retention_days and the raw MIME no remaining message refers to', async () => {
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
+    const send = (messageId: string, to: string[]) =>
+      transport.sendMail({
+        from: 'a@example.org',
+        to,
+        subject: messageId,
+        text: 'retention test',
+        messageId: `<${messageId}@example.org>`,
+        date: new Date('2026-01-01T00:00:00Z'),
+      });
+    await send('old-only', [`alice@${MAIL_DOMAIN}`]);
+    await send('shared', [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`]);
+    await send('fresh', [`alice@${MAIL_DOMAIN}`]);
+    transport.close();
+    const external = await t.postbox(
+      'ingest',
+      {
+        to: `bob@${MAIL_DOMAIN}`,
+        from: 'x@example.org',
+        subject: 'external',
+        body: 'b',
+        headers: { 'message-id': '<ext@example.org>' },
+        mime_ref: 'postbox/mime/not-mine.eml',
+      },
+      t.bridge,
+    );
+    expect(external.status).toBe(200);
+    const rows = (await db.knex('postbox_messages').select('id', 'subject', 'to_address', 'mime_ref')) as Array<{
+      id: string;
+      subject: string;
+      to_address: string;
+      mime_ref: string;
+    }>;
+    const bySubject = (subject: string, to = `alice@${MAIL_DOMAIN}`) =>
+      rows.find((row) => row.subject === subject && row.to_address === to)!;
+    const old = [bySubject('old-only'), bySubject('shared'), bySubject('external', `bob@${MAIL_DOMAIN}`)];
+    await db
+      .knex('postbox_messages')
+      .whereIn(
+        'id',
+        old.map((row) => row.id),
+      )
+      .update({ created_at: Date.now() - 3 * DAY });
+    expect((await t.server.call('agent-identity/settings/set', { key: 'postbox_retention_days', value: 2 }, t.bridge)).status).toBe(200);
+
+    const swept = await t.service.sweepRetention();
+    expect(swept).toEqual({ messages: 3, blobs: 1 });
+    const left = (await db.knex('postbox_messages').select('subject', 'to_address')) as Array<{ subject: string; to_address: string }>;
+    expect(left.map((row) => `${row.subject}→${row.to_address}`).sort()).toEqual([
+      `fresh→alice@${MAIL_DOMAIN}`,
+      `shared→bob@${MAIL_DOMAIN}`,
+    ]);
+    expect(await t.blobStore.stat({ key: bySubject('old-only').mime_ref })).toBeNull();
+    expect(await t.blobStore.stat({ key: bySubject('shared').mime_ref })).not.toBeNull();
+    expect(await t.blobStore.stat({ key: bySubject('fresh').mime_ref })).not.toBeNull();
+    expect(await t.service.sweepRetention()).toEqual({ messages: 0, blobs: 0 });
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * Finds text a person reading the rendered mail would not see but a model
+ * reading its text would: hidden HTML, HTML comments, Unicode tag
+ * characters, invisible formatting characters and encoded payloads. Regex
+ * scans only (no DOM), bounded in input size, so a message costs
+ * microseconds to a few hundred microseconds.
+ */
+
+/** Zero-width, soft-hyphen, word-joiner, BOM, Mongolian vowel separator and bidi control characters. */
+const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+/** Unicode tag characters (U+E0000–U+E007F): invisible, and they map one-to-one to ASCII. */
+const TAG_CHARS = /[\u{E0000}-\u{E007F}]+/gu;
+
+/**
+ * An element whose own style or attributes hide it: `display:none`,
+ * `visibility:hidden`, tiny or zero font size, zero opacity, zero height,
+ * white text, or the `hidden` attribute. Group 1: the tag name.
+ */
+const HIDDEN_ELEMENT =
+  /<([a-z][a-z0-9]*)\b[^>]*?(?:style\s*=\s*(?:"[^"]*?|'[^']*?)(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*(?:0|0?\.\d+|1)(?:px|pt|em|rem|%)?\s*[;"'!]|opacity\s*:\s*0(?:\.0+)?\s*[;"'!]|(?:max-)?height\s*:\s*0(?:px)?\s*[;"'!]|color\s*:\s*(?:#fff(?:fff)?\b|white\b|rgba?\(\s*255\s*,\s*255\s*,\s*255))|\shidden(?=[\s>=/]))[^>]*>/gi;
+const COMMENT = /<!--([\s\S]*?)-->/g;
+const TAG = /<[^>]*>/g;
+const ANCHOR = /<a\b[^>]*?\bhref\s*=\s*["']([^"']{1,2048})["'][^>]*>([\s\S]{0,400}?)<\/a>/gi;
+const TEXT_URL = /\bhttps?:\/\/[^\s<>"')\]]{1,2048}/gi;
+const LOOKS_LIKE_URL = /^(?:https?:\/\/)?((?:[a-z0-9-]+\.)+[a-z]{2,})(?:[/:?#]\S*)?$/i;
+const MARKDOWN_EXFIL = /!\[[^\]]{0,200}\]\(\s*https?:\/\/[^)\s]{1,2048}\?[^)\s]*=/i;
+
+const ENTITIES: Record<string, string> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'" };
+
+/** Visible text of an HTML fragment: tags dropped, the common entities decoded. */
+export function stripTags(html: string): string {
+  return html.replace(TAG, ' ').replace(/&(nbsp|amp|lt|gt|quot|apos|#39);/g, (_, name: string) => ENTITIES[name] ?? ' ');
+}
+
+/** Whether a UTF-16 code unit is in the base64 alphabet (`A–Z a–z 0–9 + /`). */
+const isBase64Char = (code: number) =>
+  (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2f;
+/** Whether a UTF-16 code unit is a hex digit. */
+const isHexChar = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46);
+
+/**
+ * Runs of at least `minLength` characters that `accepts` (one linear pass;
+ * a regular expression would rescan every word from each of its letters).
+ * @returns at most `limit` runs, in order.
+ */
+function longRuns(text: string, accepts: (code: number) => boolean, minLength: number, limit: number): string[] {
+  const runs: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length; i += 1) {
+    if (i < text.length && accepts(text.charCodeAt(i))) {
+      if (start === -1) start = i;
+      continue;
+    }
+    if (start !== -1 && i - start >= minLength) {
+      runs.push(text.slice(start, i));
+      if (runs.length >= limit) break;
+    }
+    start = -1;
+  }
+  return runs;
+}
+
+const wordCount = (text: string) => (text.match(/[A-Za-z]{2,}/g) ?? []).length;
+
+/** What was found hidden in a message. */
+export interface HiddenContent {
+  /** The text with invisible characters and tag characters removed. */
+  cleanText: string;
+  /** Invisible formatting characters found (zero-width, bidi controls …). */
+  invisibleChars: number;
+  /** Unicode tag characters found. */
+  tagChars: number;
+  /** Hidden HTML elements holding at least three words. */
+  hiddenElements: number;
+  /** HTML comments holding at least four words (Outlook conditional comments excluded). */
+  textComments: number;
+  /** Base64 or hex runs that decode to readable text. */
+  encodedTexts: number;
+  /** Links whose visible text names another host than the one they go to. */
+  mismatchedLinks: number;
+  /** Links to IP literals, with user-info (`https://bank.test@evil.test`), punycode hosts, or `javascript:`/`data:` URLs. */
+  trickLinks: number;
+  /** Markdown images whose URL carries a query (a way to make a model leak data by rendering it). */
+  markdownExfil: number;
+  /** Everything hidden, decoded, joined by newlines (examined for instructions by the caller). */
+  hiddenText: string;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url.includes('://') ? url : `http://${url}`).hostname.toLowerCase().replace(/^www\./, '');
+  } catch {
+    return null;
+  }
+}
+
+function isTrickUrl(raw: string): boolean {
+  const lower = raw.trim().toLowerCase();
+  if (/^(?:javascript|data|vbscript|file):/.test(lower)) return true;
+  if (!/^https?:\/\//.test(lower)) return false;
+  const authority = lower.slice(lower.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  if (authority.includes('@')) return true;
+  const host = authority.replace(/:\d+$/, '');
+  return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.startsWith('[') || /(?:^|\.)xn--/.test(host);
+}
+
+/** Decodes a base64 or hex run; returns the text when it is mostly readable ASCII, else `null`. */
+function readableDecoding(run: string, encoding: 'base64' | 'hex'): string | null {
+  const bytes = Buffer.from(run, encoding);
+  if (bytes.length < 16) return null;
+  let readable = 0;
+  let letters = 0;
+  for (const byte of bytes) {
+    if ((byte >= 0x20 && byte < 0x7f) || byte === 0x0a || byte === 0x0d || byte === 0x09) readable += 1;
+    if ((byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x20) letters += 1;
+  }
+  if (readable / bytes.length < 0.95 || letters / bytes.length < 0.6) return null;
+  return bytes.toString('latin1');
+}
+
+/**
+ * Scans a message's text and HTML for hidden content.
+ * @param text subject and plain-text body.
+ * @param html the HTML body, or `null`.
+ */
+export function findHiddenContent(text: string, html: string | null): HiddenContent {
+  const hidden: string[] = [];
+  let tagChars = 0;
+  const withoutTags = text.replace(TAG_CHARS, (run) => {
+    let decoded = '';
+    for (const char of run) {
+      const code = (char.codePointAt(0) ?? 0xe0000) - 0xe0000;
+      tagChars += 1;
+      if (code >= 0x20 && code < 0x7f) decoded += String.fromCharCode(code);
+    }
+    hidden.push(decoded);
+    return '';
+  });
+  let invisibleChars = 0;
+  const cleanText = withoutTags.replace(INVISIBLE, () => {
+    invisibleChars += 1;
+    return '';
+  });
+
+  let hiddenElements = 0;
+  let textComments = 0;
+  let mismatchedLinks = 0;
+  let trickLinks = 0;
+  if (html) {
+    if (TAG_CHARS.test(html)) {
+      html.replace(TAG_CHARS, (run) => {
+        tagChars += [...run].length;
+        hidden.push([...run].map((char) => String.fromCharCode(((char.codePointAt(0) ?? 0xe0000) - 0xe0000) & 0x7f)).join(''));
+        return '';
+      });
+    }
+    for (const match of html.matchAll(HIDDEN_ELEMENT)) {
+      const tag = (match[1] ?? '').toLowerCase();
+      const start = (match.index ?? 0) + match[0].length;
+      const end = html.indexOf(`</${tag}`, start);
+      const inner = stripTags(html.slice(start, end === -1 ? start + 2_000 : Math.min(end, start + 2_000)));
+      if (wordCount(inner) >= 3) {
+        hiddenElements += 1;
+        hidden.push(inner);
+      }
+    }
+    for (const match of html.matchAll(COMMENT)) {
+      const body = (match[1] ?? '').trim();
+      if (body.startsWith('[if') || body.startsWith('<![endif]') || body.startsWith('[endif')) continue;
+      if (wordCount(body) >= 4) {
+        textComments += 1;
+        hidden.push(stripTags(body));
+      }
+    }
+    for (const match of html.matchAll(ANCHOR)) {
+      const href = match[1] ?? '';
+      if (isTrickUrl(href)) trickLinks += 1;
+      const shown = stripTags(match[2] ?? '').trim();
+      const shownUrl = LOOKS_LIKE_URL.exec(shown);
+      if (shownUrl && /^https?:\/\//i.test(href)) {
+        const shownHost = hostOf(shown);
+        const target = hostOf(href);
+        if (shownHost && target && shownHost !== target && !target.endsWith(`.${shownHost}`)) mismatchedLinks += 1;
+      }
+    }
+  }
+
+  for (const match of cleanText.matchAll(TEXT_URL)) if (isTrickUrl(match[0])) trickLinks += 1;
+  const markdownExfil = MARKDOWN_EXFIL.test(cleanText) ? 1 : 0;
+
+  let encodedTexts = 0;
+  const withoutUrls = cleanText.replace(TEXT_URL, ' ');
+  for (const run of longRuns(withoutUrls, isBase64Char, 40, 8)) {
+    if (!/[A-Z]/.test(run) || !/[a-z]/.test(run)) continue;
+    const decoded = readableDecoding(run, 'base64');
+    if (decoded) {
+      encodedTexts += 1;
+      hidden.push(decoded);
+    }
+  }
+  for (const run of longRuns(withoutUrls, isHexChar, 32, 8)) {
+    const decoded = readableDecoding(run.length % 2 === 0 ? run : run.slice(0, -1), 'hex');
+    if (decoded) {
+      encodedTexts += 1;
+      hidden.push(decoded);
+    }
+  }
+
+  return {
+    cleanText,
+    invisibleChars,
+    tagChars,
+    hiddenElements,
+    textComments,
+    encodedTexts,
+    mismatchedLinks,
+    trickLinks,
+    markdownExfil,
+    hiddenText: hidden.join('\n'),
+  };
+}

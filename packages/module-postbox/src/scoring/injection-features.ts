@@ -1,0 +1,59 @@
+import { findHiddenContent } from './hidden-content.js';
+import type { ScoringInput } from './injection-scorer.js';
+import { countPhrases, INSTRUCTION_FAMILIES, PHRASE_FAMILIES } from './instruction-phrasing.js';
+
+/** Characters of text and of HTML examined at most (the scan stays within a millisecond for any message). */
+export const MAX_SCANNED_TEXT = 100_000;
+export const MAX_SCANNED_HTML = 200_000;
+
+/** Names of the features, in vector order. */
+export const FEATURE_NAMES = [
+  ...PHRASE_FAMILIES.map(([name]) => name),
+  'hidden_instructions',
+  'invisible_chars',
+  'tag_chars',
+  'hidden_elements',
+  'text_comments',
+  'encoded_texts',
+  'mismatched_links',
+  'trick_links',
+  'markdown_exfil',
+  'instruction_share',
+] as const;
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+/** `log(1 + n)`, so that the tenth hit adds less than the first. */
+const damp = (count: number) => Math.log1p(Math.min(count, 20));
+
+/**
+ * The feature vector of one message (see {@link FEATURE_NAMES}): damped
+ * counts of each instruction phrasing family in the subject and visible
+ * text; instruction phrasing found in hidden content (hidden HTML, comments,
+ * Unicode tag characters, decoded base64/hex); counts of each hiding or
+ * link trick; and the share of sentences that read as instructions.
+ */
+export function injectionFeatures(input: ScoringInput): Float64Array {
+  const text = `${input.subject}\n${input.text.length > MAX_SCANNED_TEXT ? input.text.slice(0, MAX_SCANNED_TEXT) : input.text}`;
+  const html = input.html && input.html.length > MAX_SCANNED_HTML ? input.html.slice(0, MAX_SCANNED_HTML) : input.html;
+  const hidden = findHiddenContent(text, html);
+  const visible = hidden.cleanText.normalize('NFKC').toLowerCase();
+  const phrases = countPhrases(visible);
+  const hiddenPhrases = hidden.hiddenText ? countPhrases(hidden.hiddenText.normalize('NFKC').toLowerCase()) : null;
+  const hiddenInstructions = hiddenPhrases ? INSTRUCTION_FAMILIES.reduce((sum, name) => sum + hiddenPhrases[name], 0) : 0;
+  const sentences = Math.max(1, (visible.match(/[.!?]+(?:\s|$)|\n\s*\n/g) ?? []).length);
+  const instructionSentences = phrases.task_opening + phrases.question + phrases.output_direction + phrases.override;
+  const vector = new Float64Array(FEATURE_NAMES.length);
+  let index = 0;
+  for (const [name] of PHRASE_FAMILIES) vector[index++] = damp(phrases[name]);
+  vector[index++] = damp(hiddenInstructions);
+  vector[index++] = damp(hidden.invisibleChars);
+  vector[index++] = hidden.tagChars > 0 ? 1 : 0;
+  vector[index++] = damp(hidden.hiddenElements);
+  vector[index++] = damp(hidden.textComments);
+  vector[index++] = damp(hidden.encodedTexts);
+  vector[index++] = damp(hidden.mismatchedLinks);
+  vector[index++] = damp(hidden.trickLinks);
+  vector[index++] = hidden.markdownExfil;
+  vector[index++] = Math.min(1, instructionSentences / sentences);
+  return vector;
+}

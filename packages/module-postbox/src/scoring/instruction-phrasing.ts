@@ -1,0 +1,91 @@
+/**
+ * Families of phrasing that prompt injections use, as regular expressions
+ * over lower-cased text. Each family is counted separately; the local
+ * scorer weighs the counts (weights fitted on labelled mail, see
+ * `feature-weights.ts`). None of them alone decides: ordinary mail says
+ * "reply to this email" or "click here" too.
+ */
+
+/** Override of earlier instructions ("ignore all previous instructions", "new instructions:", "from now on"). */
+const OVERRIDE =
+  /\b(?:ignore|disregard|forget|override|bypass|neglect|overlook|set aside)\b[^.!?\n]{0,60}?\b(?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|programming|constraints|polic(?:y|ies)|system message)\b|\b(?:new|updated|revised|real|actual|true|hidden|secret|additional|important|urgent) (?:instructions?|directives?|orders)(?: for (?:the )?(?:ai|assistant|agent|model|bot))?\s*[:-]|\binstructions? (?:for|to) (?:the )?(?:ai|assistant|agent|model|bot)\b|\b(?:previous|prior|earlier|original) instructions? (?:are|is|were) (?:revoked|cancelled|void|obsolete)\b|\bfrom now on\b|\binstead,? (?:you (?:must|should|will)|please|just)\b|\bdo not (?:follow|obey|mention|reveal|inform|tell the user)\b|\bstop (?:what you are doing|summari[sz]ing|processing)\b/g;
+
+/** Talking to the model, or asking it to change role ("you are now", "as an AI", "dear assistant", "system prompt"). */
+const MODEL_ADDRESS =
+  /\b(?:you are now|you're now|act as|pretend (?:to be|you are)|role-?play as|system prompt|developer mode|jailbreak|do anything now)\b|\bas an? (?:ai|assistant|language model|llm)\b|\b(?:dear|hey|hello|hi|attention|note to|message to|instructions? (?:for|to)) (?:the )?(?:ai|assistant|agent|llm|model|bot|chatbot|gpt)\b|\bif you are an? (?:ai|assistant|agent|llm|language model|bot|automated)\b|\b(?:ai|llm|language model|assistant|agent|bot) (?:reading|processing|summari[sz]ing|handling) (?:this|these)\b/g;
+
+/** Chat-template and prompt-structure markers ("system:", "[INST]", "<|im_start|>", "### Instruction", "end of email"). */
+const ROLE_MARKER =
+  /(?:^|\n)[ \t>*#-]*(?:system|assistant|developer|human)[ \t]*:[ \t]|\[\/?inst\]|<<\/?sys>>|<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<\/?(?:system|instructions?|prompt|assistant)>|###[ \t]*(?:instruction|system|response|new task)|\bbegin (?:system|admin|new) (?:prompt|instructions?|message)\b|\bend of (?:the )?(?:email|message|context|document|input)\b/g;
+
+/** Directions about the model's own output ("in your response", "reply in French", "your answer should"). */
+const OUTPUT_DIRECTION =
+  /\b(?:in|into|to|within|throughout|for|of|on) your (?:response|reply|answer|output|summary|translation)\b|\b(?:respond|reply|answer)(?: only)? (?:in|using|with) (?:base|emoji|reverse|french|spanish|german|italian|portuguese|russian|japanese|chinese|all caps|uppercase|lowercase|a |an |the following)|\byour (?:response|reply|answer|output)s? (?:should|must|needs? to|has to|will)\b|\b(?:encode|encrypt|reverse|render|express|write|provide|translate) (?:your|the) (?:response|reply|answer|output|message)\b/g;
+
+/** A sentence that opens with a task verb, as prompts do ("Write a poem…", "Explain…", "Translate…"). */
+const TASK_OPENING =
+  /(?:^|[.!?:;]\s+|\n\s*)(?:please\s+|kindly\s+|now\s+|also\s+|then\s+)?(?:write|explain|describe|translate|summari[sz]e|compose|draft|generate|provide|list|recommend|suggest|analy[sz]e|determine|classify|encode|encrypt|decode|decrypt|reverse|convert|replace|substitute|render|shift|apply|create|develop|outline|compare|calculate|solve|define|integrate|include|add|modify|enhance|augment|mention|promote|insert|append|prepend|tell|give|show|help|break down|express|spell|rewrite|rephrase|imagine|discuss|elaborate|identify|evaluate|predict)\b/g;
+
+/** A question sentence (wh-word or "can you …"). */
+const QUESTION =
+  /(?:^|[.!?]\s+|\n\s*)(?:what|who|whom|how|why|which|where|can you|could you|would you|will you|is there|are there|do you know)\b[^.!?\n]{3,200}\?/g;
+
+/** The sender asking for something for themselves ("how do I", "help me", "I want you to"). */
+const FIRST_PERSON_REQUEST =
+  /\bhow (?:do|can|should|would) i\b|\b(?:help|show|tell|teach|give) me\b|\bi (?:want|need) you to\b|\bcan you (?:show|tell|explain|help|give|recommend|suggest)\b/g;
+
+/** Encodings, ciphers and text transformations ("Base64", "Caesar cipher", "reply in reverse", "emojis", "in Spanish"). */
+const TRANSFORMATION =
+  /\bbase ?(?:64|32|16|58)\b|\bcaesar\b|\bciphers?\b|\brot ?13\b|\bemojis?\b|\b(?:reverse|backwards?|inverted?) (?:order|sequence|text|character|your)\b|\b(?:reply|respond|write) (?:in reverse|backwards?)\b|\banagrams?\b|\bmisspell|\bleetspeak\b|\balphanumeric\b|\bhomophonic\b|\bvowels?\b|\bsubstitut(?:e|ion) (?:letters?|words?|cipher)|\bpig latin\b|\bmorse code\b|\b(?:in|into|to) (?:french|spanish|german|italian|portuguese|russian|japanese|chinese|arabic|hindi|korean|dutch|mandarin)\b/g;
+
+/** Tool use, commands and data exfiltration ("run the following command", "curl … | sh", "send all emails to", "API key"). */
+const TOOL_OR_EXFILTRATION =
+  /\b(?:execute|run|invoke|call|use)\b[^.!?\n]{0,30}\b(?:command|script|tool|function|shell|terminal)\b|\b(?:curl|wget)\s+\S|\|\s*(?:ba|z)?sh\b|\brm -rf\b|\bpowershell\b|\bsudo\s|\bchmod\s|\beval\(|\b(?:send|forward|upload|post|share|transfer|exfiltrate|leak|copy)\b[^.!?\n]{0,40}\b(?:all|every|the|your|these|those|any)\b[^.!?\n]{0,30}\b(?:emails?|messages|inbox|files|documents|credentials|passwords?|api keys?|tokens?|secrets?|contacts|conversations?|history)\b[^.!?\n]{0,40}\bto\b|\b(?:api[_ -]?keys?|access tokens?|private keys?|seed phrase|ssh keys?|bank details|card numbers?|social security)\b|\b(?:tool_call|function_call|tool_use)\b/g;
+
+/** Lures: clickbait, prizes, malware and scam wording. */
+const LURE =
+  /\bclick (?:here|this link|the link|below|now)\b|\bdownload (?:now|this|the (?:attached|file|app))\b|\bclaim your\b|\byou(?:'ve| have) (?:won|been selected)\b|\blottery\b|\bprize\b|\bwinnings?\b|\bact now\b|\bwire (?:transfer|money)\b|\bgift cards?\b|\bbitcoin\b|\bcrypto(?:currency)? wallet\b|\bverify your (?:account|identity)\b|\baccount (?:will be )?(?:suspended|locked|closed)\b|\binstall (?:this|the) (?:app|software|update|extension)\b|\btoo good to be true\b|\bfree money\b|\bdouble your\b|\bfake\b|\bvirus\b|\bmalware\b/g;
+
+/** Each family with the name of its feature. */
+export const PHRASE_FAMILIES = [
+  ['override', OVERRIDE],
+  ['model_address', MODEL_ADDRESS],
+  ['role_marker', ROLE_MARKER],
+  ['output_direction', OUTPUT_DIRECTION],
+  ['task_opening', TASK_OPENING],
+  ['question', QUESTION],
+  ['first_person_request', FIRST_PERSON_REQUEST],
+  ['transformation', TRANSFORMATION],
+  ['tool_or_exfiltration', TOOL_OR_EXFILTRATION],
+  ['lure', LURE],
+] as const;
+
+/** Names of the phrase families, in {@link PHRASE_FAMILIES} order. */
+export type PhraseFamily = (typeof PHRASE_FAMILIES)[number][0];
+
+/** Occurrences of each phrase family in lower-cased `text`. */
+export function countPhrases(text: string): Record<PhraseFamily, number> {
+  const counts = {} as Record<PhraseFamily, number>;
+  for (const [name, pattern] of PHRASE_FAMILIES) {
+    pattern.lastIndex = 0;
+    let count = 0;
+    while (pattern.exec(text) !== null) {
+      count += 1;
+      if (count >= 20) break;
+    }
+    pattern.lastIndex = 0;
+    counts[name] = count;
+  }
+  return counts;
+}
+
+/** Families that are instructions to a model wherever they appear (used on hidden text). */
+export const INSTRUCTION_FAMILIES: readonly PhraseFamily[] = [
+  'override',
+  'model_address',
+  'role_marker',
+  'output_direction',
+  'task_opening',
+  'transformation',
+  'tool_or_exfiltration',
+];

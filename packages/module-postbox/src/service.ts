@@ -1,0 +1,325 @@
+import { ConflictError, InputError, isoTimestamp, NotFoundError, PayloadTooLargeError } from '@agentinfra/core';
+import { createAcceptedRecipients } from './accepted-recipients.js';
+import { localPartProblem, normalizeAddress } from './addresses.js';
+import { createInbound, type InboundMessage, MIME_PREFIX } from './inbound.js';
+import { decodeCursor, encodeCursor } from './list-cursor.js';
+import { type MessageRow, type MessageView, messageView } from './message-view.js';
+import { createOutbound } from './outbound.js';
+import type { MailRule, RuleAction, RuleMatch } from './rules.js';
+import { createHttpInjectionScorer } from './scoring/http-scorer.js';
+import type { InjectionScorer } from './scoring/injection-scorer.js';
+import { createLocalInjectionScorer } from './scoring/local-scorer.js';
+import type { PostboxDeps } from './service-deps.js';
+import { type SmtpListener, startSmtpListener } from './smtp/smtp-listener.js';
+import { createWebhooks } from './webhooks.js';
+
+/** Rules one agent may keep. */
+export const MAX_RULES_PER_AGENT = 100;
+/** Rows deleted per statement by the retention job. */
+const RETENTION_BATCH = 500;
+const DAY_MS = 86_400_000;
+/** How long RCPT TO reuses "this address exists" (see `accepted-recipients.ts`). */
+const RECIPIENT_MEMORY_MS = 1_000;
+
+/** Options of {@link createPostboxService} beyond the ports (tests, embedding apps). */
+export interface PostboxServiceOptions {
+  /** Replaces the scorer chosen by config (`postbox.scorer`). */
+  scorer?: InjectionScorer;
+}
+
+/**
+ * agent-postbox without HTTP: addresses, the inbound path shared by the
+ * bundled MTA and /ingest (store, score, quarantine, rules, webhooks),
+ * mailbox listing, rules, outbound mail under a quota, signed webhooks, the
+ * retention sweep, and the SMTP listener's life cycle.
+ */
+export function createPostboxService(deps: PostboxDeps, options: PostboxServiceOptions = {}) {
+  const knex = () => deps.sql.knex;
+  const config = deps.moduleConfig;
+  const fallbackScorer = createLocalInjectionScorer();
+  const scorer: InjectionScorer =
+    options.scorer ??
+    (config.scorer.kind === 'http'
+      ? createHttpInjectionScorer({ url: config.scorer.url, token: config.scorer.token, timeoutMs: config.scorer.timeoutMs })
+      : fallbackScorer);
+  const webhooks = createWebhooks(deps);
+  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks });
+  const outbound = createOutbound({ ...deps, webhooks });
+  let listener: SmtpListener | null = null;
+  const acceptedRecipients = createAcceptedRecipients(
+    async (address) => (await knex()('postbox_addresses').where({ address }).first('address')) !== undefined,
+    { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() },
+  );
+
+  const checkBodySize = (name: string, value: string | null | undefined) => {
+    if (value && Buffer.byteLength(value, 'utf8') > config.maxBodyBytes) {
+      throw new PayloadTooLargeError(`${name} is over ${config.maxBodyBytes} bytes.`);
+    }
+  };
+
+  return {
+    /** The scorer in use (`local-v1`, `http:<origin>`, …). */
+    scorerId: scorer.id,
+    /** Scores a message without storing it. */
+    score: inbound.score,
+
+    /**
+     * Allocates `<local_part>@<mailDomain>` to an agent (lower-cased: mailboxes
+     * are case-insensitive here).
+     * @throws InputError (400, field `local_part`) for a local part that is not an RFC 5321
+     *   Dot-string of at most 64 octets; ConflictError (409) when the address is taken.
+     */
+    async alloc(request: { agentId: string; localPart: string }): Promise<{ address: string }> {
+      const problem = localPartProblem(request.localPart);
+      if (problem) throw new InputError('Invalid local_part.', { fields: [{ path: 'local_part', message: problem }] });
+      const address = normalizeAddress(`${request.localPart}@${config.mailDomain}`);
+      try {
+        await knex()('postbox_addresses').insert({ address, agent_id: request.agentId, created_at: deps.clock.now() });
+      } catch (error) {
+        if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`The address "${address}" is taken.`);
+        throw error;
+      }
+      return { address };
+    },
+
+    /** The addresses of an agent, in code-point order. */
+    async addresses(request: { agentId: string }): Promise<{ addresses: string[] }> {
+      const rows = (await knex()('postbox_addresses').where({ agent_id: request.agentId }).select('address')) as Array<{ address: string }>;
+      return { addresses: rows.map((row) => row.address).sort() };
+    },
+
+    /** Whether the bundled MTA accepts mail for `address` (RCPT TO). */
+    async acceptsRecipient(address: string): Promise<boolean> {
+      return (
+        (await knex()('postbox_addresses')
+          .where({ address: normalizeAddress(address) })
+          .first('address')) !== undefined
+      );
+    },
+
+    /**
+     * /ingest: the inbound path for an external MTA (see `createInbound`).
+     * @throws PayloadTooLargeError (413) for a body over `maxBodyBytes`; NotFoundError (404) for an unknown recipient.
+     */
+    async ingest(message: InboundMessage) {
+      checkBodySize('body', message.body);
+      checkBodySize('html', message.html);
+      return inbound.ingest(message);
+    },
+
+    /** The bundled MTA's path: raw MIME for the envelope recipients. @returns the message ids. */
+    ingestRaw: inbound.ingestRaw,
+
+    /**
+     * One page of an agent's mail in a stable order (the order it was stored),
+     * after the `since` cursor. `next_cursor` always points after the last
+     * message returned (or is `since` again when there was none), so passing
+     * it back polls for new mail; `has_more` says whether more is already there.
+     * @throws InputError (400) for a cursor /list did not make.
+     */
+    async list(request: {
+      agentId: string;
+      direction: 'in' | 'out';
+      limit: number;
+      since: string | null;
+      folder?: string | undefined;
+      unreadOnly?: boolean | undefined;
+      revealQuarantined?: boolean | undefined;
+    }): Promise<{ messages: MessageView[]; next_cursor: string | null; has_more: boolean }> {
+      const after = request.since === null ? 0 : decodeCursor(request.since);
+      const query = knex()('postbox_messages').where({ agent_id: request.agentId, direction: request.direction }).where('seq', '>', after);
+      if (request.folder !== undefined) query.where({ folder: request.folder });
+      if (request.unreadOnly) query.whereNull('read_at');
+      const rows = (await query.orderBy('seq').limit(request.limit + 1)) as MessageRow[];
+      const page = rows.slice(0, request.limit);
+      const last = page[page.length - 1];
+      return {
+        messages: page.map((row) => messageView(row, request.revealQuarantined ?? false)),
+        next_cursor: last ? encodeCursor(Number(last.seq)) : request.since,
+        has_more: rows.length > request.limit,
+      };
+    },
+
+    /** Marks the agent's messages among `ids` read. @returns how many were unread before. */
+    async markRead(request: { agentId: string; ids: readonly string[] }): Promise<{ updated: number }> {
+      const now = deps.clock.now();
+      const updated = await knex()('postbox_messages')
+        .where({ agent_id: request.agentId })
+        .whereIn('id', [...new Set(request.ids)])
+        .whereNull('read_at')
+        .update({ read_at: now, updated_at: now });
+      return { updated };
+    },
+
+    /**
+     * Creates or replaces the agent's rule `name` (rules run on ingest in name order).
+     * @throws ConflictError (409) when the agent already has 100 other rules.
+     */
+    async putRule(request: { agentId: string; name: string; match: RuleMatch; actions: RuleAction[] }) {
+      const now = deps.clock.now();
+      await knex().transaction(async (trx) => {
+        const count = Number(
+          (
+            (await trx('postbox_rules')
+              .where({ agent_id: request.agentId })
+              .whereNot({ name: request.name })
+              .count({ n: '*' })
+              .first()) as { n: number | string }
+          ).n,
+        );
+        if (count >= MAX_RULES_PER_AGENT) throw new ConflictError(`An agent can keep at most ${MAX_RULES_PER_AGENT} rules.`);
+        await trx('postbox_rules')
+          .insert({
+            agent_id: request.agentId,
+            name: request.name,
+            match: JSON.stringify(request.match),
+            actions: JSON.stringify(request.actions),
+            created_at: now,
+            updated_at: now,
+          })
+          .onConflict(['agent_id', 'name'])
+          .merge(['match', 'actions', 'updated_at']);
+      });
+      return { agent_id: request.agentId, name: request.name, match: request.match, actions: request.actions };
+    },
+
+    /** The agent's rules in the order they run. */
+    async listRules(request: { agentId: string }): Promise<{ rules: Array<MailRule & { updated_at: string }> }> {
+      const rows = (await knex()('postbox_rules')
+        .where({ agent_id: request.agentId })
+        .select('name', 'match', 'actions', 'updated_at')) as Array<{
+        name: string;
+        match: string;
+        actions: string;
+        updated_at: number | string;
+      }>;
+      rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return {
+        rules: rows.map((row) => ({
+          name: row.name,
+          match: JSON.parse(row.match) as RuleMatch,
+          actions: JSON.parse(row.actions) as RuleAction[],
+          updated_at: isoTimestamp(Number(row.updated_at)),
+        })),
+      };
+    },
+
+    /** Deletes a rule. @throws NotFoundError (404) when the agent has no rule of that name. */
+    async deleteRule(request: { agentId: string; name: string }): Promise<{ name: string; deleted: true }> {
+      const deleted = await knex()('postbox_rules').where({ agent_id: request.agentId, name: request.name }).delete();
+      if (deleted === 0) throw new NotFoundError(`Agent "${request.agentId}" has no rule "${request.name}".`);
+      return { name: request.name, deleted: true };
+    },
+
+    /** /send (see `createOutbound`). */
+    send: outbound.send,
+    /** The outbound delivery job. */
+    deliverOutbound: outbound.deliver,
+    /** `smtp://host:port`, `json`, or `null` when outbound mail stays queued. */
+    relayDescription: outbound.relayDescription,
+
+    webhooks,
+
+    /**
+     * A short-lived download URL of a message's raw MIME (when the postbox stored it).
+     * @throws NotFoundError (404) when the agent has no such message or its raw MIME is not in the blob store.
+     */
+    async rawMessage(request: { agentId: string; id: string; expiresInSeconds: number }): Promise<{ url: string; expires_at: string }> {
+      const row = (await knex()('postbox_messages')
+        .where({ agent_id: request.agentId, id: request.id })
+        .select('mime_ref', 'mime_owned')
+        .first()) as Pick<MessageRow, 'mime_ref' | 'mime_owned'> | undefined;
+      if (!row) throw new NotFoundError(`Agent "${request.agentId}" has no message "${request.id}".`);
+      if (!row.mime_ref || !row.mime_owned)
+        throw new NotFoundError('The raw message of this mail is not kept by the postbox (it came through /ingest).');
+      const signed = await deps.blobStore.createDownloadUrl({
+        key: row.mime_ref,
+        expiresInSeconds: request.expiresInSeconds,
+        contentType: 'message/rfc822',
+        filename: `${request.id}.eml`,
+      });
+      return { url: signed.url, expires_at: isoTimestamp(signed.expiresAt) };
+    },
+
+    /**
+     * Deletes messages older than the `postbox_retention_days` setting, in
+     * batches, and the raw MIME the postbox stored for them once no remaining
+     * message refers to it. Raw MIME referenced through /ingest's `mime_ref`
+     * belongs to the external MTA and is left alone.
+     * @returns how many messages and blobs were deleted.
+     */
+    async sweepRetention(): Promise<{ messages: number; blobs: number }> {
+      const days = await deps.settings.get<number>('postbox_retention_days');
+      const cutoff = deps.clock.now() - days * DAY_MS;
+      let messages = 0;
+      let blobs = 0;
+      for (;;) {
+        const rows = (await knex()('postbox_messages')
+          .where('created_at', '<', cutoff)
+          .orderBy('seq')
+          .limit(RETENTION_BATCH)
+          .select('seq', 'mime_ref', 'mime_owned')) as Array<Pick<MessageRow, 'seq' | 'mime_ref' | 'mime_owned'>>;
+        if (rows.length === 0) break;
+        await knex()('postbox_messages')
+          .whereIn(
+            'seq',
+            rows.map((row) => row.seq),
+          )
+          .delete();
+        messages += rows.length;
+        const refs = [
+          ...new Set(rows.filter((row) => row.mime_owned && row.mime_ref?.startsWith(MIME_PREFIX)).map((row) => row.mime_ref as string)),
+        ];
+        if (refs.length > 0) {
+          const kept = new Set(
+            ((await knex()('postbox_messages').whereIn('mime_ref', refs).distinct('mime_ref')) as Array<{ mime_ref: string }>).map(
+              (row) => row.mime_ref,
+            ),
+          );
+          const orphans = refs.filter((ref) => !kept.has(ref));
+          if (orphans.length > 0) await deps.blobStore.delete({ keys: orphans });
+          blobs += orphans.length;
+        }
+        if (rows.length < RETENTION_BATCH) break;
+      }
+      if (messages > 0) deps.logger.info({ messages, blobs, retention_days: days }, 'postbox retention sweep');
+      return { messages, blobs };
+    },
+
+    /** Starts the bundled MTA unless `smtp.port` is 0. @throws Error when the port cannot be bound. */
+    async start(): Promise<void> {
+      if (listener || config.smtp.port === 0) return;
+      listener = await startSmtpListener({
+        port: config.smtp.port === 'auto' ? 0 : config.smtp.port,
+        host: config.smtp.host,
+        hostname: config.smtp.hostname ?? config.mailDomain,
+        maxMessageBytes: config.smtp.maxMessageBytes,
+        maxClients: config.smtp.maxClients,
+        socketTimeoutMs: config.smtp.socketTimeoutMs,
+        tlsCertFile: config.smtp.tlsCertFile,
+        tlsKeyFile: config.smtp.tlsKeyFile,
+        logger: deps.logger,
+        handlers: {
+          acceptsRecipient: (address) => acceptedRecipients.accepts(normalizeAddress(address)),
+          deliver: (message) => inbound.ingestRaw(message),
+        },
+      });
+    },
+
+    /** The bound SMTP address, or `null` when the MTA is off or not started. */
+    smtpAddress(): { host: string; port: number; starttls: boolean } | null {
+      return listener ? { ...listener.address, starttls: listener.starttls } : null;
+    },
+
+    /** Stops the MTA and closes relay connections. */
+    async stop(): Promise<void> {
+      const current = listener;
+      listener = null;
+      await current?.close();
+      outbound.close();
+    },
+  };
+}
+
+/** The postbox service. */
+export type PostboxService = ReturnType<typeof createPostboxService>;

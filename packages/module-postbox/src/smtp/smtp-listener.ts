@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { PortMap } from '@agentinfra/core';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+
+/** An SMTP reply as an error `smtp-server` sends: `responseCode` and text (with its RFC 3463 enhanced code). */
+function smtpReply(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+/** What the listener needs from the postbox. */
+export interface SmtpHandlers {
+  /** Whether mail for `address` (lower-case) is accepted. */
+  acceptsRecipient(address: string): Promise<boolean>;
+  /** Stores, scores and files one message for the envelope recipients. @returns the message ids. */
+  deliver(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]>;
+}
+
+/** Options of {@link startSmtpListener}. */
+export interface SmtpListenerOptions {
+  /** 0 = any free port. */
+  port: number;
+  host: string;
+  /** Greeting and EHLO name. */
+  hostname: string;
+  maxMessageBytes: number;
+  maxClients: number;
+  socketTimeoutMs: number;
+  tlsCertFile?: string | undefined;
+  tlsKeyFile?: string | undefined;
+  logger: PortMap['logger'];
+  handlers: SmtpHandlers;
+}
+
+/** A running SMTP listener. */
+export interface SmtpListener {
+  readonly address: { host: string; port: number };
+  readonly starttls: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the bundled MTA (RFC 5321 with `smtp-server`) for inbound mail:
+ * no AUTH (inbound mail needs none); STARTTLS (RFC 3207) only when a
+ * certificate is configured; SIZE (RFC 1870) announced and enforced (552);
+ * RCPT TO refused with 550 5.1.1 for addresses the postbox does not have, at
+ * RCPT time rather than by a later bounce; one accepted DATA is stored
+ * once and delivered to every accepted recipient. A failure while storing
+ * answers 451 so that the sending MTA retries.
+ * @throws Error when the port cannot be bound or the certificate files cannot be read.
+ */
+export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
+  const tls =
+    options.tlsCertFile && options.tlsKeyFile
+      ? { cert: await readFile(options.tlsCertFile), key: await readFile(options.tlsKeyFile) }
+      : null;
+  const { logger, handlers } = options;
+  const server = new SMTPServer({
+    name: options.hostname,
+    banner: 'agentinfra postbox',
+    size: options.maxMessageBytes,
+    rejectOversized: true,
+    authOptional: true,
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(tls ?? {}),
+    maxClients: options.maxClients,
+    socketTimeout: options.socketTimeoutMs,
+    closeTimeout: 5_000,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const recipient = address.address.toLowerCase();
+      handlers.acceptsRecipient(recipient).then(
+        (accepted) => callback(accepted ? null : smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`)),
+        (error: unknown) => {
+          logger.error({ err: error }, 'smtp: recipient lookup failed');
+          callback(smtpReply(451, '4.3.0 Temporary failure, try again later'));
+        },
+      );
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        if (size <= options.maxMessageBytes) chunks.push(chunk);
+        size += chunk.length;
+      });
+      stream.once('error', (error) => callback(error));
+      stream.once('end', () => {
+        if (stream.sizeExceeded) {
+          callback(smtpReply(552, `5.3.4 Message exceeds the fixed maximum message size of ${options.maxMessageBytes} bytes`));
+          return;
+        }
+        const recipients = [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))];
+        const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
+        handlers.deliver({ raw: Buffer.concat(chunks, size), recipients, envelopeFrom }).then(
+          (ids) => callback(null, `2.0.0 OK: queued as ${ids.join(',') || 'nothing'}`),
+          (error: unknown) => {
+            logger.error({ err: error }, 'smtp: storing a message failed');
+            callback(smtpReply(451, '4.3.0 Temporary failure while storing the message, try again later'));
+          },
+        );
+      });
+    },
+  });
+  server.on('error', (error) => logger.warn({ err: error }, 'smtp: connection error'));
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.server.address() as AddressInfo;
+  return {
+    address: { host: options.host, port: bound.port },
+    starttls: tls !== null,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFsBlobStore } from '@agentinfra/adapter-fs';
+import { type BlobStore, type Clock, createHttpDelivery, type HostResolver, type RateLimiter, type SqlDatabase } from '@agentinfra/core';
+import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { identityModule } from '@agentinfra/module-identity';
+import { expect } from 'vitest';
+import { postboxModule } from '../module.js';
+import type { PostboxService } from '../service.js';
+
+/** The agents every postbox test server has, each with a device key and the address `<agent>@agents.test`. */
+export const AGENTS = ['alice', 'bob'] as const;
+export type TestAgent = (typeof AGENTS)[number];
+export const MAIL_DOMAIN = 'agents.test';
+
+/** A kernel with identity and postbox, two agents, a blob folder, and shortcuts. */
+export interface PostboxTestServer {
+  server: TestKernel;
+  service: PostboxService;
+  blobStore: BlobStore;
+  keys: Record<TestAgent, string>;
+  bridge: { credential: string };
+  /** The bundled MTA's port. */
+  smtpPort: number;
+  /** POSTs to `agent-postbox/<path>` with the device key of `as` (or an explicit credential). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+  postbox<T = any>(path: string, body: unknown, as: TestAgent | { credential?: string }): Promise<TestResponse<T>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `[identityModule, postboxModule]` on `db` with the bundled MTA on a
+ * free port, an fs blob store in a temp folder, and signed delivery that may
+ * reach loopback (unless `allowPrivate: false`).
+ */
+export async function startPostboxTestServer(options: {
+  db: SqlDatabase;
+  postboxConfig?: Record<string, unknown>;
+  allowPrivate?: boolean;
+  resolver?: HostResolver;
+  clock?: Clock;
+  rateLimiter?: RateLimiter;
+  jobsEnabled?: boolean;
+  /** Create the agents and their addresses (default true; false for a second replica on the same database). */
+  seed?: boolean;
+}): Promise<PostboxTestServer> {
+  const blobDir = await mkdtemp(join(tmpdir(), 'agentinfra-postbox-'));
+  let base = 'http://127.0.0.1';
+  const blobs = createFsBlobStore({ dir: blobDir, publicUrl: () => base, signingKey: randomBytes(32), durable: false });
+  const server = await startTestKernel({
+    modules: [identityModule, postboxModule],
+    adapters: {
+      sql: options.db,
+      blobStore: blobs.store,
+      mounts: [blobs.mount],
+      delivery: createHttpDelivery({
+        allowPrivate: options.allowPrivate ?? true,
+        ...(options.resolver ? { resolver: options.resolver } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+      }),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    },
+    config: { jobs: { enabled: options.jobsEnabled ?? true } },
+    moduleConfigs: {
+      'agent-postbox': { mailDomain: MAIL_DOMAIN, smtp: { port: 'auto' }, ...options.postboxConfig },
+    },
+  });
+  base = server.url;
+  const service = server.kernel.service<PostboxService>('agent-postbox');
+  const bridge = { credential: server.bridgeKey };
+  const keys = await seedAgentKeys(server, options.seed === false ? [] : AGENTS);
+  for (const agent of options.seed === false ? [] : AGENTS) {
+    const allocated = await server.call('agent-postbox/alloc', { agent_id: agent, local_part: agent }, { credential: keys[agent] });
+    expect(allocated.status).toBe(200);
+  }
+  const postbox: PostboxTestServer['postbox'] = (path, body, as) =>
+    server.call(`agent-postbox/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as);
+  return {
+    server,
+    service,
+    blobStore: blobs.store,
+    keys,
+    bridge,
+    smtpPort: service.smtpAddress()?.port ?? 0,
+    postbox,
+    async stop() {
+      await server.stop();
+      await rm(blobDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import { ConflictError, InputError, isoTimestamp, NotFoundError, newId, newWebhookSecret, webhookSigningKey } from '@agentinfra/core';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { PostboxDeps } from './service-deps.js';
+
+/** Event types postbox webhooks carry (CONTRACT.md "Signed deliveries"). */
+export const WEBHOOK_EVENTS = ['message.received', 'message.quarantined', 'message.sent', 'message.failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);
+
+/** Name of the durable job that delivers one event to one webhook. */
+export const WEBHOOK_JOB = 'postbox.webhook';
+
+/** Webhooks one agent may register. */
+const MAX_WEBHOOKS_PER_AGENT = 20;
+
+interface WebhookRow {
+  id: string;
+  agent_id: string;
+  url: string;
+  events: string;
+  secret_sealed: string;
+  previous_sealed: string | null;
+  previous_expires_at: number | string | null;
+  created_at: number | string;
+  rotated_at: number | string | null;
+}
+
+/** The payload of a {@link WEBHOOK_JOB} job (no secret: payloads are stored in plain text). */
+export const webhookJobPayloadSchema = z.object({
+  webhook_id: z.string(),
+  event_id: z.string(),
+  type: webhookEventSchema,
+  data: z.record(z.string(), z.unknown()),
+});
+export type WebhookJobPayload = z.infer<typeof webhookJobPayloadSchema>;
+
+/** Which webhooks an event must reach beyond those subscribed to it: `true` = all of the agent's. */
+export type ForcedWebhooks = true | ReadonlySet<string>;
+
+/** One event of one message to fan out to the agent's webhooks. */
+export interface WebhookEventToEnqueue {
+  agentId: string;
+  messageId: string;
+  type: WebhookEvent;
+  data: Record<string, unknown>;
+  /** Webhooks a rule forces this event to reach beyond those subscribed to it. */
+  force?: ForcedWebhooks | undefined;
+}
+
+const sealContext = (webhookId: string) => `postbox-webhook:${webhookId}`;
+
+/** A stable event id (`webhook-id` header) for one event of one message: the same on every retry. */
+export function eventIdOf(messageId: string, type: WebhookEvent): string {
+  return `evt_${createHash('sha256').update(`${messageId}:${type}`).digest('base64url').slice(0, 22)}`;
+}
+
+/**
+ * A caller-supplied signing secret: `whsec_<base64>` (Standard Webhooks; 24–64
+ * bytes once decoded) or any other string of 16–512 characters used as raw
+ * UTF-8 bytes.
+ * @throws InputError (field `secret`) otherwise; the message never repeats the secret.
+ */
+function checkSecret(secret: string): void {
+  const refuse = (message: string) => new InputError('The signing secret is not usable.', { fields: [{ path: 'secret', message }] });
+  let key: Buffer;
+  try {
+    key = webhookSigningKey(secret);
+  } catch {
+    throw refuse('a whsec_ secret must be followed by standard base64');
+  }
+  if (secret.startsWith('whsec_') && (key.length < 24 || key.length > 64)) throw refuse('a whsec_ secret must decode to 24–64 bytes');
+  if (!secret.startsWith('whsec_') && (secret.length < 16 || secret.length > 512)) throw refuse('must be 16–512 characters');
+}
+
+/** Webhook registration, rotation, fan-out of events into durable jobs, and delivery. */
+export function createWebhooks(deps: PostboxDeps) {
+  const knex = () => deps.sql.knex;
+  const seal = (webhookId: string, secret: string) => deps.secretBox.seal({ plaintext: secret, context: sealContext(webhookId) });
+  const open = (webhookId: string, sealed: string) => deps.secretBox.open({ sealed, context: sealContext(webhookId) });
+
+  async function owned(agentId: string, webhookId: string): Promise<WebhookRow> {
+    const row = (await knex()('postbox_webhooks').where({ id: webhookId, agent_id: agentId }).first()) as WebhookRow | undefined;
+    if (!row) throw new NotFoundError(`Agent "${agentId}" has no webhook "${webhookId}".`);
+    return row;
+  }
+
+  /**
+   * {@link enqueue} for several events in one transaction: the webhooks of
+   * all their agents are read with one query (the ingest group commit uses it).
+   */
+  async function enqueueMany(trx: Knex.Transaction, events: readonly WebhookEventToEnqueue[]): Promise<void> {
+    if (events.length === 0) return;
+    const agentIds = [...new Set(events.map((event) => event.agentId))];
+    const rows = (await trx('postbox_webhooks').whereIn('agent_id', agentIds).select('id', 'agent_id', 'events')) as Array<
+      Pick<WebhookRow, 'id' | 'agent_id' | 'events'>
+    >;
+    if (rows.length === 0) return;
+    for (const event of events) {
+      const eventId = eventIdOf(event.messageId, event.type);
+      for (const row of rows) {
+        if (row.agent_id !== event.agentId) continue;
+        const subscribed = (JSON.parse(row.events) as string[]).includes(event.type);
+        const forced = event.force === true || (event.force?.has(row.id) ?? false);
+        if (!subscribed && !forced) continue;
+        const payload: WebhookJobPayload = { webhook_id: row.id, event_id: eventId, type: event.type, data: event.data };
+        await deps.jobs.enqueue({
+          name: WEBHOOK_JOB,
+          payload,
+          dedupeKey: `${WEBHOOK_JOB}:${row.id}:${eventId}`,
+          maxAttempts: deps.moduleConfig.webhookMaxAttempts,
+          trx,
+        });
+      }
+    }
+  }
+
+  const view = (row: WebhookRow) => ({
+    webhook_id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEvent[],
+    created_at: isoTimestamp(Number(row.created_at)),
+    rotated_at: row.rotated_at === null ? null : isoTimestamp(Number(row.rotated_at)),
+    previous_expires_at: row.previous_expires_at === null ? null : isoTimestamp(Number(row.previous_expires_at)),
+  });
+
+  return {
+    /**
+     * Registers a webhook after checking its URL (HTTPS, public address after
+     * DNS resolution, unless the operator allows private callbacks).
+     * @returns its id and URL, plus the generated secret when none was supplied (shown once).
+     * @throws InputError (400) for a refused URL or unusable secret; ConflictError (409) when the
+     *   agent already has a webhook for this URL or has 20 webhooks.
+     */
+    async register(options: { agentId: string; url: string; secret?: string | undefined; events?: readonly WebhookEvent[] | undefined }) {
+      if (options.secret !== undefined) checkSecret(options.secret);
+      await deps.delivery.checkTarget(options.url);
+      const existing = (await knex()('postbox_webhooks').where({ agent_id: options.agentId }).select('url')) as Array<{ url: string }>;
+      if (existing.some((row) => row.url === options.url)) {
+        throw new ConflictError('This agent already has a webhook for this URL; use /webhook/rotate to change its secret.');
+      }
+      if (existing.length >= MAX_WEBHOOKS_PER_AGENT)
+        throw new ConflictError(`An agent can register at most ${MAX_WEBHOOKS_PER_AGENT} webhooks.`);
+      const id = newId('whk_');
+      const secret = options.secret ?? newWebhookSecret();
+      const events = [...new Set(options.events ?? WEBHOOK_EVENTS)].sort();
+      try {
+        await knex()('postbox_webhooks').insert({
+          id,
+          agent_id: options.agentId,
+          url: options.url,
+          events: JSON.stringify(events),
+          secret_sealed: seal(id, secret),
+          previous_sealed: null,
+          previous_expires_at: null,
+          created_at: deps.clock.now(),
+          rotated_at: null,
+        });
+      } catch (error) {
+        if (deps.sql.isUniqueViolation(error)) throw new ConflictError('This agent already has a webhook for this URL.');
+        throw error;
+      }
+      return { webhook_id: id, url: options.url, events, ...(options.secret === undefined ? { secret } : {}) };
+    },
+
+    /**
+     * Gives the webhook a new secret; the current one keeps signing (both
+     * signatures in every delivery) until `previous_expires_at` (now + the
+     * configured grace). A second rotation inside the grace window drops the
+     * oldest secret at once.
+     * @throws NotFoundError (404) when the agent has no such webhook; InputError for an unusable secret.
+     */
+    async rotate(options: { agentId: string; webhookId: string; secret?: string | undefined }) {
+      if (options.secret !== undefined) checkSecret(options.secret);
+      const row = await owned(options.agentId, options.webhookId);
+      const secret = options.secret ?? newWebhookSecret();
+      const now = deps.clock.now();
+      const previousExpiresAt = now + deps.moduleConfig.webhookGraceSeconds * 1000;
+      await knex()('postbox_webhooks')
+        .where({ id: row.id })
+        .update({
+          secret_sealed: seal(row.id, secret),
+          previous_sealed: row.secret_sealed,
+          previous_expires_at: previousExpiresAt,
+          rotated_at: now,
+        });
+      return { webhook_id: row.id, secret, previous_expires_at: isoTimestamp(previousExpiresAt) };
+    },
+
+    /** The agent's webhooks (never their secrets), oldest first. */
+    async list(options: { agentId: string }) {
+      const rows = (await knex()('postbox_webhooks')
+        .where({ agent_id: options.agentId })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])) as WebhookRow[];
+      return { webhooks: rows.map(view) };
+    },
+
+    /** Deletes a webhook; deliveries still queued for it are dropped. @throws NotFoundError (404). */
+    async remove(options: { agentId: string; webhookId: string }) {
+      const row = await owned(options.agentId, options.webhookId);
+      await knex()('postbox_webhooks').where({ id: row.id }).delete();
+      await deps.jobs.cancel({ dedupeKeyPrefix: `${WEBHOOK_JOB}:${row.id}:` });
+      return { webhook_id: row.id, deleted: true };
+    },
+
+    /**
+     * Enqueues one durable delivery job per webhook of `agentId` that
+     * subscribes to `type` (or is forced by a rule), inside `trx` so the jobs
+     * exist exactly when the message does.
+     */
+    async enqueue(options: { trx: Knex.Transaction } & WebhookEventToEnqueue) {
+      await enqueueMany(options.trx, [options]);
+    },
+
+    enqueueMany,
+
+    /**
+     * One delivery attempt (the job runner retries with exponential back-off
+     * and jitter). Signed with the current secret, and the previous one during
+     * its grace window. A deleted webhook or a target the SSRF guard now
+     * refuses ends the job without retry.
+     * @throws Error on a network error or a non-2xx answer, so the job is retried.
+     */
+    async deliver(options: { payload: unknown; signal: AbortSignal }) {
+      const payload = webhookJobPayloadSchema.parse(options.payload);
+      const row = (await knex()('postbox_webhooks').where({ id: payload.webhook_id }).first()) as WebhookRow | undefined;
+      if (!row) return;
+      const secrets = [open(row.id, row.secret_sealed)];
+      if (row.previous_sealed && row.previous_expires_at !== null && Number(row.previous_expires_at) > deps.clock.now()) {
+        secrets.push(open(row.id, row.previous_sealed));
+      }
+      try {
+        const result = await deps.delivery.send({
+          url: row.url,
+          secrets,
+          messageId: payload.event_id,
+          type: payload.type,
+          data: payload.data,
+          timeoutMs: deps.moduleConfig.webhookTimeoutMs,
+          signal: options.signal,
+        });
+        if (!result.ok) throw new Error(`Webhook ${row.id} answered HTTP ${result.status}.`);
+      } catch (error) {
+        if (error instanceof InputError) {
+          deps.logger.warn({ webhook_id: row.id, reason: error.message }, 'webhook target refused; delivery dropped');
+          return;
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** The webhook part of the postbox service. */
+export type Webhooks = ReturnType<typeof createWebhooks>;

@@ -1,0 +1,10 @@
+export { type Cadence, nextFire, parseCadence } from './cadence.js';
+export { JOB_RUN_EVENT, messageIdOf } from './callback-run.js';
+export { type SchedulerConfig, type SchedulerConfigInput, schedulerConfigSchema, schedulerEnv } from './config.js';
+export { schedulerMigrations } from './migrations/index.js';
+export { schedulerModule, schedulerModule as default } from './module.js';
+export type { ReconcileResult } from './reconcile.js';
+export { schedulerRoutes } from './routes.js';
+export * from './schemas.js';
+export { createSchedulerService, type SchedulerService } from './service.js';
+export type { SchedulerDeps } from './service-deps.js';

@@ -1,0 +1,25 @@
+import { defineModule } from '@agentinfra/core';
+import { schedulerConfigSchema, schedulerEnv } from './config.js';
+import { reconcileJob } from './jobs/reconcile.js';
+import { runCallbackJob } from './jobs/run-callback.js';
+import { schedulerMigrations } from './migrations/index.js';
+import { schedulerRoutes } from './routes.js';
+import { createSchedulerService } from './service.js';
+
+/**
+ * agent-scheduler: jobs that POST a signed `job.run` callback to an agent's
+ * HTTPS URL on a cron or `@every` cadence, with retries and a run history.
+ * Fires and attempts run on the core job runner, so several replicas on
+ * PostgreSQL share the work and fire each instant once. Needs the `delivery`
+ * port (signed deliveries with the SSRF guard) and the SecretBox.
+ */
+export const schedulerModule = defineModule({
+  name: 'agent-scheduler',
+  ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger'],
+  migrations: schedulerMigrations,
+  permissions: ['scheduler.read', 'scheduler.write'],
+  config: { key: 'scheduler', schema: schedulerConfigSchema, env: schedulerEnv },
+  service: (deps) => createSchedulerService(deps),
+  routes: schedulerRoutes,
+  jobs: [runCallbackJob, reconcileJob],
+});

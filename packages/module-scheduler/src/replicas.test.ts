@@ -1,0 +1,123 @@
+import {
+  coreConfigSchema,
+  createHttpDelivery,
+  createKernel,
+  createLogger,
+  type HttpDelivery,
+  type Kernel,
+  newCredential,
+  newMasterKey,
+  newWebhookSecret,
+} from '@agentinfra/core';
+import { postgresAvailability } from '@agentinfra/testkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { schedulerModule } from './module.js';
+import type { SchedulerService } from './service.js';
+import { type CallbackReceiver, startCallbackReceiver } from './test-support/callback-receiver.js';
+import { type ReopenableDatabase, reopenablePostgres } from './test-support/reopenable-databases.js';
+
+const REPLICAS = 3;
+const JOBS = 500;
+const INTERVAL_MS = 10_000;
+const WINDOW_MS = 60_000;
+/** Time after the window for fires due at its end to arrive. */
+const GRACE_MS = 2_500;
+
+/**
+ * issue #7: three replicas (three kernels, each with its own connection pool
+ * and job runner, in this process) share one PostgreSQL schema; 500 jobs
+ * `@every 10s` run for 60 s; every instant due in the window must reach the
+ * receiver exactly once. About 70 s.
+ */
+describe.runIf(postgresAvailability().available)('agent-scheduler replicas on PostgreSQL', () => {
+  let store: ReopenableDatabase | undefined;
+  let receiver: CallbackReceiver | undefined;
+  const kernels: Kernel[] = [];
+
+  afterAll(async () => {
+    for (const kernel of kernels) await kernel.stop();
+    await receiver?.close();
+    await store?.cleanup();
+  });
+
+  it(`${REPLICAS} replicas, ${JOBS} jobs @every 10s for 60 s: no duplicate and no missed fire`, async () => {
+    store = await reopenablePostgres({ poolMax: 10 });
+    receiver = await startCallbackReceiver();
+    const masterKey = newMasterKey();
+    const bridgeKey = newCredential('bk_');
+    const deliveredBy = Array.from({ length: REPLICAS }, () => 0);
+    for (let replica = 0; replica < REPLICAS; replica += 1) {
+      const delivery = createHttpDelivery({ allowPrivate: true });
+      const counting: HttpDelivery = {
+        checkTarget: (url) => delivery.checkTarget(url),
+        send: (message) => {
+          deliveredBy[replica] = (deliveredBy[replica] ?? 0) + 1;
+          return delivery.send(message);
+        },
+      };
+      const kernel = createKernel({
+        config: coreConfigSchema.parse({ bridgeKey, masterKey, port: 0, jobs: { pollIntervalMs: 200, concurrency: 16 } }),
+        modules: [schedulerModule],
+        adapters: { sql: store.open(), delivery: counting },
+        logger: createLogger({ level: process.env.AGENTINFRA_TEST_LOG_LEVEL ?? 'silent' }),
+      });
+      await kernel.start();
+      kernels.push(kernel);
+    }
+
+    const services = kernels.map((kernel) => kernel.service<SchedulerService>('agent-scheduler'));
+    const windowEnd = Date.now() + WINDOW_MS;
+    const firstFire = new Map<string, number>();
+    for (let index = 0; index < JOBS; index += 1) {
+      const name = `job-${String(index).padStart(3, '0')}`;
+      const service = services[index % REPLICAS] as SchedulerService;
+      const put = await service.putJob({
+        agent_id: `agent-${index % 25}`,
+        name,
+        cadence: '@every 10s',
+        callback_url: `${receiver.url}/fire`,
+        secret: newWebhookSecret(),
+      });
+      firstFire.set(`agent-${index % 25}/${name}`, Date.parse(put.next_run_at));
+    }
+    await new Promise((resolve) => setTimeout(resolve, windowEnd + GRACE_MS - Date.now()));
+
+    const seen = new Map<string, number>();
+    const lateness: number[] = [];
+    for (const callback of receiver.on('/fire')) {
+      const { job, scheduled_for: scheduledFor } = callback.json.data as { job: { agent_id: string; name: string }; scheduled_for: string };
+      const key = `${job.agent_id}/${job.name}@${scheduledFor}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      lateness.push(callback.receivedAt - Date.parse(scheduledFor));
+    }
+    const duplicates = [...seen].filter(([, count]) => count > 1).map(([key]) => key);
+    const missed: string[] = [];
+    let expected = 0;
+    for (const [job, first] of firstFire) {
+      for (let instant = first; instant <= windowEnd; instant += INTERVAL_MS) {
+        expected += 1;
+        const key = `${job}@${new Date(instant).toISOString()}`;
+        if (!seen.has(key)) missed.push(key);
+      }
+    }
+    const ids = receiver.on('/fire').map((callback) => callback.headers['webhook-id']);
+    lateness.sort((a, b) => a - b);
+    console.info(
+      `[replicas] ${expected} instants due, ${ids.length} callbacks, per replica ${deliveredBy.join('/')}, ` +
+        `lateness p50 ${lateness[Math.floor(lateness.length * 0.5)]} ms, p99 ${lateness[Math.floor(lateness.length * 0.99)]} ms`,
+    );
+    expect(expected).toBeGreaterThanOrEqual(JOBS * 5);
+    expect(duplicates).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(missed).toEqual([]);
+    for (const count of deliveredBy) expect(count).toBeGreaterThan(0);
+
+    const knex = kernels[0]?.sql.knex;
+    const runs = (await knex?.('scheduler_runs').where('scheduled_for', '<=', windowEnd).select('status', 'attempts')) as Array<{
+      status: string;
+      attempts: number;
+    }>;
+    expect(runs).toHaveLength(expected);
+    expect(runs.every((run) => run.status === 'succeeded' && run.attempts === 1)).toBe(true);
+  }, 150_000);
+});

@@ -1,0 +1,137 @@
+import { type Clock, newMasterKey, newWebhookSecret } from '@agentinfra/core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { INTERRUPTED_ERROR } from './reconcile.js';
+import type { SchedulerService } from './service.js';
+import { type CallbackReceiver, startCallbackReceiver } from './test-support/callback-receiver.js';
+import { type ReopenableDatabase, reopenableDatabases } from './test-support/reopenable-databases.js';
+import { type SchedulerTestServer, startSchedulerTestServer } from './test-support/scheduler-test-server.js';
+
+/** A clock the test moves forward: "the server was down for a while". */
+function shiftedClock(): Clock & { offsetMs: number } {
+  const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
+  return clock;
+}
+
+describe.each(reopenableDatabases())('agent-scheduler across a restart on $name', ({ create }) => {
+  let store: ReopenableDatabase;
+  let receiver: CallbackReceiver;
+  const servers: SchedulerTestServer[] = [];
+  const masterKey = newMasterKey();
+
+  const start = async (clock: Clock, options: { agents: boolean; jobs: boolean }) => {
+    const server = await startSchedulerTestServer({
+      db: store.open(),
+      clock,
+      agents: options.agents,
+      jobs: { enabled: options.jobs },
+      schedulerConfig: { minIntervalMs: 1_000, missedAfterMs: 2_000 },
+      masterKey,
+    });
+    servers.push(server);
+    return server;
+  };
+
+  beforeAll(async () => {
+    store = await create();
+    receiver = await startCallbackReceiver();
+  });
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.server.stop();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await store?.cleanup();
+  });
+
+  it('loses no fire across a downtime: catch_up "once" runs one catch-up run for all missed instants, "skip" drops them', async () => {
+    const clock = shiftedClock();
+    const before = await start(clock, { agents: true, jobs: false });
+    const secret = newWebhookSecret();
+    const put = async (name: string, catchUp: 'once' | 'skip') => {
+      const response = await before.scheduler(
+        'job/put',
+        { agent_id: 'alice', name, cadence: '@every 10s', callback_url: `${receiver.url}/${name}`, secret, catch_up: catchUp },
+        'alice',
+      );
+      expect(response.status).toBe(200);
+      return Date.parse(response.body.next_run_at);
+    };
+    const onceFirst = await put('once', 'once');
+    const skipFirst = await put('skip', 'skip');
+    await before.server.stop();
+    servers.length = 0;
+
+    // Down for 35 s: the instants +10 s, +20 s and +30 s pass while no process runs jobs.
+    clock.offsetMs = 35_000;
+    const after = await start(clock, { agents: false, jobs: true });
+    await receiver.waitFor(() => receiver.on('/once').length >= 1, 5_000, 'the catch-up run');
+    const [catchUp] = receiver.on('/once');
+    expect(catchUp?.json.data.scheduled_for).toBe(new Date(onceFirst).toISOString());
+    expect(() => new Webhook(secret).verify(catchUp?.body ?? '', catchUp?.headers ?? {})).not.toThrow();
+
+    // The chains continue after "now" (+35 s): next instants are +40 s for both jobs, about 5 s of real time away.
+    await receiver.waitFor(() => receiver.on('/once').length >= 2 && receiver.on('/skip').length >= 1, 10_000, 'the next fires');
+    const list = async (name: string) =>
+      (
+        (await after.scheduler('runs/list', { agent_id: 'alice', name }, 'alice')).body.runs as Array<{
+          scheduled_for: string;
+          status: string;
+        }>
+      ).map((run) => run.scheduled_for);
+    expect(await list('once')).toEqual([new Date(onceFirst + 30_000).toISOString(), new Date(onceFirst).toISOString()]);
+    expect(await list('skip')).toEqual([new Date(skipFirst + 30_000).toISOString()]);
+    expect(receiver.on('/once').map((callback) => callback.json.data.scheduled_for)).toEqual([
+      new Date(onceFirst).toISOString(),
+      new Date(onceFirst + 30_000).toISOString(),
+    ]);
+  });
+
+  it('reconcile repairs a broken fire chain and fails a run whose queue job ended, and leaves healthy backlogs alone', async () => {
+    const clock = shiftedClock();
+    const server = await start(clock, { agents: false, jobs: false });
+    const knex = server.server.kernel.sql.knex;
+    const service = server.server.kernel.service<SchedulerService>('agent-scheduler');
+    const put = async (name: string) =>
+      (
+        await server.scheduler(
+          'job/put',
+          { agent_id: 'bob', name, cadence: '@every 10s', callback_url: `${receiver.url}/${name}`, secret: newWebhookSecret() },
+          'bob',
+        )
+      ).body as { job_id: string; next_run_at: string };
+    const broken = await put('broken');
+    const backlog = await put('backlog');
+    const brokenRow = await knex('scheduler_jobs').where({ id: broken.job_id }).first();
+    await knex('core_jobs').where({ id: brokenRow.next_fire_queue_id }).update({ status: 'failed', finished_at: clock.now() });
+    const now = clock.now();
+    await knex('scheduler_runs').insert({
+      id: 'run_orphan',
+      job_id: backlog.job_id,
+      agent_id: 'bob',
+      scheduled_for: now - 1_000,
+      status: 'running',
+      attempts: 1,
+      max_attempts: 3,
+      series: 0,
+      error: null,
+      queue_id: brokenRow.next_fire_queue_id,
+      started_at: now - 1_000,
+      finished_at: null,
+      created_at: now - 1_000,
+      updated_at: now - 1_000,
+    });
+
+    expect(await service.reconcile()).toEqual({ chainsRepaired: 0, runsFailed: 0 });
+    clock.offsetMs = 6 * 60_000;
+    expect(await service.reconcile()).toEqual({ chainsRepaired: 1, runsFailed: 1 });
+    const repaired = await knex('scheduler_jobs').where({ id: broken.job_id }).first();
+    expect(Number(repaired.next_run_at)).toBeGreaterThan(clock.now());
+    expect(repaired.next_fire_queue_id).not.toBe(brokenRow.next_fire_queue_id);
+    expect((await knex('core_jobs').where({ id: repaired.next_fire_queue_id }).first()).status).toBe('queued');
+    const untouched = await knex('scheduler_jobs').where({ id: backlog.job_id }).first();
+    expect(new Date(Number(untouched.next_run_at)).toISOString()).toBe(backlog.next_run_at);
+    expect(await knex('scheduler_runs').where({ id: 'run_orphan' }).first()).toMatchObject({ status: 'failed', error: INTERRUPTED_ERROR });
+    expect(await service.reconcile()).toEqual({ chainsRepaired: 0, runsFailed: 0 });
+  });
+});

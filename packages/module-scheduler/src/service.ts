@@ -1,0 +1,282 @@
+import { ConflictError, InputError, isoTimestamp, NotFoundError, newId } from '@agentinfra/core';
+import type { Knex } from 'knex';
+import { type Cadence, parseCadence, sameCadence } from './cadence.js';
+import { createCallbackRunner } from './callback-run.js';
+import { schedulerConfigSchema } from './config.js';
+import { scheduleNextFire } from './fire-chain.js';
+import { cadenceColumns, cadenceOf, JOBS, type JobRow, lockedWhen, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
+import { jobKeyPrefix, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, retryKey } from './queue-keys.js';
+import { type ReconcileResult, reconcileScheduler } from './reconcile.js';
+import { parseRequest } from './request-validation.js';
+import {
+  type JobRefRequest,
+  type JobStatusResponse,
+  jobRefRequestSchema,
+  type ListRunsRequest,
+  type ListRunsResponse,
+  listRunsRequestSchema,
+  type PutJobBody,
+  type PutJobRequest,
+  type PutJobResponse,
+  putJobRequestSchema,
+  type ResumeJobResponse,
+  type RetryRunRequest,
+  type RetryRunResponse,
+  type RunPayload,
+  retryRunRequestSchema,
+  runPayloadSchema,
+} from './schemas.js';
+import type { SchedulerDeps } from './service-deps.js';
+
+/**
+ * agent-scheduler without HTTP (SPEC.md §4 agent-scheduler, CONTRACT.md
+ * shapes and bounds): jobs that call an agent's HTTPS callback on a cron or
+ * `@every` cadence with Standard Webhooks signatures, retries with back-off,
+ * and a history of runs.
+ *
+ * Firing: each job has exactly one queued fire (its `next_run_at`) in the
+ * core job runner, with dedupe key (job, instant). Executing a fire creates
+ * the run (unique per job and instant) and queues the next instant in one
+ * transaction holding the job row, so every instant fires once across
+ * replicas, and a restart loses nothing (the queue is durable). Every method
+ * validates its input with the route's schema (400 `InputError` with
+ * `details.fields`), so library and HTTP callers get the same answers.
+ */
+export function createSchedulerService(deps: SchedulerDeps) {
+  const config = schedulerConfigSchema.parse(deps.moduleConfig ?? {});
+  const knex = () => deps.sql.knex;
+  const lock = deps.sql.capabilities.multiProcess;
+  const runner = createCallbackRunner(deps, config);
+
+  const lockJob = (trx: Knex.Transaction, agentId: string, name: string) =>
+    lockedWhen(trx(JOBS).where({ agent_id: agentId, name }), lock).first() as Promise<JobRow | undefined>;
+
+  const notFound = (name: string) => new NotFoundError(`No job named "${name}" for this agent.`);
+
+  async function cancelQueued(ids: Array<string | null>): Promise<void> {
+    const present = ids.filter((id): id is string => id !== null);
+    if (present.length > 0) await deps.jobs.cancel({ ids: present });
+  }
+
+  /** Upserts in one transaction. @returns the job id, its next fire and a superseded queue job to cancel. */
+  async function upsert(
+    body: PutJobBody,
+    cadence: Cadence,
+  ): Promise<{ jobId: string; next: number | null; supersededQueueId: string | null }> {
+    return knex().transaction(async (trx: Knex.Transaction) => {
+      const now = deps.clock.now();
+      const existing = await lockJob(trx, body.agent_id, body.name);
+      const jobId = existing?.id ?? newId('job_');
+      const keepSchedule =
+        existing !== undefined &&
+        existing.status === 'active' &&
+        existing.next_run_at !== null &&
+        sameCadence(cadenceOf(existing), cadence);
+      const fields = {
+        cadence: body.cadence,
+        ...cadenceColumns(cadence),
+        callback_url: body.callback_url,
+        secret_sealed: deps.secretBox.seal({ plaintext: body.secret, context: secretContext(jobId) }),
+        max_attempts: body.max_attempts,
+        catch_up: body.catch_up,
+        status: 'active' as const,
+        anchor_at: keepSchedule && existing ? Number(existing.anchor_at) : now,
+        updated_at: now,
+      };
+      const epoch = existing ? Number(existing.fire_epoch) : 0;
+      if (existing) await trx(JOBS).where({ id: jobId }).update(fields);
+      else {
+        await trx(JOBS).insert({
+          id: jobId,
+          agent_id: body.agent_id,
+          name: body.name,
+          ...fields,
+          next_run_at: null,
+          next_fire_queue_id: null,
+          fire_epoch: 0,
+          created_at: now,
+        });
+      }
+      if (keepSchedule && existing) return { jobId, next: Number(existing.next_run_at), supersededQueueId: null };
+      const job = { id: jobId, ...fields, fire_epoch: epoch };
+      const scheduled = await scheduleNextFire({ trx, jobs: deps.jobs, job, after: now, now, restart: true });
+      if (!scheduled) throw new InputError('Invalid cadence: it has no occurrence after now.');
+      const previous = existing?.next_fire_queue_id ?? null;
+      return { jobId, next: scheduled.at, supersededQueueId: previous !== scheduled.queueId ? previous : null };
+    });
+  }
+
+  return {
+    /** The validated `scheduler` config section. */
+    config,
+
+    /**
+     * Creates or replaces the job (agent_id, name) and (re)activates it.
+     * Putting the same cadence again keeps the job's schedule (an idempotent
+     * put never postpones a fire); a new cadence, or a paused job, is
+     * scheduled from now. The secret is stored sealed and never returned.
+     * @returns `{ job_id: 'job_…', name, next_run_at: ISO 8601 UTC }`.
+     * @throws InputError (400) for a malformed body, an invalid cadence (with the reason) or a
+     *   callback URL refused by the SSRF rules (not HTTPS, private address, unresolvable).
+     */
+    async putJob(input: PutJobRequest): Promise<PutJobResponse> {
+      const body = parseRequest(putJobRequestSchema, input);
+      const cadence = parseCadence({
+        cadence: body.cadence,
+        timezone: body.timezone,
+        minIntervalMs: config.minIntervalMs,
+        now: deps.clock.now(),
+      });
+      await deps.delivery.checkTarget(body.callback_url);
+      let result: Awaited<ReturnType<typeof upsert>>;
+      try {
+        result = await upsert(body, cadence);
+      } catch (error) {
+        // Two first puts of the same name raced: the loser updates the winner's row.
+        if (!deps.sql.isUniqueViolation(error)) throw error;
+        result = await upsert(body, cadence);
+      }
+      await cancelQueued([result.supersededQueueId]);
+      return { job_id: result.jobId, name: body.name, next_run_at: isoTimestamp(result.next as number) };
+    },
+
+    /**
+     * Pauses a job: its queued fire is cancelled and no instant fires until
+     * it is resumed. Runs already started keep their remaining attempts.
+     * @returns `{ name, status: 'paused' }` (also when it was already paused).
+     * @throws NotFoundError (404) when the agent has no such job.
+     */
+    async pauseJob(input: JobRefRequest): Promise<JobStatusResponse> {
+      const body = parseRequest(jobRefRequestSchema, input);
+      const cancel = await knex().transaction(async (trx: Knex.Transaction) => {
+        const job = await lockJob(trx, body.agent_id, body.name);
+        if (!job) throw notFound(body.name);
+        if (job.status === 'paused') return null;
+        await trx(JOBS)
+          .where({ id: job.id })
+          .update({ status: 'paused', next_run_at: null, next_fire_queue_id: null, updated_at: deps.clock.now() });
+        return job.next_fire_queue_id;
+      });
+      await cancelQueued([cancel]);
+      return { name: body.name, status: 'paused' };
+    },
+
+    /**
+     * Resumes a paused job from now (instants missed while paused are not caught up).
+     * @returns `{ name, status: 'active', next_run_at }`; an active job is returned unchanged.
+     * @throws NotFoundError (404) when the agent has no such job.
+     */
+    async resumeJob(input: JobRefRequest): Promise<ResumeJobResponse> {
+      const body = parseRequest(jobRefRequestSchema, input);
+      const next = await knex().transaction(async (trx: Knex.Transaction) => {
+        const job = await lockJob(trx, body.agent_id, body.name);
+        if (!job) throw notFound(body.name);
+        if (job.status === 'active' && job.next_run_at !== null) return Number(job.next_run_at);
+        const now = deps.clock.now();
+        await trx(JOBS).where({ id: job.id }).update({ status: 'active', updated_at: now });
+        const scheduled = await scheduleNextFire({ trx, jobs: deps.jobs, job, after: now, now, restart: true });
+        if (!scheduled) throw new InputError('The job cannot resume: its cadence has no occurrence after now.');
+        return scheduled.at;
+      });
+      return { name: body.name, status: 'active', next_run_at: isoTimestamp(next) };
+    },
+
+    /**
+     * Deletes a job with its run history; its queued fire and pending retries are cancelled.
+     * @returns `{ name, status: 'deleted' }`.
+     * @throws NotFoundError (404) when the agent has no such job.
+     */
+    async deleteJob(input: JobRefRequest): Promise<JobStatusResponse> {
+      const body = parseRequest(jobRefRequestSchema, input);
+      const jobId = await knex().transaction(async (trx: Knex.Transaction) => {
+        const job = await lockJob(trx, body.agent_id, body.name);
+        if (!job) throw notFound(body.name);
+        await trx(RUNS).where({ job_id: job.id }).delete();
+        await trx(JOBS).where({ id: job.id }).delete();
+        return job.id;
+      });
+      await deps.jobs.cancel({ dedupeKeyPrefix: jobKeyPrefix(jobId) });
+      return { name: body.name, status: 'deleted' };
+    },
+
+    /**
+     * A job's runs, newest scheduled instant first.
+     * @returns `{ runs: [{ id, scheduled_for, status, attempts, error, started_at, finished_at }] }`,
+     *   at most `limit` (default 50, 1..500).
+     * @throws NotFoundError (404) when the agent has no such job.
+     */
+    async listRuns(input: ListRunsRequest): Promise<ListRunsResponse> {
+      const body = parseRequest(listRunsRequestSchema, input);
+      const job = (await knex()(JOBS).select('id').where({ agent_id: body.agent_id, name: body.name }).first()) as
+        | Pick<JobRow, 'id'>
+        | undefined;
+      if (!job) throw notFound(body.name);
+      const runs = (await knex()(RUNS)
+        .where({ job_id: job.id })
+        .orderBy([
+          { column: 'scheduled_for', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(body.limit)) as RunRow[];
+      return { runs: runs.map(runView) };
+    },
+
+    /**
+     * Re-queues a finished run (succeeded or failed) as a new attempt
+     * series: attempts restart at 0 under the job's current `max_attempts`,
+     * and its callbacks carry a new `webhook-id` (`<run_id>_<n>`).
+     * @returns `{ run_id, status: 'queued' }`.
+     * @throws NotFoundError (404) when the agent has no such run; ConflictError (409) while the
+     *   run is still queued or running.
+     */
+    async retryRun(input: RetryRunRequest): Promise<RetryRunResponse> {
+      const body = parseRequest(retryRunRequestSchema, input);
+      await knex().transaction(async (trx: Knex.Transaction) => {
+        const run = (await lockedWhen(trx(RUNS).where({ id: body.run_id, agent_id: body.agent_id }), lock).first()) as RunRow | undefined;
+        const job = run ? ((await trx(JOBS).where({ id: run.job_id }).first()) as JobRow | undefined) : undefined;
+        if (!run || !job) throw new NotFoundError(`No run "${body.run_id}" for this agent.`);
+        if (run.status === 'queued' || run.status === 'running') {
+          throw new ConflictError(`The run is ${run.status}; it can be retried once it has finished.`, { status: run.status });
+        }
+        const series = run.series + 1;
+        const payload: RunPayload = { kind: 'retry', run_id: run.id, series };
+        const { id } = await deps.jobs.enqueue({
+          name: RUN_QUEUE_JOB,
+          payload,
+          dedupeKey: retryKey(job.id, run.id, series),
+          maxAttempts: QUEUE_MAX_ATTEMPTS,
+          trx,
+        });
+        await trx(RUNS).where({ id: run.id }).update({
+          status: 'queued',
+          attempts: 0,
+          max_attempts: job.max_attempts,
+          series,
+          error: null,
+          queue_id: id,
+          started_at: null,
+          finished_at: null,
+          updated_at: deps.clock.now(),
+        });
+      });
+      return { run_id: body.run_id, status: 'queued' };
+    },
+
+    /**
+     * Executes one `scheduler.run` queue job (called by the core job runner).
+     * @throws Error after a failed attempt that has attempts left, so the runner retries it with back-off.
+     */
+    async executeRun(options: { payload: unknown; signal: AbortSignal }): Promise<void> {
+      const payload = runPayloadSchema.parse(options.payload);
+      await runner.execute(payload, options.signal);
+    },
+
+    /** One reconcile pass (called every minute by the core job runner). */
+    reconcile(): Promise<ReconcileResult> {
+      return reconcileScheduler(deps, deps.clock.now());
+    },
+  };
+}
+
+/** The agent-scheduler service. */
+export type SchedulerService = ReturnType<typeof createSchedulerService>;

@@ -1,0 +1,68 @@
+import { type Clock, createHttpDelivery, type HttpDelivery, type SqlDatabase } from '@agentinfra/core';
+import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { identityConfigSchema, identityModule } from '@agentinfra/module-identity';
+import { schedulerModule } from '../module.js';
+
+/** The agents every scheduler test server has. */
+export const AGENTS = ['alice', 'bob'] as const;
+export type TestAgent = (typeof AGENTS)[number];
+
+/** A kernel with identity and scheduler, agents with device keys, and a shortcut to call scheduler routes. */
+export interface SchedulerTestServer {
+  server: TestKernel;
+  keys: Record<TestAgent, string>;
+  /** POSTs to `agent-scheduler/<path>` with the device key of `as` (or an explicit credential). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely, like TestKernel.call
+  scheduler<T = any>(path: string, body: unknown, as: TestAgent | { credential?: string }): Promise<TestResponse<T>>;
+}
+
+/**
+ * Starts `[identityModule, schedulerModule]` on `db` (job runner polling every
+ * 50 ms, retries after 20–200 ms) with a delivery that may reach loopback
+ * (`allowPrivate`, default true), and creates alice and bob with device keys
+ * (unless `agents: false`, for a restarted server on a store that has them;
+ * give both servers the same `masterKey`).
+ */
+export async function startSchedulerTestServer(options: {
+  db: SqlDatabase;
+  schedulerConfig?: Record<string, unknown>;
+  allowPrivate?: boolean;
+  delivery?: HttpDelivery;
+  clock?: Clock;
+  agents?: boolean;
+  jobs?: { enabled?: boolean; pollIntervalMs?: number };
+  /** Base64 master key; a restarted server needs the first one's to open the sealed secrets. */
+  masterKey?: string;
+}): Promise<SchedulerTestServer> {
+  const clock = options.clock;
+  const delivery = options.delivery ?? createHttpDelivery({ allowPrivate: options.allowPrivate ?? true, ...(clock ? { clock } : {}) });
+  const server = await startTestKernel({
+    modules: [identityModule, schedulerModule],
+    adapters: { sql: options.db, delivery, ...(clock ? { clock } : {}) },
+    config: {
+      jobs: { pollIntervalMs: 50, retryBaseMs: 20, retryMaxMs: 200, ...options.jobs },
+      ...(options.masterKey ? { masterKey: options.masterKey } : {}),
+    },
+    moduleConfigs: {
+      'agent-identity': identityConfigSchema.parse({}),
+      'agent-scheduler': { minIntervalMs: 1_000, ...options.schedulerConfig },
+    },
+  });
+  const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });
+  return {
+    server,
+    keys,
+    scheduler: (path, body, as) => server.call(`agent-scheduler/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as),
+  };
+}
+
+/**
+ * A 6-field cron expression (UTC) that fires once, at the first whole second
+ * at least `inMs` from now (and again only a year later).
+ */
+export function cronOnceIn(inMs: number): { cadence: string; at: number } {
+  const at = Math.ceil((Date.now() + inMs) / 1000) * 1000;
+  const date = new Date(at);
+  const cadence = `${date.getUTCSeconds()} ${date.getUTCMinutes()} ${date.getUTCHours()} ${date.getUTCDate()} ${date.getUTCMonth() + 1} *`;
+  return { cadence, at };
+}
