@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlDatabase } from '@agentinfra/core';
-import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
+import { postgresAvailability, testDatabaseUrl } from '@agentinfra/test-services';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionLocation } from './connection-location.js';

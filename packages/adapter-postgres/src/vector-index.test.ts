@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { VectorItem } from '@agentinfra/core';
 import { runVectorIndexContract } from '@agentinfra/core/testing';
-import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
+import { postgresAvailability, testDatabaseUrl } from '@agentinfra/test-services';
 import knexFactory, { type Knex } from 'knex';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { runLockContract, runRateLimiterContract } from '@agentinfra/core/testing';
+import { redisAvailability, testRedisUrl } from '@agentinfra/test-services';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisAdapterError } from './redis-adapter-error.js';
 import { createRedisAdapters, type RedisAdapters } from './redis-adapters.js';
-import { redactRedisUrl } from './redis-url.js';
 
 /** Every message along the `cause` chain of `error`, joined. */
 function messageChain(error: unknown): string {
@@ -12,8 +12,7 @@ function messageChain(error: unknown): string {
   return messages.join(' <- ');
 }
 
-const url = process.env.AGENTINFRA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const servicesRequired = process.env.AGENTINFRA_TEST_REQUIRE_SERVICES === '1';
+const url = testRedisUrl();
 /** One prefix per run, so runs never see each other's keys. */
 const keyPrefix = `agentinfra-test:${randomUUID()}:`;
 const opened: RedisAdapters[] = [];
@@ -24,21 +23,12 @@ async function connect(options: { onError?: (error: RedisAdapterError) => void }
   return adapters;
 }
 
-let primary: RedisAdapters | undefined;
-let unreachable: string | undefined;
-try {
-  primary = await connect();
-} catch (error) {
-  const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-  unreachable = `cannot connect to ${redactRedisUrl(url)} (${reason})`;
-  if (!servicesRequired) {
-    console.warn(`[agentinfra] skipping Redis suites: ${unreachable}; set AGENTINFRA_TEST_REDIS_URL`);
-  }
-}
+const redis = redisAvailability();
+const primary = redis.available ? await connect() : undefined;
 
 /** The adapters connected at load time; only called by tests that run when Redis is reachable. */
 function shared(): RedisAdapters {
-  if (primary === undefined) throw new Error(`Redis unreachable: ${unreachable}`);
+  if (primary === undefined) throw new Error(`Redis unreachable at ${redis.url}: ${redis.reason}`);
   return primary;
 }
 
@@ -51,15 +41,7 @@ afterAll(async () => {
   for (const adapters of opened) await adapters.close();
 });
 
-describe.runIf(servicesRequired || unreachable === undefined)('Redis server', () => {
-  it(`is reachable at ${redactRedisUrl(url)}`, () => {
-    if (unreachable !== undefined) {
-      throw new Error(`AGENTINFRA_TEST_REQUIRE_SERVICES=1 but ${unreachable}; set AGENTINFRA_TEST_REDIS_URL`);
-    }
-  });
-});
-
-describe.skipIf(unreachable !== undefined)('Redis adapters', () => {
+describe.runIf(redis.available)('Redis adapters', () => {
   runRateLimiterContract({ name: 'redis', create: () => shared().rateLimiter });
   runLockContract({ name: 'redis', create: () => shared().lock });
 

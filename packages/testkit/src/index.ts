@@ -1,11 +1,2 @@
-export { postgresAvailability, redisAvailability, type ServiceAvailability } from './service-availability.js';
-export { PROBE_TIMEOUT_MS, type ProbeResult, probePostgres, probeRedis } from './service-probes.js';
-export {
-  DEFAULT_TEST_DATABASE_URL,
-  DEFAULT_TEST_REDIS_URL,
-  redactUrl,
-  servicesRequired,
-  testDatabaseUrl,
-  testRedisUrl,
-} from './service-urls.js';
+export * from '@agentinfra/test-services';
 export { type SqlDatabaseEntry, sqlDatabases } from './sql-databases.js';

@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { createPostgresDatabase } from '@agentinfra/adapter-postgres';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import type { SqlDatabaseFixture } from '@agentinfra/core/testing';
+import { postgresAvailability, testDatabaseUrl } from '@agentinfra/test-services';
 import pg from 'pg';
-import { postgresAvailability } from './service-availability.js';
-import { testDatabaseUrl } from './service-urls.js';
 
 /** One database of the test matrix. */
 export interface SqlDatabaseEntry {

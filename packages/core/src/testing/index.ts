@@ -1,6 +1,7 @@
 export * from './blob-store-contract.js';
 export * from './embedder-contract.js';
 export * from './http-delivery-contract.js';
+export * from './job-runner-contract.js';
 export * from './lock-contract.js';
 export * from './rate-limiter-contract.js';
 export * from './seeded-random.js';

@@ -1,11 +1,8 @@
-import { sqlDatabases } from '@agentinfra/testkit';
+import { ConflictError, defineModule, type Principal, routesFor } from '@agentinfra/core';
+import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.js';
-import { ConflictError } from '../errors.js';
-import { startTestKernel, type TestKernel } from '../testing/test-kernel.js';
-import { defineModule } from './module.js';
-import { routesFor } from './route.js';
+import { sqlDatabases } from './sql-databases.js';
 
 const principals: Record<string, Principal> = {
   dk_alice: { kind: 'device', agentId: 'alice', deviceId: 'dev_alice' },

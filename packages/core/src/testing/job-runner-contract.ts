@@ -1,0 +1,202 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { coreMigrations } from '../jobs/migrations.js';
+import { JobRunner } from '../jobs/runner.js';
+import { migrateLatest } from '../kernel/migrations.js';
+import { createLogger } from '../logger.js';
+import type { SqlDatabase } from '../ports/sql-database.js';
+import type { SqlDatabaseContractOptions } from './sql-database-contract.js';
+
+const logger = createLogger({ level: 'silent' });
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The durable job runner's behaviour on one SQL adapter: exactly-once runs,
+ * retries with back-off, deduplication, timeouts, lease expiry after a crash,
+ * three runners sharing 1,000 jobs, and recurring schedules enqueued once per
+ * instant. Each test migrates a fresh database from `create` (the same
+ * fixture factory as {@link runSqlDatabaseContract}); takes about 5 s.
+ */
+export function runJobRunnerContract({ name, create }: SqlDatabaseContractOptions): void {
+  describe(`durable job runner on ${name}`, () => {
+    const cleanups: Array<() => Promise<void>> = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    async function setup(): Promise<SqlDatabase> {
+      const fixture = await create();
+      cleanups.push(fixture.cleanup);
+      await migrateLatest({ knex: fixture.db.knex, table: 'core_migrations', migrations: coreMigrations });
+      return fixture.db;
+    }
+
+    function runner(sql: SqlDatabase, options: Partial<ConstructorParameters<typeof JobRunner>[0]> = {}) {
+      const instance = new JobRunner({
+        sql,
+        clock: { now: () => Date.now() },
+        logger,
+        pollIntervalMs: 20,
+        concurrency: 4,
+        retryBaseMs: 10,
+        retryMaxMs: 50,
+        ...options,
+      });
+      cleanups.push(() => instance.stop(1_000));
+      return instance;
+    }
+
+    it('runs an enqueued job once and records success', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      const seen: unknown[] = [];
+      jobs.register({ name: 'test.echo', run: async ({ payload }) => void seen.push(payload) }, null);
+      jobs.start();
+      const { id } = await jobs.enqueue({ name: 'test.echo', payload: { n: 1 } });
+      await until(async () => (await jobs.get({ id }))?.status === 'succeeded');
+      expect(seen).toEqual([{ n: 1 }]);
+    });
+
+    it('retries failures with back-off up to max_attempts, then fails with the error', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      let calls = 0;
+      jobs.register(
+        {
+          name: 'test.flaky',
+          maxAttempts: 3,
+          run: async () => {
+            calls += 1;
+            throw new Error(`boom ${calls}`);
+          },
+        },
+        null,
+      );
+      jobs.start();
+      const { id } = await jobs.enqueue({ name: 'test.flaky' });
+      await until(async () => (await jobs.get({ id }))?.status === 'failed');
+      const record = await jobs.get({ id });
+      expect(record).toMatchObject({ attempts: 3, lastError: 'boom 3' });
+      expect(calls).toBe(3);
+    });
+
+    it('succeeds after transient failures', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      let calls = 0;
+      jobs.register(
+        {
+          name: 'test.transient',
+          run: async () => {
+            calls += 1;
+            if (calls < 3) throw new Error('not yet');
+          },
+        },
+        null,
+      );
+      jobs.start();
+      const { id } = await jobs.enqueue({ name: 'test.transient' });
+      await until(async () => (await jobs.get({ id }))?.status === 'succeeded');
+      expect((await jobs.get({ id }))?.attempts).toBe(3);
+    });
+
+    it('deduplicates by key and cancels queued jobs', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      jobs.register({ name: 'test.noop', run: async () => undefined }, null);
+      const first = await jobs.enqueue({ name: 'test.noop', dedupeKey: 'k1', runAt: Date.now() + 60_000 });
+      const second = await jobs.enqueue({ name: 'test.noop', dedupeKey: 'k1', runAt: Date.now() + 60_000 });
+      expect(second).toEqual({ id: first.id, created: false });
+      expect(await jobs.cancel({ dedupeKeyPrefix: 'k' })).toBe(1);
+      expect((await jobs.get({ id: first.id }))?.status).toBe('cancelled');
+    });
+
+    it('aborts a job at its timeout and retries it', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      let calls = 0;
+      jobs.register(
+        {
+          name: 'test.slow',
+          timeoutMs: 50,
+          maxAttempts: 2,
+          run: async () => {
+            calls += 1;
+            await new Promise((r) => setTimeout(r, 5_000));
+          },
+        },
+        null,
+      );
+      jobs.start();
+      const { id } = await jobs.enqueue({ name: 'test.slow' });
+      await until(async () => (await jobs.get({ id }))?.status === 'failed');
+      expect((await jobs.get({ id }))?.lastError).toMatch(/Timed out after 50 ms/);
+      expect(calls).toBe(2);
+    });
+
+    it('picks up a job whose lease expired (its process died)', async () => {
+      const sql = await setup();
+      const dead = runner(sql, { leaseMs: 100 });
+      dead.register({ name: 'test.lease', run: () => new Promise(() => undefined) }, null);
+      const { id } = await dead.enqueue({ name: 'test.lease' });
+      await sql
+        .knex('core_jobs')
+        .where({ id })
+        .update({ status: 'running', locked_by: 'ghost', locked_until: Date.now() - 1, attempts: 1 });
+      const alive = runner(sql, { leaseMs: 100 });
+      let ran = 0;
+      alive.register(
+        {
+          name: 'test.lease',
+          run: async () => {
+            ran += 1;
+          },
+        },
+        null,
+      );
+      alive.start();
+      await until(async () => (await alive.get({ id }))?.status === 'succeeded');
+      expect(ran).toBe(1);
+      expect((await alive.get({ id }))?.attempts).toBe(2);
+    });
+
+    it('three runners (replicas) on one database run each of 1,000 jobs exactly once (issue #3)', async () => {
+      const sql = await setup();
+      const counts = new Map<number, number>();
+      const runners = [runner(sql), runner(sql), runner(sql)];
+      for (const jobs of runners) {
+        jobs.register(
+          { name: 'test.count', run: async ({ payload }) => void counts.set(payload as number, (counts.get(payload as number) ?? 0) + 1) },
+          null,
+        );
+      }
+      for (let i = 0; i < 1_000; i += 1) await runners[i % 3]!.enqueue({ name: 'test.count', payload: i, runAt: Date.now() + 500 });
+      for (const jobs of runners) jobs.start();
+      await until(async () => counts.size === 1_000, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    });
+
+    it('enqueues each occurrence of a schedule once across runners', async () => {
+      const sql = await setup();
+      const fired: number[] = [];
+      const runners = [runner(sql), runner(sql)];
+      for (const jobs of runners) {
+        jobs.register(
+          { name: 'test.tick', schedule: { every: 200 }, run: async ({ scheduledFor }) => void fired.push(scheduledFor!) },
+          null,
+        );
+        jobs.start();
+      }
+      await until(async () => fired.length >= 3, 5_000);
+      expect(new Set(fired).size).toBe(fired.length);
+      expect(fired.every((instant) => instant % 200 === 0)).toBe(true);
+    });
+  });
+}
