@@ -22,7 +22,7 @@ async function startFsStore(options: { now?: () => number } = {}) {
     durable: false,
     ...(options.now ? { clock: { now: options.now } } : {}),
   });
-  const server: Server = createServer(getRequestListener((request) => fs.mount.fetch(request)));
+  const server: Server = createServer(getRequestListener((request, env) => fs.mount.fetch(request, env.incoming)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

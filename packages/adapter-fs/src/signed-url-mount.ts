@@ -28,11 +28,10 @@ const SAFE_DOWNLOAD = {
   'cache-control': 'private, no-store',
 };
 
-/** The request body as chunks; a failure to read it (the client went away) is the client's error, not the server's. */
-async function* requestBody(request: Request): ByteSource {
-  if (!request.body) return;
+/** The request body's chunks; a failure to read it (the client went away) is the client's error, not the server's. */
+async function* requestBody(body: AsyncIterable<Uint8Array>): ByteSource {
   try {
-    for await (const chunk of Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) yield chunk as Uint8Array;
+    yield* body;
   } catch (error) {
     throw new InputError(`The upload was interrupted (${(error as Error).message}).`);
   }
@@ -71,7 +70,7 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
     return signed.fields;
   }
 
-  async function upload(request: Request, url: URL): Promise<Response> {
+  async function upload(request: Request, body: AsyncIterable<Uint8Array>, url: URL): Promise<Response> {
     const fields = authorize(url, 'PUT');
     const size = fields.size ?? 0;
     const declared = request.headers.get('content-length');
@@ -81,7 +80,7 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
       if (length < size) throw new InputError(`This URL accepts exactly ${size} bytes; Content-Length is ${declared}.`);
     }
     try {
-      await folder.write({ key: fields.key, source: requestBody(request), exactSize: size });
+      await folder.write({ key: fields.key, source: requestBody(body), exactSize: size });
     } catch (error) {
       if (error instanceof UploadSizeError) {
         throw error.kind === 'too_large'
@@ -126,12 +125,12 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
     }
   }
 
-  async function answer(request: Request): Promise<Response> {
+  async function answer(request: Request, body: AsyncIterable<Uint8Array>): Promise<Response> {
     const url = new URL(request.url);
     if (!url.pathname.startsWith(`${basePath}/`)) throw new NotFoundError(`No object URL ${url.pathname}.`);
     switch (request.method) {
       case 'PUT':
-        return upload(request, url);
+        return upload(request, body, url);
       case 'GET':
       case 'HEAD':
         return download(request, url);
@@ -155,9 +154,9 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
 
   return {
     path: basePath,
-    async fetch(request) {
+    async fetch(request, body) {
       try {
-        return await answer(request);
+        return await answer(request, body);
       } catch (error) {
         if (error instanceof AgentInfraError) return errorResponse(error);
         throw error;

@@ -27,8 +27,13 @@ export const FUNCTIONS_BASE = '/functions/v1';
 export interface HttpMount {
   /** Path prefix, e.g. `/storage/v1`. */
   path: string;
-  /** Answers a request under `path`. Errors it throws become CONTRACT.md bodies. */
-  fetch(request: Request): Response | Promise<Response>;
+  /**
+   * Answers a request under `path`. Errors it throws become CONTRACT.md bodies.
+   * @param body the request body as byte chunks; read it instead of
+   *   `request.body`: on @hono/node-server it is Node's request stream, which
+   *   costs about a third less CPU per byte than a web `ReadableStream`.
+   */
+  fetch(request: Request, body: AsyncIterable<Uint8Array>): Response | Promise<Response>;
 }
 
 /** What the HTTP layer needs from the kernel. */
@@ -86,6 +91,14 @@ async function readBody(c: Context, limit: number): Promise<string> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** The request body as chunks: Node's request stream on @hono/node-server, else the web stream (empty when there is none). */
+function bodyChunks(c: Context): AsyncIterable<Uint8Array> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming) return incoming as AsyncIterable<Uint8Array>;
+  const stream = c.req.raw.body;
+  return stream ? (stream as unknown as AsyncIterable<Uint8Array>) : (async function* () {})();
 }
 
 async function readJson(c: Context, limit: number): Promise<unknown> {
@@ -151,7 +164,7 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
   app.get('/openapi.json', (c) => c.json(options.openapi() as object));
 
   for (const mount of options.mounts) {
-    app.all(`${mount.path}/*`, (c) => mount.fetch(c.req.raw));
+    app.all(`${mount.path}/*`, (c) => mount.fetch(c.req.raw, bodyChunks(c)));
   }
 
   for (const module of options.modules) {
