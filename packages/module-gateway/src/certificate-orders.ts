@@ -10,7 +10,7 @@ import {
   REVOKE_JOB,
   REVOKE_MAX_ATTEMPTS,
 } from './gateway-context.js';
-import type { HostRow, OrderRow } from './gateway-rows.js';
+import { certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 
 /** An order as /cert/issue and /cert/renew report it. */
 export interface OrderSummary {
@@ -123,9 +123,20 @@ export function createCertificateOrders(context: GatewayContext) {
     return summary(row);
   }
 
+  /**
+   * The certificate key as the certificate row stores it: the order's sealed
+   * key, sealed again under the current master key when it was sealed under
+   * an older one (the reseal job may have run while the order held it).
+   */
+  function storedKey(order: OrderRow, issued: IssuedCertificate): string {
+    if (!deps.secretBox.needsReseal(issued.keySealed)) return issued.keySealed;
+    return deps.secretBox.seal({ plaintext: issued.keyPem, context: certificateKeyContext(order.order_id) });
+  }
+
   /** Stores the issued certificate, or revokes it at once when the host was released or re-bound meanwhile. */
   async function store(order: OrderRow, issued: IssuedCertificate): Promise<void> {
     const facts = inspectCertificateChain({ chainPem: issued.chainPem, host: order.host, keyPem: issued.keyPem });
+    const keySealed = storedKey(order, issued);
     const at = now();
     let revocationId: string | null = null;
     await knex().transaction(async (trx) => {
@@ -167,7 +178,7 @@ export function createCertificateOrders(context: GatewayContext) {
         order_id: order.order_id,
         directory_url: order.directory_url,
         chain_pem: issued.chainPem,
-        key_sealed: issued.keySealed,
+        key_sealed: keySealed,
         serial: facts.serial,
         not_before: facts.notBefore,
         not_after: facts.notAfter,
@@ -242,7 +253,6 @@ export function createCertificateOrders(context: GatewayContext) {
           signal,
         );
       } catch (error) {
-        const accountGone = await context.accounts.handleAccountGone(error, order.directory_url);
         const problem = error instanceof AcmeProblemError ? error.problem : null;
         const permanent = error instanceof AcmeProblemError && error.permanent;
         const final = permanent || input.attempt >= config.orderMaxAttempts;
@@ -254,7 +264,6 @@ export function createCertificateOrders(context: GatewayContext) {
             last_error: (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_LIMIT),
             problem: problem === null ? null : JSON.stringify(problem),
             updated_at: at,
-            ...(accountGone ? { acme_order_url: null, key_sealed: null } : {}),
             ...(final ? { status: 'failed', active_host: null, finished_at: at } : {}),
           });
         logger.warn(

@@ -24,6 +24,7 @@ export interface GatewayContext {
 export const ORDER_JOB = 'gateway.order';
 export const REVOKE_JOB = 'gateway.revoke';
 export const RENEW_DUE_JOB = 'gateway.renew-due';
+export const RESEAL_JOB = 'gateway.reseal-keys';
 
 /** Attempts of one revocation before it is recorded as failed. */
 export const REVOKE_MAX_ATTEMPTS = 10;

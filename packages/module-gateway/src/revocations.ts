@@ -19,14 +19,16 @@ export function createRevocations(context: GatewayContext) {
     async run(input: { revocationId: string; attempt: number }): Promise<void> {
       const row = (await knex()('gateway_revocations').where({ revocation_id: input.revocationId }).first()) as RevocationRow | undefined;
       if (row?.status !== 'pending') return;
+      let accountUrl: string | null = null;
       try {
         const client = await context.accounts.client(row.directory_url);
+        accountUrl = client.getAccountUrl();
         const leaf = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(row.chain_pem)?.[0] ?? row.chain_pem;
-        await captureAcmeProblems(async (lastProblem) => {
+        await captureAcmeProblems(async (last) => {
           try {
             await client.revokeCertificate(leaf, { reason: row.reason });
           } catch (error) {
-            const problem = lastProblem();
+            const problem = last.problem();
             if (problem?.type === ALREADY_REVOKED) return;
             throw new AcmeProblemError(`The CA refused to revoke the certificate of ${row.host}`, problem, { cause: error });
           }
@@ -37,7 +39,7 @@ export function createRevocations(context: GatewayContext) {
           .update({ status: 'revoked', revoked_at: at, attempts: input.attempt, last_error: null });
         logger.info({ host: row.host, serial: row.serial }, 'certificate revoked');
       } catch (error) {
-        await context.accounts.handleAccountGone(error, row.directory_url);
+        if (accountUrl) await context.accounts.handleAccountGone({ error, directoryUrl: row.directory_url, accountUrl });
         const final = input.attempt >= REVOKE_MAX_ATTEMPTS;
         await knex()('gateway_revocations')
           .where({ revocation_id: row.revocation_id })

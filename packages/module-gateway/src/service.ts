@@ -9,6 +9,7 @@ import { createRfc2136DnsProvider } from './dns01/rfc2136-provider.js';
 import type { GatewayContext, GatewayDeps } from './gateway-context.js';
 import { createHostBindings } from './host-bindings.js';
 import { type Http01Listener, startHttp01Listener } from './http01-listener.js';
+import { createKeyReseal } from './key-reseal.js';
 import { createRevocations } from './revocations.js';
 import { createTxtLookup, type TxtLookup } from './txt-lookup.js';
 
@@ -22,9 +23,9 @@ export interface GatewayExtensions {
 
 /**
  * agent-gateway without HTTP: hosts bound to agents after a DNS TXT proof,
- * ACME certificates ordered, stored (keys sealed with the SecretBox),
- * renewed at a third of their lifetime left and revoked on release, and
- * the hosts' IP addresses. `start` loads the ACME CA file, checks the
+ * ACME certificates ordered, stored (keys sealed with the SecretBox and
+ * resealed after a master-key rotation), renewed at a third of their
+ * lifetime left and revoked on release, and the hosts' IP addresses. `start` loads the ACME CA file, checks the
  * DNS-01 setup and opens the HTTP-01 listener; `stop` closes it.
  */
 export function createGatewayService(deps: GatewayDeps, extensions: GatewayExtensions = {}) {
@@ -49,6 +50,7 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
   const hosts = createHostBindings(context);
   const orders = createCertificateOrders(context);
   const revocations = createRevocations(context);
+  const reseal = createKeyReseal({ sql: deps.sql, secretBox: deps.secretBox });
   let listener: Http01Listener | null = null;
 
   const service = {
@@ -68,6 +70,17 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
     },
     runOrder: orders.run,
     runRevocation: revocations.run,
+
+    /**
+     * Finishes a master-key rotation for the gateway (the hourly
+     * `gateway.reseal-keys` job): every ACME account key and certificate key
+     * (of orders and of stored certificates) sealed under an older key
+     * version is sealed again under the current one, unless it was replaced
+     * meanwhile. Idempotent.
+     * @returns `{ accounts, orders, certificates }`: how many keys were resealed in each.
+     * @throws Error when some keys could not be opened (the others are resealed all the same).
+     */
+    resealKeys: (options: { signal?: AbortSignal } = {}) => reseal.resealAll(options),
 
     /** Deletes expired claim tokens and stale HTTP-01 tokens, and recovers orders whose job died. */
     async sweep() {

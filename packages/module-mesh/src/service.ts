@@ -7,6 +7,7 @@ import type { MeshConfig } from './config.js';
 import { parseEndpoint } from './endpoint.js';
 import { type InboundRule, nftablesHooks } from './nftables-rules.js';
 import { newPresharedKey, orderedPair, presharedKeyContext } from './preshared-keys.js';
+import { createPskReseal } from './psk-reseal.js';
 import { renderWgQuickConfig } from './wg-quick-config.js';
 
 /** Ports the mesh service uses. */
@@ -65,6 +66,7 @@ export function createMeshService(deps: MeshDeps) {
   const now = () => deps.clock.now();
   const pool = createAddressPool(deps.moduleConfig.prefix);
   const onlineWindowMs = deps.moduleConfig.onlineWindowSeconds * 1000;
+  const reseal = createPskReseal({ sql: deps.sql, secretBox: deps.secretBox });
 
   const view = (row: PeerRow, at: number): PeerView => ({
     agent_id: row.agent_id,
@@ -319,6 +321,18 @@ export function createMeshService(deps: MeshDeps) {
         .onConflict(['agent_a', 'agent_b'])
         .merge({ sealed, rotated_at: at });
       return { a: input.a, b: input.b, rotated_at: isoTimestamp(at) };
+    },
+
+    /**
+     * Finishes a master-key rotation for the mesh: every PSK sealed under an
+     * older key version is sealed again under the current one (same pair
+     * context), unless it was rotated meanwhile. Idempotent; run hourly by
+     * the `mesh.reseal-keys` job.
+     * @returns how many PSKs were resealed.
+     * @throws Error when some PSKs could not be opened (the others are resealed all the same).
+     */
+    resealKeys(options: { signal?: AbortSignal } = {}): Promise<number> {
+      return reseal.resealAll(options);
     },
   };
 }

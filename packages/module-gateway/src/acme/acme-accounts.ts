@@ -2,11 +2,9 @@ import type { Clock, PortMap, SecretBox, SqlDatabase } from '@agentinfra/core';
 import acme from 'acme-client';
 import type { GatewayConfig } from '../config.js';
 import { type AccountRow, accountKeyContext } from '../gateway-rows.js';
-import { AcmeProblemError, asAcmeProblem } from './problem-document.js';
+import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, asAcmeProblem } from './problem-document.js';
 
 type Logger = PortMap['logger'];
-
-const ACCOUNT_GONE = 'urn:ietf:params:acme:error:accountDoesNotExist';
 
 /** ACME clients bound to this server's account at each directory. */
 export interface AcmeAccounts {
@@ -18,8 +16,15 @@ export interface AcmeAccounts {
    * @throws AcmeProblemError when the CA refuses the registration.
    */
   client(directoryUrl?: string): Promise<acme.Client>;
-  /** Drops the stored account when the CA says it does not know it, so the next {@link AcmeAccounts.client} registers anew. */
-  handleAccountGone(error: unknown, directoryUrl?: string): Promise<boolean>;
+  /**
+   * When `error` carries the CA's `accountDoesNotExist` problem (RFC 8555
+   * §6.7), forgets the account at `accountUrl` (the one the failed request
+   * was signed for): its row and this process's client for it, so the next
+   * {@link AcmeAccounts.client} registers anew. A successor another order or
+   * replica already registered is kept.
+   * @returns whether the CA said the account does not exist.
+   */
+  handleAccountGone(options: { error: unknown; directoryUrl: string; accountUrl: string }): Promise<boolean>;
 }
 
 /** Builds {@link AcmeAccounts} over the `gateway_accounts` table. Account keys are ECDSA P-256 (RFC 8555 ES256). */
@@ -83,12 +88,22 @@ export function createAcmeAccounts(deps: {
       }
       return pending;
     },
-    async handleAccountGone(error, directoryUrl = config.directoryUrl) {
+    async handleAccountGone({ error, directoryUrl, accountUrl }) {
       const problem = error instanceof AcmeProblemError ? error.problem : asAcmeProblem(error);
-      if (problem?.type !== ACCOUNT_GONE) return false;
-      clients.delete(directoryUrl);
-      await deps.sql.knex('gateway_accounts').where({ directory_url: directoryUrl }).delete();
-      deps.logger.warn({ directory: directoryUrl }, 'the CA no longer knows the ACME account; a new one is registered on the next attempt');
+      if (problem?.type !== ACCOUNT_DOES_NOT_EXIST) return false;
+      const cached = clients.get(directoryUrl);
+      const cachedUrl = await cached?.then(
+        (client) => client.getAccountUrl(),
+        () => null,
+      );
+      if (cachedUrl === accountUrl && clients.get(directoryUrl) === cached) clients.delete(directoryUrl);
+      const deleted = await deps.sql.knex('gateway_accounts').where({ directory_url: directoryUrl, account_url: accountUrl }).delete();
+      if (deleted > 0) {
+        deps.logger.warn(
+          { directory: directoryUrl, account: accountUrl },
+          'the CA no longer knows the ACME account; a new one is registered on the next attempt',
+        );
+      }
       return true;
     },
   };

@@ -13,13 +13,13 @@ import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
  *   Nothing else in the process trusts it, and no `NODE_EXTRA_CA_CERTS`
  *   is needed.
  * - Problem capture: acme-client keeps only the `detail` of an error
- *   answer; the whole RFC 7807 problem document of the latest answer is
- *   recorded in the {@link captureAcmeProblems} context that made the
- *   request (each new request clears it, so a `badNonce` that acme-client
- *   retried never shows up as the cause of a later failure).
+ *   answer; the HTTP status and the whole RFC 7807 problem document of the
+ *   latest answer are recorded in the {@link captureAcmeProblems} context
+ *   that made the request (each new request clears them, so a `badNonce`
+ *   that acme-client retried never shows up as the cause of a later failure).
  */
 const agents = new Map<string, { pems: string[]; agent: Agent }>();
-const problems = new AsyncLocalStorage<{ last: AcmeProblem | null }>();
+const problems = new AsyncLocalStorage<{ problem: AcmeProblem | null; status: number | null }>();
 let installed = false;
 
 function install(): void {
@@ -27,7 +27,10 @@ function install(): void {
   installed = true;
   acme.axios.interceptors.request.use((config) => {
     const store = problems.getStore();
-    if (store) store.last = null;
+    if (store) {
+      store.problem = null;
+      store.status = null;
+    }
     if (!config.httpsAgent && config.url) {
       const trusted = agents.get(new URL(config.url).origin);
       if (trusted) config.httpsAgent = trusted.agent;
@@ -36,7 +39,10 @@ function install(): void {
   });
   acme.axios.interceptors.response.use((response) => {
     const store = problems.getStore();
-    if (store && response.status >= 400) store.last = asAcmeProblem(response.data);
+    if (store && response.status >= 400) {
+      store.problem = asAcmeProblem(response.data);
+      store.status = response.status;
+    }
     return response;
   });
 }
@@ -56,13 +62,20 @@ export function trustAcmeServerCa(options: { directoryUrl: string; caPem: string
   agents.set(origin, { pems: next, agent: new Agent({ keepAlive: true, ca: [...rootCertificates, ...next] }) });
 }
 
+/** The latest answer of the ACME server within a {@link captureAcmeProblems} context, when it was an error. */
+export interface LastAcmeAnswer {
+  /** Its RFC 7807 problem document; null after a success or an error without one. */
+  problem(): AcmeProblem | null;
+  /** Its HTTP status (400 and up); null after a success. */
+  status(): number | null;
+}
+
 /**
- * Runs `work` and records the problem document of the latest ACME answer
- * made during it (null when that answer was a success); `problem()` reads
- * it, also after `work` failed.
+ * Runs `work` and records the latest ACME answer made during it; `last`
+ * reads it, also after `work` failed.
  */
-export async function captureAcmeProblems<T>(work: (problem: () => AcmeProblem | null) => Promise<T>): Promise<T> {
+export async function captureAcmeProblems<T>(work: (last: LastAcmeAnswer) => Promise<T>): Promise<T> {
   install();
-  const store = { last: null as AcmeProblem | null };
-  return problems.run(store, () => work(() => store.last));
+  const store = { problem: null as AcmeProblem | null, status: null as number | null };
+  return problems.run(store, () => work({ problem: () => store.problem, status: () => store.status }));
 }

@@ -3,16 +3,16 @@ import type acme from 'acme-client';
 import type { CertificateKeyType } from '../config.js';
 import { certificateKeyContext, type OrderRow } from '../gateway-rows.js';
 import type { AcmeAccounts } from './acme-accounts.js';
-import { captureAcmeProblems } from './acme-http.js';
+import { captureAcmeProblems, type LastAcmeAnswer } from './acme-http.js';
 import { createCertificateKey, createCertificateRequest } from './certificate-keys.js';
 import type { ChallengeResponder } from './challenge-responders.js';
-import { type AcmeProblem, AcmeProblemError, asAcmeProblem } from './problem-document.js';
+import { ACCOUNT_DOES_NOT_EXIST, type AcmeProblem, AcmeProblemError, asAcmeProblem } from './problem-document.js';
 
 /** A certificate an order produced, with the private key it was requested for. */
 export interface IssuedCertificate {
   chainPem: string;
   keyPem: string;
-  /** The sealed key as stored in the order (moved to the certificate row as is). */
+  /** The sealed key as stored in the order (moved to the certificate row, resealed first if it was sealed under an older master key). */
   keySealed: string;
 }
 
@@ -24,7 +24,10 @@ export interface OrderProcessor {
    * Progress is written to the order row as it happens (the CA's order URL,
    * the sealed certificate key before finalization), so an attempt cut
    * short by a restart resumes the same ACME order. An order the CA marked
-   * invalid is forgotten, so the next attempt starts a new one.
+   * invalid or no longer knows is forgotten, so the next attempt starts a
+   * new one. When the CA says the account does not exist, the account is
+   * forgotten too ({@link AcmeAccounts.handleAccountGone}) and the next
+   * attempt registers a new one.
    * @throws AcmeProblemError with the CA's problem document; Error for network or local failures.
    */
   advance(order: OrderRow, signal: AbortSignal): Promise<IssuedCertificate>;
@@ -57,11 +60,12 @@ export function createOrderProcessor(deps: {
     await touch(row.order_id, { acme_order_url: null, key_sealed: null });
   }
 
-  async function fetchOrder(client: acme.Client, url: string): Promise<AcmeOrder | null> {
+  /** The CA's order at `url`, or null when the CA answers 404 (it purged the order, or lost its state). */
+  async function fetchOrder(client: acme.Client, url: string, last: LastAcmeAnswer): Promise<AcmeOrder | null> {
     try {
       return await client.getOrder({ url } as AcmeOrder);
     } catch (error) {
-      if (/status code 404|not found/i.test((error as Error).message)) return null;
+      if (last.status() === 404 && last.problem()?.type !== ACCOUNT_DOES_NOT_EXIST) return null;
       throw error;
     }
   }
@@ -129,26 +133,19 @@ export function createOrderProcessor(deps: {
   }
 
   /** Finalizes a ready order; when the CA says it is not ready yet, waits for it and finalizes again. */
-  async function finalize(
-    client: acme.Client,
-    order: AcmeOrder,
-    csr: string,
-    row: OrderRow,
-    lastProblem: () => AcmeProblem | null,
-  ): Promise<AcmeOrder> {
+  async function finalize(client: acme.Client, order: AcmeOrder, csr: string, row: OrderRow, last: LastAcmeAnswer): Promise<AcmeOrder> {
     try {
       return { ...(await client.finalizeOrder(order, csr)), url: order.url };
     } catch (error) {
-      if (lastProblem()?.type !== ORDER_NOT_READY) throw error;
-      const ready = await waitFor(client, order, row);
+      if (last.problem()?.type !== ORDER_NOT_READY) throw error;
+      const ready = await waitFor(client, order, row, last);
       if (ready.status !== 'ready') return ready;
       return { ...(await client.finalizeOrder(ready, csr)), url: order.url };
     }
   }
 
-  async function run(row: OrderRow, signal: AbortSignal, lastProblem: () => AcmeProblem | null): Promise<IssuedCertificate> {
-    const client = await deps.accounts.client(row.directory_url);
-    let order = row.acme_order_url ? await fetchOrder(client, row.acme_order_url) : null;
+  async function run(client: acme.Client, row: OrderRow, signal: AbortSignal, last: LastAcmeAnswer): Promise<IssuedCertificate> {
+    let order = row.acme_order_url ? await fetchOrder(client, row.acme_order_url, last) : null;
     if (order && (order.status === 'invalid' || (order.status === 'valid' && !row.key_sealed))) {
       const problem = order.status === 'invalid' ? await problemOf(client, order) : null;
       await forget(row);
@@ -172,9 +169,9 @@ export function createOrderProcessor(deps: {
     if (order.status === 'ready') {
       key = await certificateKey(row);
       const csr = await createCertificateRequest({ host: row.host, keyPem: key.keyPem });
-      order = await finalize(client, order, csr, row, lastProblem);
+      order = await finalize(client, order, csr, row, last);
     }
-    if (order.status === 'processing') order = await waitFor(client, order, row);
+    if (order.status === 'processing') order = await waitFor(client, order, row, last);
     if (order.status !== 'valid') {
       throw new AcmeProblemError(`The CA's order for ${row.host} is ${order.status}`, await problemOf(client, order));
     }
@@ -184,11 +181,11 @@ export function createOrderProcessor(deps: {
   }
 
   /** Polls the order until it is ready or valid; keeps its URL (acme-client returns the bare resource). */
-  async function waitFor(client: acme.Client, order: AcmeOrder, row: OrderRow): Promise<AcmeOrder> {
+  async function waitFor(client: acme.Client, order: AcmeOrder, row: OrderRow, last: LastAcmeAnswer): Promise<AcmeOrder> {
     try {
       return { ...(await client.waitForValidStatus(order)), url: order.url };
     } catch (error) {
-      const current = await fetchOrder(client, order.url);
+      const current = await fetchOrder(client, order.url, last);
       if (current?.status === 'invalid') await forget(row);
       throw new AcmeProblemError(`The CA's order for ${row.host} did not become valid`, current ? await problemOf(client, current) : null, {
         cause: error,
@@ -196,19 +193,30 @@ export function createOrderProcessor(deps: {
     }
   }
 
+  /** `error` with the problem document of the CA's latest answer attached, when it has none of its own. */
+  function withProblem(error: unknown, last: LastAcmeAnswer): unknown {
+    if (error instanceof AcmeProblemError) {
+      return error.problem !== null ? error : new AcmeProblemError(error.message, last.problem(), { cause: error.cause ?? error });
+    }
+    const problem = last.problem();
+    return problem ? new AcmeProblemError((error as Error).message, problem, { cause: error }) : error;
+  }
+
   return {
     advance(order, signal) {
-      return captureAcmeProblems(async (lastProblem) => {
+      return captureAcmeProblems(async (last) => {
+        const row = { ...order };
+        let accountUrl: string | null = null;
         try {
-          return await run({ ...order }, signal, lastProblem);
+          const client = await deps.accounts.client(row.directory_url);
+          accountUrl = client.getAccountUrl();
+          return await run(client, row, signal, last);
         } catch (error) {
-          if (error instanceof AcmeProblemError) {
-            if (error.problem !== null) throw error;
-            throw new AcmeProblemError(error.message, lastProblem(), { cause: error.cause ?? error });
+          const failure = withProblem(error, last);
+          if (accountUrl && (await deps.accounts.handleAccountGone({ error: failure, directoryUrl: row.directory_url, accountUrl }))) {
+            await forget(row);
           }
-          const problem = lastProblem();
-          if (problem) throw new AcmeProblemError((error as Error).message, problem, { cause: error });
-          throw error;
+          throw failure;
         }
       });
     },

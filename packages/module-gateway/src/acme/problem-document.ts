@@ -9,6 +9,9 @@ export const acmeProblemSchema = z.looseObject({
 });
 export type AcmeProblem = z.infer<typeof acmeProblemSchema>;
 
+/** RFC 8555 §6.7 `accountDoesNotExist`: the request was signed for an account the CA does not know (any more). */
+export const ACCOUNT_DOES_NOT_EXIST = 'urn:ietf:params:acme:error:accountDoesNotExist';
+
 /** Problem types after which another attempt of the same order cannot succeed without a change by a person. */
 const PERMANENT_TYPES = new Set(
   [

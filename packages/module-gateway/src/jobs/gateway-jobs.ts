@@ -1,6 +1,6 @@
 import type { JobDefinition } from '@agentinfra/core';
 import { z } from 'zod';
-import { ORDER_JOB, RENEW_DUE_JOB, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from '../gateway-context.js';
+import { ORDER_JOB, RENEW_DUE_JOB, RESEAL_JOB, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from '../gateway-context.js';
 import type { GatewayService } from '../service.js';
 
 const orderPayload = z.object({ order_id: z.string() });
@@ -12,7 +12,9 @@ const revocationPayload = z.object({ revocation_id: z.string() });
  *   exponential back-off and jitter up to `gateway.orderMaxAttempts`; the
  *   runner's timeout is a ceiling, `gateway.orderTimeoutMs` applies inside);
  * - `gateway.revoke`: revokes a released host's certificate at the CA;
- * - `gateway.renew-due`: daily (00:00 UTC), the same path as `/cert/renew {}`.
+ * - `gateway.renew-due`: daily (00:00 UTC), the same path as `/cert/renew {}`;
+ * - `gateway.reseal-keys`: hourly, reseals the private keys sealed under a
+ *   previous master key (finishes a master-key rotation).
  */
 export const gatewayJobs: readonly JobDefinition<GatewayService>[] = [
   {
@@ -32,6 +34,14 @@ export const gatewayJobs: readonly JobDefinition<GatewayService>[] = [
     timeoutMs: 600_000,
     run: async ({ service }) => {
       await service.renewDue();
+    },
+  },
+  {
+    name: RESEAL_JOB,
+    schedule: { every: 3_600_000 },
+    timeoutMs: 600_000,
+    run: async ({ service, signal }) => {
+      await service.resealKeys({ signal });
     },
   },
 ];

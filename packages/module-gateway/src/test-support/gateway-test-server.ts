@@ -53,6 +53,8 @@ export async function startGatewayTestServer(options: {
   agents?: boolean;
   /** The master key (base64, 32 bytes), for a restarted server that must open what the first one sealed. */
   masterKey?: string;
+  /** Earlier master keys still configured (a restart in the middle of a master-key rotation). */
+  previousMasterKeys?: string[];
 }): Promise<GatewayTestServer> {
   const server = await startTestKernel({
     modules: [identityModule, createGatewayModule(options.extensions)],
@@ -62,6 +64,7 @@ export async function startGatewayTestServer(options: {
       jobs: { pollIntervalMs: 50, retryBaseMs: 20, retryMaxMs: 200, ...options.jobs },
       http: { shutdownGraceMs: 0 },
       ...(options.masterKey ? { masterKey: options.masterKey } : {}),
+      ...(options.previousMasterKeys ? { previousMasterKeys: options.previousMasterKeys } : {}),
     },
   });
   const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });

@@ -19,6 +19,12 @@ export interface PebbleServer {
   root(): Promise<string>;
   /** Revocation status of a certificate by serial (lowercase hex, no leading zeros): `Valid` or `Revoked`. */
   certStatus(serial: string): Promise<{ Status: string; Reason?: number } | null>;
+  /**
+   * Stops pebble and starts it again on the same ports with the same
+   * config: a CA that has forgotten every account, order and certificate
+   * (pebble keeps them in memory), as a CA whose database was reset.
+   */
+  restart(): Promise<void>;
   output(): string;
   stop(): Promise<void>;
 }
@@ -65,16 +71,25 @@ export async function startPebble(options: PebbleOptions): Promise<PebbleServer>
   await writeFile(configFile, JSON.stringify(config, null, 2));
   const env: NodeJS.ProcessEnv = { PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' };
   if (options.alwaysValid) env.PEBBLE_VA_ALWAYS_VALID = '1';
-  const child: TestProcess = await startProcess('pebble', ['-config', configFile, '-dnsserver', options.dnsServer, '-strict=false'], env);
   const directoryUrl = `https://127.0.0.1:${acmePort}/dir`;
   const managementUrl = `https://127.0.0.1:${managementPort}`;
+  const launch = async (): Promise<TestProcess> => {
+    const started = await startProcess('pebble', ['-config', configFile, '-dnsserver', options.dnsServer, '-strict=false'], env);
+    try {
+      await waitUntil(async () => (await httpsGet(directoryUrl, tls.caPem)).status === 200, {
+        timeoutMs: 15_000,
+        describe: () => `pebble did not answer at ${directoryUrl}:\n${started.output()}`,
+      });
+      return started;
+    } catch (error) {
+      await started.stop();
+      throw error;
+    }
+  };
+  let child: TestProcess;
   try {
-    await waitUntil(async () => (await httpsGet(directoryUrl, tls.caPem)).status === 200, {
-      timeoutMs: 15_000,
-      describe: () => `pebble did not answer at ${directoryUrl}:\n${child.output()}`,
-    });
+    child = await launch();
   } catch (error) {
-    await child.stop();
     await rm(folder, { recursive: true, force: true });
     throw error;
   }
@@ -92,6 +107,10 @@ export async function startPebble(options: PebbleOptions): Promise<PebbleServer>
       const response = await httpsGet(`${managementUrl}/cert-status-by-serial/${serial}`, tls.caPem);
       if (response.status === 404) return null;
       return JSON.parse(response.body) as { Status: string; Reason?: number };
+    },
+    async restart() {
+      await child.stop();
+      child = await launch();
     },
     output: () => child.output(),
     async stop() {

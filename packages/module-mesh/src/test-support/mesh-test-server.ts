@@ -46,19 +46,38 @@ export function randomPublicKey(): string {
   return randomBytes(32).toString('base64');
 }
 
-/** Starts `[identityModule, meshModule]` on `db` and creates alice, bob and carol with device keys. */
+/** `db` with a `close()` that does nothing, so a test can stop one kernel and start another on the same open database. */
+export function keepOpen(db: SqlDatabase): SqlDatabase {
+  return Object.assign(Object.create(db) as SqlDatabase, { close: async () => undefined });
+}
+
+/**
+ * Starts `[identityModule, meshModule]` on `db` and creates alice, bob and
+ * carol with device keys (`agents: false` only issues new keys, for a
+ * restarted server whose store already has them).
+ */
 export async function startMeshTestServer(options: {
   db: SqlDatabase;
   meshConfig?: Record<string, unknown>;
   clock?: Clock;
+  /** Master keys (base64, 32 bytes), for a restarted server that must open what an earlier one sealed. */
+  masterKey?: string;
+  previousMasterKeys?: string[];
+  jobs?: { enabled?: boolean };
+  agents?: boolean;
 }): Promise<MeshTestServer> {
   const server = await startTestKernel({
     modules: [identityModule, meshModule],
     adapters: { sql: options.db, ...(options.clock ? { clock: options.clock } : {}) },
     moduleConfigs: { 'agent-identity': identityConfigSchema.parse({}), 'agent-mesh': options.meshConfig },
+    config: {
+      ...(options.masterKey ? { masterKey: options.masterKey } : {}),
+      ...(options.previousMasterKeys ? { previousMasterKeys: options.previousMasterKeys } : {}),
+      ...(options.jobs ? { jobs: options.jobs } : {}),
+    },
   });
   const bridge = { credential: server.bridgeKey };
-  const keys = await seedAgentKeys(server, AGENTS);
+  const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });
   const mesh: MeshTestServer['mesh'] = (path, body, as) =>
     server.call(`agent-mesh/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as);
   return {

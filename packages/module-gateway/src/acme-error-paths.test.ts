@@ -1,0 +1,185 @@
+import { newMasterKey } from '@agentinfra/core';
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
+import type { GatewayConfigInput } from './config.js';
+import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
+import { acmeToolsAvailable } from './test-support/acme-tools.js';
+import { expectChainToRoot } from './test-support/certificate-checks.js';
+import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
+import { claimHost, type GatewayTestServer, keepOpen, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { type PebbleServer, startPebble } from './test-support/pebble.js';
+
+const ORDER_NOT_READY = 'urn:ietf:params:acme:error:orderNotReady';
+const UNAUTHORIZED = 'urn:ietf:params:acme:error:unauthorized';
+const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
+const running = () => new AbortController().signal;
+
+const { finalize: isFinalize, order: isOrder, authorization: isAuthorization } = pebbleRequests;
+
+/**
+ * The two ACME error paths pebble never takes by itself: `orderNotReady`
+ * on finalize (an answer rewritten by a proxy in front of pebble; the
+ * order itself is real) and `accountDoesNotExist` (real: pebble restarted
+ * on the same ports has forgotten every account and order, as a CA whose
+ * database was reset). Orders are run attempt by attempt (`jobs` off) so
+ * each attempt's outcome is checked.
+ */
+describe.runIf(acmeToolsAvailable())('agent-gateway ACME error paths (issue #8)', () => {
+  let dns: ChallTestServer;
+  let pebble: PebbleServer;
+  let proxy: AcmeProxy;
+
+  beforeAll(async () => {
+    dns = await startChallTestServer();
+    pebble = await startPebble({ alwaysValid: true, dnsServer: dns.dnsServer });
+    proxy = await startAcmeProxy({ pebble });
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await pebble?.stop();
+    await dns?.stop();
+  });
+
+  describe.each(sqlDatabases())('on $name', ({ create }) => {
+    const publish = (name: string, value: string) => dns.setTxt(name, value);
+    const gateway = (): GatewayConfigInput => ({
+      directoryUrl: proxy.directoryUrl,
+      caFile: pebble.caFile,
+      dnsServers: [dns.dnsServer],
+      httpPort: 0,
+      ...fastPolling,
+    });
+
+    /** Claims `host` for alice and queues its order (run by hand). @returns the order id. */
+    const orderFor = async (test: GatewayTestServer, host: string): Promise<string> => {
+      await claimHost(test, 'alice', host, publish);
+      const issued = await test.gateway('/cert/issue', { host }, 'bridge');
+      expect(issued.status).toBe(200);
+      return issued.body.order_id as string;
+    };
+
+    it('finalizes again within the same attempt when the CA answers orderNotReady (RFC 8555 §7.4)', async () => {
+      const { db, cleanup } = await create();
+      const test = await startGatewayTestServer({ db, gateway: gateway(), jobs: { enabled: false } });
+      try {
+        const host = 'not-ready.example.test';
+        const orderId = await orderFor(test, host);
+        proxy.failNext(isFinalize, { type: ORDER_NOT_READY, detail: 'Order is not ready to be finalized', status: 403 });
+        const from = proxy.requests.length;
+        await test.service.runOrder({ orderId, attempt: 1, signal: running() });
+
+        expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({
+          status: 'valid',
+          attempts: 1,
+          last_error: null,
+          problem: null,
+        });
+        const seen = proxy.requests.slice(from);
+        const refused = seen.findIndex((request) => isFinalize(request) && request.status === 403);
+        const polled = seen.findIndex((request, index) => index > refused && isOrder(request) && request.status === 200);
+        const accepted = seen.findIndex((request, index) => index > polled && isFinalize(request) && request.status === 200);
+        expect(
+          [refused, polled, accepted].every((index) => index >= 0),
+          JSON.stringify(seen),
+        ).toBe(true);
+        expect(seen.filter(isFinalize)).toHaveLength(2);
+        const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
+        expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await pebble.root(), host, keyPem: got.body.private_key_pem });
+      } finally {
+        await test.server.stop();
+        await cleanup();
+      }
+    }, 60_000);
+
+    it('registers a new account when the CA has forgotten the stored one, and starts over orders the CA no longer knows', async () => {
+      const { db, cleanup } = await create();
+      const test = await startGatewayTestServer({ db, gateway: gateway(), jobs: { enabled: false } });
+      const order = (orderId: string) => db.knex('gateway_orders').where({ order_id: orderId }).first();
+      const accounts = () => db.knex('gateway_accounts').select('account_url');
+      try {
+        await test.service.runOrder({ orderId: await orderFor(test, 'first.example.test'), attempt: 1, signal: running() });
+        const [forgotten] = await accounts();
+        expect(forgotten?.account_url).toMatch(/\/my-account\//);
+
+        // Two orders left half-way at the CA: created, then the authorization fetch refused (acme-client retries 5xx itself).
+        const resumed = await orderFor(test, 'resumed.example.test');
+        const stale = await orderFor(test, 'stale.example.test');
+        for (const orderId of [resumed, stale]) {
+          proxy.failNext(isAuthorization, { type: UNAUTHORIZED, detail: 'refused for now', status: 403 });
+          await expect(test.service.runOrder({ orderId, attempt: 1, signal: running() })).rejects.toThrow(/refused for now/);
+          expect((await order(orderId)).acme_order_url).toMatch(/\/my-order\//);
+        }
+
+        await pebble.restart();
+        // The stored order is fetched with the forgotten account: the account and the CA order are dropped.
+        const gone = await test.service.runOrder({ orderId: resumed, attempt: 2, signal: running() }).catch((error: unknown) => error);
+        expect(gone).toBeInstanceOf(AcmeProblemError);
+        expect((gone as AcmeProblemError).problem?.type).toBe(ACCOUNT_DOES_NOT_EXIST);
+        expect(await order(resumed)).toMatchObject({ status: 'processing', acme_order_url: null, key_sealed: null });
+        expect(JSON.parse((await order(resumed)).problem).type).toBe(ACCOUNT_DOES_NOT_EXIST);
+        expect(await accounts()).toEqual([]);
+
+        await test.service.runOrder({ orderId: resumed, attempt: 3, signal: running() });
+        expect(await order(resumed)).toMatchObject({ status: 'valid', last_error: null });
+        const [successor] = await accounts();
+        expect(successor?.account_url).toMatch(/\/my-account\//);
+        expect(successor?.account_url).not.toBe(forgotten?.account_url);
+
+        // The other stored order is unknown to the new CA (404): a new order is made in the same attempt.
+        await test.service.runOrder({ orderId: stale, attempt: 2, signal: running() });
+        expect(await order(stale)).toMatchObject({ status: 'valid', attempts: 2, last_error: null });
+        expect(await accounts()).toEqual([successor]);
+        for (const host of ['resumed.example.test', 'stale.example.test']) {
+          const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
+          expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await pebble.root(), host, keyPem: got.body.private_key_pem });
+        }
+      } finally {
+        await test.server.stop();
+        await cleanup();
+      }
+    }, 90_000);
+
+    it('keeps the account another replica registered after the CA forgot the old one', async () => {
+      const { db, cleanup } = await create();
+      const masterKey = newMasterKey();
+      const first = await startGatewayTestServer({ db: keepOpen(db), gateway: gateway(), jobs: { enabled: false }, masterKey });
+      const second = await startGatewayTestServer({
+        db: keepOpen(db),
+        gateway: gateway(),
+        jobs: { enabled: false },
+        masterKey,
+        agents: false,
+      });
+      const accounts = async () =>
+        ((await db.knex('gateway_accounts').select('account_url')) as Array<{ account_url: string }>).map((row) => row.account_url);
+      const run = (test: GatewayTestServer, orderId: string, attempt: number) =>
+        test.service.runOrder({ orderId, attempt, signal: running() });
+      try {
+        await run(first, await orderFor(first, 'one.example.test'), 1);
+        await run(second, await orderFor(second, 'two.example.test'), 1);
+        const [forgotten] = await accounts();
+
+        await pebble.restart();
+        const three = await orderFor(first, 'three.example.test');
+        await expect(run(first, three, 1)).rejects.toThrow(AcmeProblemError);
+        expect(await accounts()).toEqual([]);
+        await run(first, three, 2);
+        const [successor] = await accounts();
+        expect(successor).not.toBe(forgotten);
+
+        // The second replica still holds the forgotten account: its failure must not drop the successor.
+        const four = await orderFor(second, 'four.example.test');
+        await expect(run(second, four, 1)).rejects.toThrow(AcmeProblemError);
+        expect(await accounts()).toEqual([successor]);
+        await run(second, four, 2);
+        expect(await accounts()).toEqual([successor]);
+        expect((await db.knex('gateway_orders').where({ order_id: four }).first()).status).toBe('valid');
+      } finally {
+        await first.server.stop();
+        await second.server.stop();
+        await cleanup();
+      }
+    }, 90_000);
+  });
+});
