@@ -73,7 +73,7 @@ async function baselineOnce(dir: string, size: number): Promise<number> {
   const out = createWriteStream(join(dir, 'baseline.bin'));
   for (const chunk of chunks(size)) {
     hash.update(chunk);
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   hash.digest('hex');
@@ -86,7 +86,7 @@ async function baselineOnce(dir: string, size: number): Promise<number> {
 async function writeSource(path: string, size: number): Promise<string> {
   const out = createWriteStream(path);
   for (const chunk of chunks(size)) {
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   return expectedSha256(size);
@@ -259,7 +259,9 @@ try {
   console.log('| 1 GB register + curl PUT + commit (fs, durable) | value |');
   console.log('|---|---:|');
   console.log(`| agentinfra serve RSS before the upload | ${(rss.before / MB).toFixed(0)} MB |`);
-  console.log(`| agentinfra serve peak RSS (VmHWM) | ${(rss.peak / MB).toFixed(0)} MB (target ≤ 200 MB: ${rss.peak <= 200 * MB ? 'met' : 'missed'}) |`);
+  console.log(
+    `| agentinfra serve peak RSS (VmHWM) | ${(rss.peak / MB).toFixed(0)} MB (target ≤ 200 MB: ${rss.peak <= 200 * MB ? 'met' : 'missed'}) |`,
+  );
   console.log(`| growth during the upload and commit | ${((rss.peak - rss.before) / MB).toFixed(0)} MB |`);
   console.log(`| throughput | ${(gigabyte.size / MB / rss.seconds).toFixed(1)} MB/s |`);
 } finally {

@@ -61,7 +61,7 @@ async function writeLoad(server: BenchServer, kind: (typeof KINDS)[number], firs
     headers: { 'content-type': 'application/json', authorization: server.authorization },
     requests: [
       {
-        setupRequest: (request: Record<string, unknown>) => {
+        setupRequest: (request: autocannon.Request) => {
           if (next === first) firstSentAt = performance.now();
           const text = dataText('random', next++);
           return { ...request, body: JSON.stringify({ agent_id: 'bench', kind, text, provenance: 'bench', scope: ['self'] }) };

@@ -4,12 +4,17 @@
  * where every message is stored (raw MIME in the fs blob store with fsync,
  * row in SQL), parsed with mailparser, scored, filed by rules and listed
  * afterwards; baseline = a bare `smtp-server` sink that only reads the DATA
- * stream, measured in the same run with the same clients.
+ * stream, measured in the same run with the same clients before, between and
+ * after the postbox runs (each postbox run is compared with the mean of the
+ * sink runs around it, as the load of a shared machine drifts).
  *
- *   npx tsx bench/postbox-smtp.ts        (about 1–2 minutes on 2 cores)
+ *   npx tsx bench/postbox-smtp.ts        (about 2 minutes on 2 cores)
  *
  * The clients run in a child process (nodemailer, pooled connections) so
- * that their CPU is not charged to the server's event loop. Databases:
+ * that their CPU is not charged to the server's event loop; the CPU time
+ * (user + system) of the server process and of the client per message is
+ * printed too, steadier than messages/s when other work shares the cores.
+ * Databases:
  * SQLite in a temp folder, and PostgreSQL (AGENTINFRA_TEST_DATABASE_URL,
  * default postgres://postgres@127.0.0.1:5432/test, a fresh schema dropped
  * at the end) when reachable. Target: ≥ 50% of the sink's messages/s.
@@ -20,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,7 +47,7 @@ function messageParts(index: number) {
   return { text, html };
 }
 
-// ---- client role: sends MESSAGES messages over CONNECTIONS pooled connections, prints elapsed ms as JSON ----
+// ---- client role: sends MESSAGES messages over CONNECTIONS pooled connections, prints elapsed ms and its own CPU ms as JSON ----
 if (process.argv[2] === '--client') {
   const port = Number(process.argv[3]);
   const nodemailer = requireFromPostbox('nodemailer') as typeof import('nodemailer');
@@ -57,6 +62,7 @@ if (process.argv[2] === '--client') {
   });
   const run = process.argv[4] ?? 'run';
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   let next = 0;
   let failed = 0;
   const worker = async () => {
@@ -79,8 +85,9 @@ if (process.argv[2] === '--client') {
   };
   await Promise.all(Array.from({ length: CONNECTIONS * 2 }, worker));
   const elapsed = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStarted);
   transport.close();
-  process.stdout.write(JSON.stringify({ elapsed, failed }));
+  process.stdout.write(JSON.stringify({ elapsed, failed, cpuMs: (cpu.user + cpu.system) / 1000 }));
   process.exit(0);
 }
 
@@ -89,8 +96,22 @@ if (!process.execArgv.some((flag) => flag.includes(CONDITION)) && !process.env.N
   process.exit(child.status ?? 1);
 }
 
-/** Runs the client process against `port`; resolves with messages/s. */
-async function drive(port: number, run: string): Promise<{ perSecond: number; failed: number; elapsed: number }> {
+/** What one client run measured: messages/s, and CPU ms per accepted message of this server process (all threads) and of the client. */
+interface DriveResult {
+  perSecond: number;
+  failed: number;
+  elapsed: number;
+  cpuMs: number;
+  clientCpuMs: number;
+}
+
+/**
+ * Runs the client process against `port`. The CPU times (user + system) are
+ * steadier than messages/s on a shared machine: the client and the server
+ * share its cores, so messages/s follows their sum.
+ */
+async function drive(port: number, run: string): Promise<DriveResult> {
+  const cpuBefore = process.cpuUsage();
   const child = spawn(
     process.execPath,
     [...process.execArgv.filter((flag) => !flag.includes(CONDITION)), self, '--client', String(port), run],
@@ -104,8 +125,16 @@ async function drive(port: number, run: string): Promise<{ perSecond: number; fa
   await new Promise<void>((resolve, reject) =>
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`client exited ${code}`)))),
   );
-  const { elapsed, failed } = JSON.parse(output) as { elapsed: number; failed: number };
-  return { perSecond: ((MESSAGES - failed) / elapsed) * 1000, failed, elapsed };
+  const cpu = process.cpuUsage(cpuBefore);
+  const client = JSON.parse(output) as { elapsed: number; failed: number; cpuMs: number };
+  const accepted = MESSAGES - client.failed;
+  return {
+    perSecond: (accepted / client.elapsed) * 1000,
+    failed: client.failed,
+    elapsed: client.elapsed,
+    cpuMs: (cpu.user + cpu.system) / 1000 / accepted,
+    clientCpuMs: client.cpuMs / accepted,
+  };
 }
 
 const { SMTPServer } = requireFromPostbox('smtp-server') as typeof import('smtp-server');
@@ -119,7 +148,14 @@ type PostboxService = import('../packages/module-postbox/src/index.js').PostboxS
 type SqlDatabase = import('../packages/core/src/index.js').SqlDatabase;
 
 /** Baseline: a bare smtp-server that accepts every recipient and only reads the DATA stream. */
-async function measureSink(): Promise<{ perSecond: number; failed: number }> {
+interface Sink {
+  /** One measured client run against the sink. */
+  measure(): Promise<DriveResult>;
+  close(): Promise<void>;
+}
+
+/** Starts the sink and warms it up (one unmeasured client run). */
+async function startSink(): Promise<Sink> {
   let received = 0;
   const sink = new SMTPServer({
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -137,17 +173,19 @@ async function measureSink(): Promise<{ perSecond: number; failed: number }> {
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const port = (sink.server.address() as AddressInfo).port;
   await drive(port, `warm-sink-${Date.now()}`);
-  received = 0;
-  const result = await drive(port, `sink-${Date.now()}`);
-  await new Promise<void>((resolve) => sink.close(() => resolve()));
-  if (received !== MESSAGES) throw new Error(`The sink received ${received} of ${MESSAGES} messages.`);
-  return result;
+  return {
+    async measure() {
+      received = 0;
+      const result = await drive(port, `sink-${Date.now()}`);
+      if (received !== MESSAGES) throw new Error(`The sink received ${received} of ${MESSAGES} messages.`);
+      return result;
+    },
+    close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
+  };
 }
 
 /** The postbox on `db`: warm-up run, measured run, then every message listed and checked. */
-async function measurePostbox(
-  db: SqlDatabase,
-): Promise<{ perSecond: number; failed: number; listed: number; listMs: number; quarantined: number }> {
+async function measurePostbox(db: SqlDatabase): Promise<DriveResult & { listed: number; listMs: number; quarantined: number }> {
   const blobDir = await mkdtemp(join(tmpdir(), 'bench-postbox-blobs-'));
   const blobs = createFsBlobStore({ dir: blobDir, publicUrl: 'http://127.0.0.1:1', signingKey: randomBytes(32), durable: true });
   const logger = core.createLogger({ level: 'silent' });
@@ -196,30 +234,42 @@ async function measurePostbox(
   return { ...result, listed, listMs, quarantined };
 }
 
+/**
+ * The load of a shared machine drifts within a run, so each postbox run is
+ * compared with the mean of the sink runs just before and just after it.
+ */
+const sink = await startSink();
+const sinkRuns = [await sink.measure()];
 const rows: string[] = [];
-const sink = await measureSink();
-rows.push(`| bare smtp-server sink (reads the stream only) | ${sink.perSecond.toFixed(0)} | 1.00 | ${sink.failed} | – |`);
+const ratios: string[] = [];
+const clientCpu: string[] = [];
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const report = (label: string, result: Awaited<ReturnType<typeof measurePostbox>>, around: DriveResult[]) => {
+  const ratio = result.perSecond / mean(around.map((run) => run.perSecond));
+  rows.push(
+    `| postbox on ${label} (stored, parsed, scored, listed) | ${result.perSecond.toFixed(0)} | ${ratio.toFixed(2)} | ${result.cpuMs.toFixed(2)} | ${result.failed} | ${result.listed} in ${result.listMs.toFixed(0)} ms |`,
+  );
+  ratios.push(`${label} ${ratio.toFixed(2)}`);
+  clientCpu.push(`${label} ${result.clientCpuMs.toFixed(2)}`);
+};
 
 const sqliteDir = await mkdtemp(join(tmpdir(), 'bench-postbox-sqlite-'));
 const sqlite = createSqliteDatabase({ filename: join(sqliteDir, 'bench.db') });
 const onSqlite = await measurePostbox(sqlite);
 await rm(sqliteDir, { recursive: true, force: true });
-rows.push(
-  `| postbox on SQLite (stored, parsed, scored, listed) | ${onSqlite.perSecond.toFixed(0)} | ${(onSqlite.perSecond / sink.perSecond).toFixed(2)} | ${onSqlite.failed} | ${onSqlite.listed} in ${onSqlite.listMs.toFixed(0)} ms |`,
-);
+sinkRuns.push(await sink.measure());
+report('SQLite', onSqlite, sinkRuns.slice(-2));
 
 const url = process.env.AGENTINFRA_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_postbox_${randomBytes(4).toString('hex')}`;
 const postgres = createPostgresDatabase({ url, schema, poolMax: 10 });
-let onPostgres: Awaited<ReturnType<typeof measurePostbox>> | null = null;
 try {
   await postgres.ping();
-  onPostgres = await measurePostbox(postgres);
-  rows.push(
-    `| postbox on PostgreSQL (stored, parsed, scored, listed) | ${onPostgres.perSecond.toFixed(0)} | ${(onPostgres.perSecond / sink.perSecond).toFixed(2)} | ${onPostgres.failed} | ${onPostgres.listed} in ${onPostgres.listMs.toFixed(0)} ms |`,
-  );
+  const onPostgres = await measurePostbox(postgres);
+  sinkRuns.push(await sink.measure());
+  report('PostgreSQL', onPostgres, sinkRuns.slice(-2));
 } catch (error) {
-  rows.push(`| postbox on PostgreSQL | skipped: ${(error as Error).message.split('\n')[0]} | | | |`);
+  rows.push(`| postbox on PostgreSQL | skipped: ${(error as Error).message.split('\n')[0]} | | | | |`);
 } finally {
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: url });
@@ -231,12 +281,20 @@ try {
     () => undefined,
   );
 }
+await sink.close();
 
+const sinkRates = sinkRuns.map((run) => run.perSecond.toFixed(0)).join(', ');
 console.log(`## agent-postbox SMTP ingest: ${MESSAGES} messages of 20 KB, ${CONNECTIONS} pooled client connections\n`);
-console.log('| server | messages/s | vs sink | failed | listed afterwards |');
-console.log('|---|---:|---:|---:|---|');
+console.log('| server | messages/s | vs sink | server CPU ms/msg | failed | listed afterwards |');
+console.log('|---|---:|---:|---:|---:|---|');
+console.log(
+  `| bare smtp-server sink (reads the stream only; runs ${sinkRates}) | ${mean(sinkRuns.map((run) => run.perSecond)).toFixed(0)} | 1.00 | ${mean(sinkRuns.map((run) => run.cpuMs)).toFixed(2)} | ${sinkRuns.reduce((sum, run) => sum + run.failed, 0)} | – |`,
+);
 for (const row of rows) console.log(row);
 console.log();
 console.log(
-  `Ratio (target ≥ 0.50): SQLite ${(onSqlite.perSecond / sink.perSecond).toFixed(2)}${onPostgres ? `, PostgreSQL ${(onPostgres.perSecond / sink.perSecond).toFixed(2)}` : ''}.`,
+  `Client CPU ms/msg (nodemailer, the same process for every server): sink ${mean(sinkRuns.map((run) => run.clientCpuMs)).toFixed(2)}, ${clientCpu.join(', ')}; load average ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores.`,
 );
+console.log(`Ratio to the sink runs before and after (target ≥ 0.50): ${ratios.join(', ')}.`);

@@ -9,12 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ServerProcess, startProcess } from '../serve-process.js';
 import { createJsonClient } from './json-client.js';
+import { type ServerProcess, startProcess } from './serve-process.js';
 import { DIMENSIONS } from './synthetic-vectors.js';
 
 const cli = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url));
 const embeddingServer = fileURLToPath(new URL('./vector-embedding-server.ts', import.meta.url));
+const inProcessEmbedderServer = fileURLToPath(new URL('./in-process-embedder-server.ts', import.meta.url));
 const BRIDGE_KEY = 'bk_benchmark_bridge_key_0123456789abcdef';
 
 /** The PostgreSQL URL of the benchmarks: `AGENTINFRA_TEST_DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/test`. */
@@ -49,13 +50,21 @@ export interface BenchServer {
  * Starts `agentinfra serve` on `database` with the embedder at
  * `embedderUrl` (model `synthetic-384`, 384 dimensions), `warn` logging and
  * the per-credential rate limit, ACME HTTP-01 and SMTP listeners off, then
- * creates agent `bench` and issues it a device key through the API. Server
- * stderr is copied to ours; an exit the benchmark did not ask for is
- * reported on stderr. With `BENCH_SERVER_CPU_PROF=<folder>` the server
- * writes a V8 CPU profile there when it stops.
+ * creates agent `bench` (unless another server on the same store did) and
+ * issues it a device key through the API. With `embedder: 'in-process'` the
+ * server is in-process-embedder-server.ts instead: the same kernel and
+ * configuration, the same synthetic model computed in the server process
+ * rather than requested over HTTP. Server stderr is copied to ours; an exit
+ * the benchmark did not ask for is reported on stderr. With
+ * `BENCH_SERVER_CPU_PROF=<folder>` the server writes a V8 CPU profile there
+ * when it stops.
  * @throws Error when the server does not start or the API refuses.
  */
-export async function startBenchServer(database: BenchDatabase, embedderUrl: string): Promise<BenchServer> {
+export async function startBenchServer(
+  database: BenchDatabase,
+  embedderUrl: string,
+  options: { embedder?: 'http' | 'in-process' } = {},
+): Promise<BenchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-bench-'));
   const env: NodeJS.ProcessEnv = {
     AGENTINFRA_BRIDGE_KEY: BRIDGE_KEY,
@@ -77,13 +86,14 @@ export async function startBenchServer(database: BenchDatabase, embedderUrl: str
   let server: ServerProcess;
   try {
     const profile = process.env.BENCH_SERVER_CPU_PROF;
-    server = await startProcess([...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), cli, 'serve'], { env });
+    const program = options.embedder === 'in-process' ? ['--import', import.meta.resolve('tsx'), inProcessEmbedderServer] : [cli, 'serve'];
+    server = await startProcess([...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...program], { env });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   let stopping = false;
-  const label = `agentinfra serve (${database.engine}, pid ${server.child.pid})`;
+  const label = `agentinfra serve (${database.engine}${options.embedder === 'in-process' ? ', embedder in process' : ''}, pid ${server.child.pid})`;
   server.child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));
   server.child.once('exit', (code, signal) => {
     if (stopping) return;
@@ -98,7 +108,9 @@ export async function startBenchServer(database: BenchDatabase, embedderUrl: str
   const client = createJsonClient(`${server.url}/functions/v1`);
   try {
     const bridge = { authorization: `Bearer ${BRIDGE_KEY}` };
-    await client.post('/agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, bridge);
+    await client.post('/agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, bridge).catch((error: Error) => {
+      if (!/HTTP 409/.test(error.message)) throw error;
+    });
     const issued = await client.post<{ device_key: string }>('/agent-identity/device/issue', { agent_id: 'bench', label: 'bench' }, bridge);
     return { process: server, authorization: `Bearer ${issued.body.device_key}`, stop };
   } catch (error) {

@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
+/** `sysconf(_SC_CLK_TCK)` on Linux: the unit of the CPU times in /proc/<pid>/stat. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** A server child process and the URL it printed. */
 export interface ServerProcess {
   child: ChildProcess;
@@ -9,6 +12,8 @@ export interface ServerProcess {
   readyMs: number;
   /** Resident set size in MB, from /proc. */
   rssMb(): number;
+  /** CPU time (user + system, all threads) the process has used so far, in ms, from /proc. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -34,6 +39,11 @@ export function startProcess(args: readonly string[], options: { env?: NodeJS.Pr
           rssMb: () => {
             const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
             return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+          },
+          cpuMs: () => {
+            // Fields 14 and 15 of /proc/<pid>/stat (utime, stime) in clock ticks, after the parenthesised command name.
+            const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+            return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
           },
           stop: () =>
             new Promise((done) => {

@@ -93,15 +93,16 @@ export function vectorForText(text: string): Float32Array {
   return unit(gaussian(hash >>> 0));
 }
 
-/**
- * pgvector's text input for `vector`, written like the PostgreSQL adapter
- * writes its query vectors: each float32 as its exact double value.
- */
+/** pgvector's text input for `vector`: each float32 as its exact double value. */
 export function vectorLiteral(vector: Float32Array): string {
   return `[${vector.join(',')}]`;
 }
 
-/** pgvector's binary input for `vector` (`vector_recv`): int16 dimensions, int16 zero, then float32 values, all big-endian. */
+/**
+ * pgvector's binary input for `vector` (`vector_recv`): int16 dimensions,
+ * int16 zero, then float32 values, all big-endian; the form the PostgreSQL
+ * adapter sends its query vectors in.
+ */
 export function vectorBinary(vector: Float32Array): Buffer {
   const bytes = Buffer.alloc(4 + 4 * vector.length);
   bytes.writeInt16BE(vector.length, 0);

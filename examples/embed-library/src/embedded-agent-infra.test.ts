@@ -34,7 +34,7 @@ describe('embedding agentinfra as a library', () => {
       headers: { authorization: `Bearer ${device_key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ agent_id: 'helper', q: 'Lisbon', k: 1, scope: ['self'] }),
     });
-    expect((await response.json()).hits[0].text).toBe('the user lives in Lisbon');
+    expect(((await response.json()) as { hits: Array<{ text: string }> }).hits[0]?.text).toBe('the user lives in Lisbon');
     await infra.kernel.stop();
   });
 });

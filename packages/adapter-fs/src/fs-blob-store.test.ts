@@ -135,7 +135,7 @@ describe('fs blob store specifics', () => {
     now += 1;
     const late = await fetch(upload.url, { method: 'PUT', body: 'no' });
     expect(late.status).toBe(403);
-    expect((await late.json()).error.message).toMatch(/expired/);
+    expect(((await late.json()) as { error: { message: string } }).error.message).toMatch(/expired/);
   });
 
   it('answers HEAD with the headers only, and 405 to other methods', async () => {

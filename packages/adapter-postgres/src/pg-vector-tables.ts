@@ -114,6 +114,9 @@ export async function createPgVectorTables(trx: Knex.Transaction, tables: PgVect
  * to this call. The relaxed order is fixed by the final sort over a
  * materialised CTE. `EXECUTE … USING` plans each call with its values, so the
  * planner may pick the GIN index plus an exact sort when few rows match.
+ * `ROWS 10` (a typical k) tells the planner of a caller joining the result
+ * to another table (the attached records) to look those rows up by key
+ * rather than scan the table for a thousand rows, the default estimate.
  * `CREATE OR REPLACE`, so every `ensure` brings the function up to date.
  */
 export async function createSearchFunction(trx: Knex.Transaction, tables: PgVectorTables): Promise<void> {
@@ -125,7 +128,7 @@ export async function createSearchFunction(trx: Knex.Transaction, tables: PgVect
   await trx.raw(
     `create or replace function ${tables.search}(q vector, keys text[], k integer, ef integer)
      returns table (id text, distance double precision)
-     language plpgsql stable
+     language plpgsql stable rows 10
      set hnsw.iterative_scan = 'relaxed_order'
      set hnsw.ef_search = '40'
      as $search$

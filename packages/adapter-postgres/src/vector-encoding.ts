@@ -1,10 +1,16 @@
 /**
- * pgvector's text input format, `[x1,x2,…]`. Each float32 component is
- * written as its exact double value, which pgvector's `strtof` reads back as
- * the same float32, so the server stores exactly `vector`.
+ * pgvector's binary input format (`vector_recv`): int16 dimensions, int16
+ * zero, then each component as a big-endian float32, so the server gets
+ * exactly `vector` without formatting or parsing decimal text. node-postgres
+ * sends a Buffer parameter in binary format; with a `::vector` cast the
+ * server reads it with `vector_recv`.
  */
-export function vectorLiteral(vector: Float32Array): string {
-  return `[${vector.join(',')}]`;
+export function vectorBinary(vector: Float32Array): Buffer {
+  const bytes = Buffer.allocUnsafe(4 + 4 * vector.length);
+  bytes.writeInt16BE(vector.length, 0);
+  bytes.writeInt16BE(0, 2);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatBE(vector[i] as number, 4 + 4 * i);
+  return bytes;
 }
 
 /** The float32 bytes of `vector` in platform order (little-endian on x86-64 and arm64), for the `bytea` fallback storage. */

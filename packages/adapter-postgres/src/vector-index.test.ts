@@ -88,7 +88,7 @@ describe.runIf(postgresAvailability().available)('createPgVectorIndex on a serve
     capabilities: { exact: false },
     async create() {
       const table = randomName('v');
-      return { index: createPgVectorIndex({ knex, table }), cleanup: () => dropIndexObjects(knex, table) };
+      return { index: createPgVectorIndex({ knex, table }), knex, cleanup: () => dropIndexObjects(knex, table) };
     },
   });
 
@@ -251,6 +251,7 @@ describe.runIf(postgresAvailability().available)('createPgVectorIndex where pgve
       const table = randomName('v');
       return {
         index: createPgVectorIndex({ knex, table, onNotice: (line) => notices.push(line) }),
+        knex,
         cleanup: () => dropIndexObjects(knex, table),
       };
     },

@@ -1,5 +1,5 @@
-import type { VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
-import { filterVisibilityKeys, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
+import type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
+import { attachedRow, attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { compareHits, scanByteaVectors } from './exact-vector-scan.js';
@@ -12,10 +12,13 @@ import {
   readPgVectorLayout,
   VECTOR_MAX_DIMENSIONS,
 } from './pg-vector-tables.js';
-import { vectorBytes, vectorLiteral } from './vector-encoding.js';
+import { queryPrepared } from './prepared-statement.js';
+import { vectorBinary, vectorBytes } from './vector-encoding.js';
 
 /** Rows per multi-row INSERT (four bound parameters each, far below PostgreSQL's 65 535). */
 const INSERT_BATCH = 500;
+/** Most bound parameters per statement (PostgreSQL's limit is 65 535). */
+const MAX_PARAMETERS = 30_000;
 
 /** Options of {@link createPgVectorIndex}. */
 export const pgVectorIndexOptions = z.object({
@@ -38,10 +41,20 @@ export type PgVectorIndexOptions = z.input<typeof pgVectorIndexOptions>;
 
 const ensureOptions = z.object({ dimensions: z.number().int().min(1).max(VECTOR_MAX_DIMENSIONS) });
 
-/** A row of the search function or the exact query: cosine distance in [0, 2]. */
-interface DistanceRow {
-  id: string;
-  distance: number;
+/** A row of the search function or the exact query: cosine distance in [0, 2], and any attached columns. */
+type DistanceRow = { id: string; distance: number } & Record<string, unknown>;
+
+/** Quoted table, column list and bindings of rows to insert alongside the vectors. */
+interface InsertRows {
+  table: string;
+  columns: string[];
+  values: SqlValue[][];
+}
+
+/** One statement and its bindings. */
+interface Statement {
+  sql: string;
+  bindings: Knex.RawBinding[];
 }
 
 /**
@@ -56,7 +69,11 @@ interface DistanceRow {
  * fewer than `k` rows (a filter matching few rows far from the query), an
  * exact query over the GIN-filtered rows answers instead, so a query always
  * returns exactly `min(k, matches)` hits. Scores are 1 − cosine distance,
- * best first, equal scores by id.
+ * best first, equal scores by id. The call is one named prepared statement
+ * per connection ({@link queryPrepared}), with the query vector in pgvector's
+ * binary format and, with `attach`, the attached table joined in the same
+ * statement. Upserts with `insert` store the rows and the vectors in one
+ * statement (a data-modifying CTE) when they fit, else in one transaction.
  *
  * Without pgvector (not installed and `CREATE EXTENSION vector` refused),
  * vectors are stored as float32 `bytea` and every query is an exact scan in
@@ -113,27 +130,94 @@ export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex 
     return found;
   }
 
-  async function writeRows(db: Knex | Knex.Transaction, held: PgVectorLayout, batch: readonly VectorItem[]) {
+  /** The upsert statement of `batch` (one multi-row INSERT … ON CONFLICT) and its bindings. */
+  function itemsStatement(held: PgVectorLayout, batch: readonly VectorItem[]): Statement {
     const { storage } = held;
     const embeddingCast = storage === 'vector' ? 'vector' : 'bytea';
-    const bindings = batch.flatMap((item) => {
+    const bindings = batch.flatMap((item): Knex.RawBinding[] => {
       const unit = toUnitVector(item.vector, held.dimensions, `vector of item ${item.id}`);
-      return [item.id, item.agentId, itemVisibilityKeys(item), storage === 'vector' ? vectorLiteral(unit) : vectorBytes(unit)];
+      return [item.id, item.agentId, itemVisibilityKeys(item), storage === 'vector' ? vectorBinary(unit) : vectorBytes(unit)];
     });
-    await db.raw(
-      `insert into ${tables.items} (id, agent_id, scope_keys, embedding)
-       values ${batch.map(() => `(?, ?, ?::text[], ?::${embeddingCast})`).join(', ')}
-       on conflict (id) do update
-       set agent_id = excluded.agent_id, scope_keys = excluded.scope_keys, embedding = excluded.embedding`,
+    return {
+      sql: `insert into ${tables.items} (id, agent_id, scope_keys, embedding)
+         values ${batch.map(() => `(?, ?, ?::text[], ?::${embeddingCast})`).join(', ')}
+         on conflict (id) do update
+         set agent_id = excluded.agent_id, scope_keys = excluded.scope_keys, embedding = excluded.embedding`,
       bindings,
-    );
+    };
   }
 
-  async function exactQuery(keys: string[], literal: string, k: number): Promise<DistanceRow[]> {
+  /** The multi-row INSERT of `values` into the companion table and its bindings. */
+  function rowsStatement(rows: InsertRows, values: readonly SqlValue[][]): Statement {
+    const placeholders = `(${rows.columns.map(() => '?').join(', ')})`;
+    return {
+      sql: `insert into ${rows.table} (${rows.columns.join(', ')}) values ${values.map(() => placeholders).join(', ')}`,
+      bindings: values.flat(),
+    };
+  }
+
+  /**
+   * Stores items and companion rows. When everything fits in one statement,
+   * one round trip: the rows go in through a data-modifying CTE, which
+   * PostgreSQL runs to completion as part of the same statement (atomic
+   * without BEGIN/COMMIT). Otherwise one transaction of chunked statements.
+   */
+  async function store(held: PgVectorLayout, items: readonly VectorItem[], rows: InsertRows | null): Promise<void> {
+    const rowParameters = rows === null ? 0 : rows.values.length * rows.columns.length;
+    if (items.length <= INSERT_BATCH && items.length * 4 + rowParameters <= MAX_PARAMETERS) {
+      const upsert = items.length > 0 ? itemsStatement(held, items) : null;
+      const insert = rows !== null && rows.values.length > 0 ? rowsStatement(rows, rows.values) : null;
+      if (upsert !== null && insert !== null) {
+        await knex.raw(`with companion as (${insert.sql}) ${upsert.sql}`, [...insert.bindings, ...upsert.bindings]);
+      } else if (upsert !== null || insert !== null) {
+        const only = (upsert ?? insert) as Statement;
+        await knex.raw(only.sql, only.bindings);
+      }
+      return;
+    }
+    await knex.transaction(async (trx) => {
+      if (rows !== null) {
+        const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / rows.columns.length));
+        for (let start = 0; start < rows.values.length; start += perStatement) {
+          const chunk = rowsStatement(rows, rows.values.slice(start, start + perStatement));
+          await trx.raw(chunk.sql, chunk.bindings);
+        }
+      }
+      for (let start = 0; start < items.length; start += INSERT_BATCH) {
+        const chunk = itemsStatement(held, items.slice(start, start + INSERT_BATCH));
+        await trx.raw(chunk.sql, chunk.bindings);
+      }
+    });
+  }
+
+  /** The select list and join that attach `attach`'s columns to result rows whose id is `alias.id`. */
+  function attachment(attach: VectorAttach | undefined, alias: string): { columns: string; join: string } {
+    if (attach === undefined) return { columns: '', join: '' };
+    const { select, join } = attachSql(attach, `${alias}.id`);
+    return { columns: `, ${select.join(', ')}`, join };
+  }
+
+  /** The attached rows of bytea-stored hits (a second query: the exact scan runs in this process). */
+  async function attachAfterScan(hits: VectorHit[], attach: VectorAttach | undefined): Promise<VectorHit[]> {
+    if (attach === undefined || hits.length === 0) return hits;
+    const { table, key, select } = attachSql(attach, 'attached.id');
+    const { rows } = await knex.raw(`select ${select.join(', ')} from ${table} attached where attached.${key} = any(?::text[])`, [
+      hits.map((hit) => hit.id),
+    ]);
+    const byKey = new Map((rows as Array<Record<string, unknown>>).map((row) => [String(row['attached.']), attachedRow(row)]));
+    return hits.map((hit) => {
+      const row = byKey.get(hit.id);
+      return row === undefined ? hit : { ...hit, row };
+    });
+  }
+
+  async function exactQuery(keys: string[], vector: Buffer, k: number, attach: VectorAttach | undefined): Promise<DistanceRow[]> {
+    const { columns, join } = attachment(attach, 'e');
     const { rows } = await knex.raw(
-      `with c as materialized (select id, embedding from ${tables.items} where scope_keys && ?::text[])
-       select id, embedding <=> ?::vector as distance from c order by distance, id collate "C" limit ?`,
-      [keys, literal, k],
+      `with c as materialized (select id, embedding from ${tables.items} where scope_keys && ?::text[]),
+       e as (select id, embedding <=> ?::vector as distance from c order by distance, id collate "C" limit ?)
+       select e.id, e.distance${columns} from e ${join}`,
+      [keys, vector, k],
     );
     return rows as DistanceRow[];
   }
@@ -162,20 +246,15 @@ export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex 
       layout = held;
     },
 
-    async upsert({ items }) {
-      if (items.length === 0) return;
+    async upsert({ items, insert }) {
+      const shape = insertShape(insert);
+      if (items.length === 0 && shape === null) return;
+      const rows: InsertRows | null =
+        shape === null ? null : { ...shape, values: (insert?.rows ?? []).map((row) => shape.names.map((name) => row[name] as SqlValue)) };
       await attempt('upsert', async () => {
         const held = await currentLayout();
         const latest = [...new Map(items.map((item) => [item.id, item])).values()];
-        if (latest.length <= INSERT_BATCH) {
-          await writeRows(knex, held, latest);
-          return;
-        }
-        await knex.transaction(async (trx) => {
-          for (let start = 0; start < latest.length; start += INSERT_BATCH) {
-            await writeRows(trx, held, latest.slice(start, start + INSERT_BATCH));
-          }
-        });
+        await store(held, latest, rows);
       });
     },
 
@@ -188,22 +267,24 @@ export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex 
       });
     },
 
-    async query({ vector, k, filter }) {
+    async query({ vector, k, filter, attach }) {
       if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
+      if (attach !== undefined) attachSql(attach, 's.id');
       return attempt('query', async () => {
         const { dimensions, storage } = await currentLayout();
         const unit = toUnitVector(vector, dimensions, 'query vector');
         const keys = filterVisibilityKeys(filter);
         if (k === 0 || keys.length === 0) return [];
-        if (storage === 'bytea') return scanByteaVectors({ knex, items: tables.items, keys, query: unit, k });
-        const literal = vectorLiteral(unit);
-        const { rows } = await knex.raw(`select id, distance from ${tables.search}(?::vector, ?::text[], ?, ?)`, [
-          literal,
-          keys,
-          k,
-          efSearch,
-        ]);
-        return ranked(rows.length === k ? (rows as DistanceRow[]) : await exactQuery(keys, literal, k));
+        if (storage === 'bytea')
+          return attachAfterScan(await scanByteaVectors({ knex, items: tables.items, keys, query: unit, k }), attach);
+        const binary = vectorBinary(unit);
+        const { columns, join } = attachment(attach, 's');
+        const rows = await queryPrepared<DistanceRow>(
+          knex,
+          `select s.id, s.distance${columns} from ${tables.search}($1::vector, $2::text[], $3, $4) s ${join}`,
+          [binary, keys, k, efSearch],
+        );
+        return ranked(rows.length === k ? rows : await exactQuery(keys, binary, k, attach));
       });
     },
 
@@ -217,9 +298,20 @@ export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex 
   };
 }
 
-/** Hits from cosine distances: score = 1 − distance clamped to [−1, 1], best first, equal scores by id. */
+/**
+ * Hits from cosine distances: score = 1 − distance clamped to [−1, 1], best
+ * first, equal scores by id; attached columns become `row` when the attached
+ * row exists.
+ */
 function ranked(rows: readonly DistanceRow[]): VectorHit[] {
-  return rows.map(({ id, distance }) => ({ id, score: Math.min(1, Math.max(-1, 1 - distance)) })).sort(compareHits);
+  return rows
+    .map((row) => {
+      const hit: VectorHit = { id: row.id, score: Math.min(1, Math.max(-1, 1 - row.distance)) };
+      const attached = attachedRow(row);
+      if (attached !== undefined) hit.row = attached;
+      return hit;
+    })
+    .sort(compareHits);
 }
 
 /**

@@ -30,7 +30,8 @@ runVectorIndexContract({
   capabilities: { exact: true },
   async create() {
     const files = await openDatabaseFolder();
-    return { index: files.open().vectorIndex({ table: 'memory_vectors' }), cleanup: files.close };
+    const db = files.open();
+    return { index: db.vectorIndex({ table: 'memory_vectors' }), knex: db.knex, cleanup: files.close };
   },
 });
 

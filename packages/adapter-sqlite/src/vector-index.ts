@@ -1,18 +1,18 @@
-import type { VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
-import { filterVisibilityKeys, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
+import type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
+import { attachedRow, attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import * as sqliteVec from 'sqlite-vec';
 import { z } from 'zod';
+import { withConnection } from './connection-lease.js';
 import { vectorBlob } from './vector-blob.js';
-import { createSqliteVectorTables, type SqliteVectorTables, sqliteVectorTables } from './vector-tables.js';
+import { createSqliteVectorTables, sqliteVectorTables } from './vector-tables.js';
+import { insertRows, type PreparedRows, removeItems, writeItems } from './vector-writes.js';
 
 /** sqlite-vec refuses KNN queries asking for more neighbours than this. */
 const VEC0_MAX_K = 4096;
 /** Largest number of dimensions a sqlite-vec `float[N]` column takes. */
 const VEC0_MAX_DIMENSIONS = 8192;
-/** Items per multi-row INSERT (three bound parameters each, far below SQLite's limit). */
-const INSERT_BATCH = 250;
 
 /** Options of {@link createSqliteVectorIndex}. */
 export const sqliteVectorIndexOptions = z.object({
@@ -38,19 +38,8 @@ export function loadSqliteVectorExtension(connection: BetterSqlite3.Database): v
   sqliteVec.load(connection);
 }
 
-/** A neighbour as sqlite-vec reports it: L2 distance between unit vectors, in [0, 2]. */
-interface Neighbour {
-  id: string;
-  distance: number;
-}
-
-/** An item ready to write: unit vector bytes and visibility keys. */
-interface PreparedItem {
-  id: string;
-  agentId: string;
-  keys: string[];
-  blob: Buffer;
-}
+/** A neighbour as sqlite-vec reports it: L2 distance between unit vectors, in [0, 2], and any attached columns. */
+type Neighbour = { id: string; distance: number } & Record<string, unknown>;
 
 /**
  * Exact cosine {@link VectorIndex} in the SQLite file, on sqlite-vec's `vec0`
@@ -71,6 +60,11 @@ interface PreparedItem {
  * on 2 cores (bench/vector-sqlite.ts): about 10 ms for k = 10 over 100 000
  * vectors of 100 dimensions, growing with k (about 20 ms for k = 100). `k`
  * above 4095 (sqlite-vec's KNN limit) uses an ordered scan (about 0.3 s there).
+ *
+ * Upserts, removals and queries run their statements synchronously on the
+ * pool's connection ({@link withConnection}), one transaction per call;
+ * `upsert` with `insert` stores those rows in the same transaction, and
+ * `query` with `attach` joins the attached table in the same statement.
  *
  * @throws ZodError when options are invalid. Methods throw RangeError for
  *   vectors of the wrong dimension, zero vectors or a bad `k`, and an Error
@@ -94,81 +88,47 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
   }
 
   /** The dimensions the stored index holds (read once; they never change). */
-  async function heldDimensions(): Promise<number> {
+  function heldDimensions(db: BetterSqlite3.Database): number {
     if (dimensions !== undefined) return dimensions;
-    const found = (await knex.raw(`select 1 from sqlite_master where type = 'table' and name = ?`, [`${table}_meta`])) as unknown[];
-    if (found.length === 0) throw new Error(`the index does not exist yet; call ensure() first`);
-    const [row] = (await knex.raw(`select value from ${tables.meta} where key = 'dimensions'`)) as Array<{
-      value: string;
-    }>;
+    const found = db.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(`${table}_meta`);
+    if (found === undefined) throw new Error(`the index does not exist yet; call ensure() first`);
+    const row = db.prepare(`select value from ${tables.meta} where key = 'dimensions'`).get() as { value: string } | undefined;
     dimensions = Number(row?.value);
     return dimensions;
   }
 
-  async function nearest(blob: Buffer, keys: string[], fetch: number): Promise<Neighbour[]> {
-    return (await knex.raw(
-      `with knn as materialized (
-         select rowid, distance from ${tables.vectors}
-         where embedding match ? and k = ?
-           and set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
-       )
-       select i.id as id, knn.distance as distance from knn join ${tables.items} i on i.rid = knn.rowid`,
-      [blob, fetch, JSON.stringify(keys)],
-    )) as Neighbour[];
+  /** The select list and join that attach `attach`'s columns to the neighbour rows (item alias `i`). */
+  function attachment(attach: VectorAttach | undefined): { columns: string; join: string } {
+    if (attach === undefined) return { columns: '', join: '' };
+    const { select, join } = attachSql(attach, 'i.id');
+    return { columns: `, ${select.join(', ')}`, join };
+  }
+
+  function nearest(db: BetterSqlite3.Database, blob: Buffer, keys: string[], fetch: number, attach?: VectorAttach): Neighbour[] {
+    const { columns, join } = attachment(attach);
+    return db
+      .prepare(
+        `with knn as materialized (
+           select rowid, distance from ${tables.vectors}
+           where embedding match ? and k = ?
+             and set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
+         )
+         select i.id as id, knn.distance as distance${columns} from knn join ${tables.items} i on i.rid = knn.rowid ${join}`,
+      )
+      .all(blob, fetch, JSON.stringify(keys)) as Neighbour[];
   }
 
   /** Ordered scan for `k` beyond sqlite-vec's KNN limit: exact and tie-ordered in SQL, but reads every row. */
-  async function scan(blob: Buffer, keys: string[], k: number): Promise<Neighbour[]> {
-    return (await knex.raw(
-      `select i.id as id, vec_distance_l2(v.embedding, ?) as distance
-       from ${tables.vectors} v join ${tables.items} i on i.rid = v.rowid
-       where v.set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
-       order by distance, i.id limit ?`,
-      [blob, JSON.stringify(keys), k],
-    )) as Neighbour[];
-  }
-
-  async function writeItems(trx: Knex.Transaction, batch: readonly PreparedItem[]): Promise<void> {
-    const setIds = await resolveScopeSets(trx, tables, batch);
-    const setOf = (item: PreparedItem) => setIds.get(JSON.stringify(item.keys)) as number;
-    const existing = new Map(
-      (
-        (await trx.raw(`select rid, id, set_id from ${tables.items} where id in (select value from json_each(?))`, [
-          JSON.stringify(batch.map((item) => item.id)),
-        ])) as Array<{ rid: number; id: string; set_id: number }>
-      ).map((row) => [row.id, row]),
-    );
-    const abandonedSets = new Set<number>();
-    const fresh: PreparedItem[] = [];
-    for (const item of batch) {
-      const row = existing.get(item.id);
-      if (row === undefined) {
-        fresh.push(item);
-        continue;
-      }
-      const setId = setOf(item);
-      if (row.set_id !== setId) abandonedSets.add(row.set_id);
-      await trx.raw(`update ${tables.items} set agent_id = ?, set_id = ? where rid = ?`, [item.agentId, setId, row.rid]);
-      await trx.raw(`update ${tables.vectors} set embedding = ?, set_id = cast(? as integer) where rowid = cast(? as integer)`, [
-        item.blob,
-        setId,
-        row.rid,
-      ]);
-    }
-    if (fresh.length > 0) {
-      const inserted = (await trx.raw(
-        `insert into ${tables.items} (id, agent_id, set_id) values ${fresh.map(() => '(?, ?, ?)').join(', ')}
-         returning rid, id`,
-        fresh.flatMap((item) => [item.id, item.agentId, setOf(item)]),
-      )) as Array<{ rid: number; id: string }>;
-      const ridOf = new Map(inserted.map((row) => [row.id, row.rid]));
-      await trx.raw(
-        `insert into ${tables.vectors} (rowid, embedding, set_id)
-         values ${fresh.map(() => '(cast(? as integer), ?, cast(? as integer))').join(', ')}`,
-        fresh.flatMap((item) => [ridOf.get(item.id) as number, item.blob, setOf(item)]),
-      );
-    }
-    await dropUnusedScopeSets(trx, tables, abandonedSets);
+  function scan(db: BetterSqlite3.Database, blob: Buffer, keys: string[], k: number, attach?: VectorAttach): Neighbour[] {
+    const { columns, join } = attachment(attach);
+    return db
+      .prepare(
+        `select i.id as id, vec_distance_l2(v.embedding, ?) as distance${columns}
+         from ${tables.vectors} v join ${tables.items} i on i.rid = v.rowid ${join}
+         where v.set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
+         order by distance, i.id limit ?`,
+      )
+      .all(blob, JSON.stringify(keys), k) as Neighbour[];
   }
 
   return {
@@ -188,126 +148,85 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
       dimensions = held;
     },
 
-    async upsert({ items }) {
-      if (items.length === 0) return;
-      await attempt('upsert', async () => {
-        const held = await heldDimensions();
-        const latest = new Map<string, VectorItem>();
-        for (const item of items) latest.set(item.id, item);
-        const prepared = [...latest.values()].map((item) => ({
-          id: item.id,
-          agentId: item.agentId,
-          keys: itemVisibilityKeys(item),
-          blob: vectorBlob(toUnitVector(item.vector, held, `vector of item ${item.id}`)),
-        }));
-        await knex.transaction(async (trx) => {
-          for (let start = 0; start < prepared.length; start += INSERT_BATCH) {
-            await writeItems(trx, prepared.slice(start, start + INSERT_BATCH));
-          }
-        });
-      });
+    async upsert({ items, insert }) {
+      const shape = insertShape(insert);
+      if (items.length === 0 && shape === null) return;
+      const rows: PreparedRows | null =
+        shape === null ? null : { ...shape, values: (insert?.rows ?? []).map((row) => shape.names.map((name) => row[name] as SqlValue)) };
+      await attempt('upsert', () =>
+        withConnection(knex, (db) => {
+          const held = heldDimensions(db);
+          const latest = new Map<string, VectorItem>();
+          for (const item of items) latest.set(item.id, item);
+          const prepared = [...latest.values()].map((item) => ({
+            id: item.id,
+            agentId: item.agentId,
+            keys: itemVisibilityKeys(item),
+            blob: vectorBlob(toUnitVector(item.vector, held, `vector of item ${item.id}`)),
+          }));
+          db.transaction(() => {
+            if (prepared.length > 0) writeItems(db, tables, prepared);
+            if (rows !== null) insertRows(db, rows);
+          }).immediate();
+        }),
+      );
     },
 
     async remove({ ids }) {
       if (ids.length === 0) return 0;
-      return attempt('remove', async () => {
-        await heldDimensions();
-        return knex.transaction(async (trx) => {
-          const deleted = (await trx.raw(`delete from ${tables.items} where id in (select value from json_each(?)) returning rid, set_id`, [
-            JSON.stringify([...new Set(ids)]),
-          ])) as Array<{ rid: number; set_id: number }>;
-          for (const row of deleted) {
-            await trx.raw(`delete from ${tables.vectors} where rowid = cast(? as integer)`, [row.rid]);
-          }
-          await dropUnusedScopeSets(trx, tables, new Set(deleted.map((row) => row.set_id)));
-          return deleted.length;
-        });
-      });
+      return attempt('remove', () =>
+        withConnection(knex, (db) => {
+          heldDimensions(db);
+          return db.transaction(() => removeItems(db, tables, ids)).immediate();
+        }),
+      );
     },
 
-    async query({ vector, k, filter }) {
+    async query({ vector, k, filter, attach }) {
       if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
-      return attempt('query', async () => {
-        const blob = vectorBlob(toUnitVector(vector, await heldDimensions(), 'query vector'));
-        const keys = filterVisibilityKeys(filter);
-        if (k === 0 || keys.length === 0) return [];
-        let fetch = k + 1;
-        while (fetch <= VEC0_MAX_K) {
-          const hits = ranked(await nearest(blob, keys, fetch));
-          const tieContinues = hits.length === fetch && hits[fetch - 1]?.score === hits[k - 1]?.score;
-          if (!tieContinues) return hits.slice(0, k);
-          if (fetch === VEC0_MAX_K) break;
-          fetch = Math.min(fetch * 4, VEC0_MAX_K);
-        }
-        return ranked(await scan(blob, keys, k));
-      });
+      if (attach !== undefined) attachSql(attach, 'i.id');
+      return attempt('query', () =>
+        withConnection(knex, (db) => {
+          const blob = vectorBlob(toUnitVector(vector, heldDimensions(db), 'query vector'));
+          const keys = filterVisibilityKeys(filter);
+          if (k === 0 || keys.length === 0) return [];
+          let fetch = k + 1;
+          while (fetch <= VEC0_MAX_K) {
+            const hits = ranked(nearest(db, blob, keys, fetch, attach));
+            const tieContinues = hits.length === fetch && hits[fetch - 1]?.score === hits[k - 1]?.score;
+            if (!tieContinues) return hits.slice(0, k);
+            if (fetch === VEC0_MAX_K) break;
+            fetch = Math.min(fetch * 4, VEC0_MAX_K);
+          }
+          return ranked(scan(db, blob, keys, k, attach));
+        }),
+      );
     },
 
     async count() {
-      return attempt('count', async () => {
-        await heldDimensions();
-        const [row] = (await knex.raw(`select count(*) as n from ${tables.items}`)) as Array<{ n: number }>;
-        return Number(row?.n ?? 0);
-      });
+      return attempt('count', () =>
+        withConnection(knex, (db) => {
+          heldDimensions(db);
+          const row = db.prepare(`select count(*) as n from ${tables.items}`).get() as { n: number } | undefined;
+          return Number(row?.n ?? 0);
+        }),
+      );
     },
   };
 }
 
 /**
  * Hits from sqlite-vec neighbours: score = 1 − d²/2 (cosine similarity of unit
- * vectors at L2 distance d, clamped to [−1, 1]), best first, equal scores by id.
+ * vectors at L2 distance d, clamped to [−1, 1]), best first, equal scores by id;
+ * attached columns become `row` when the attached row exists.
  */
 function ranked(neighbours: readonly Neighbour[]): VectorHit[] {
   return neighbours
-    .map(({ id, distance }) => ({ id, score: Math.min(1, Math.max(-1, 1 - (distance * distance) / 2)) }))
+    .map((neighbour) => {
+      const hit: VectorHit = { id: neighbour.id, score: Math.min(1, Math.max(-1, 1 - (neighbour.distance * neighbour.distance) / 2)) };
+      const row = attachedRow(neighbour);
+      if (row !== undefined) hit.row = row;
+      return hit;
+    })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/**
- * The set id of each distinct key list in `items`, keyed by its JSON
- * signature; sets seen for the first time are created with their keys.
- */
-async function resolveScopeSets(
-  trx: Knex.Transaction,
-  tables: SqliteVectorTables,
-  items: readonly PreparedItem[],
-): Promise<Map<string, number>> {
-  const keysOf = new Map(items.map((item) => [JSON.stringify(item.keys), item.keys]));
-  const signatures = [...keysOf.keys()];
-  const known = (await trx.raw(`select set_id, signature from ${tables.scopeSets} where signature in (select value from json_each(?))`, [
-    JSON.stringify(signatures),
-  ])) as Array<{ set_id: number; signature: string }>;
-  const setIds = new Map(known.map((row) => [row.signature, row.set_id]));
-  const missing = signatures.filter((signature) => !setIds.has(signature));
-  if (missing.length === 0) return setIds;
-  const created = (await trx.raw(`insert into ${tables.scopeSets} (signature) select value from json_each(?) returning set_id, signature`, [
-    JSON.stringify(missing),
-  ])) as Array<{ set_id: number; signature: string }>;
-  const pairs: Array<[string, number]> = [];
-  for (const row of created) {
-    setIds.set(row.signature, row.set_id);
-    for (const key of keysOf.get(row.signature) ?? []) pairs.push([key, row.set_id]);
-  }
-  if (pairs.length > 0) {
-    await trx.raw(
-      `insert into ${tables.scopeKeys} (scope_key, set_id)
-       select value ->> 0, value ->> 1 from json_each(?)`,
-      [JSON.stringify(pairs)],
-    );
-  }
-  return setIds;
-}
-
-/** Deletes those of `setIds` that no item points at any more, with their keys. */
-async function dropUnusedScopeSets(trx: Knex.Transaction, tables: SqliteVectorTables, setIds: ReadonlySet<number>) {
-  if (setIds.size === 0) return;
-  const unused = (await trx.raw(
-    `select value as set_id from json_each(?)
-     where not exists (select 1 from ${tables.items} i where i.set_id = value)`,
-    [JSON.stringify([...setIds])],
-  )) as Array<{ set_id: number }>;
-  if (unused.length === 0) return;
-  const list = JSON.stringify(unused.map((row) => row.set_id));
-  await trx.raw(`delete from ${tables.scopeKeys} where set_id in (select value from json_each(?))`, [list]);
-  await trx.raw(`delete from ${tables.scopeSets} where set_id in (select value from json_each(?))`, [list]);
 }

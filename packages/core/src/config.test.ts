@@ -41,6 +41,16 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses a PostgreSQL pool of one connection, which would deadlock migrations on their own lock', () => {
+    const { raw } = readRawConfig({
+      file: join(dir, 'missing.json'),
+      env: { AGENTINFRA_BRIDGE_KEY: 'bk_env_only_0123456789', AGENTINFRA_MASTER_KEY: masterKey, AGENTINFRA_DATABASE_POOL_MAX: '1' },
+    });
+    expect(() => parseConfigSection({ schema: coreConfigSchema, value: raw, bindings: coreEnvBindings })).toThrow(
+      /AGENTINFRA_DATABASE_POOL_MAX[\s\S]*at least 2|at least 2[\s\S]*AGENTINFRA_DATABASE_POOL_MAX/,
+    );
+  });
+
   it('refuses unparsable files and variables', () => {
     const file = join(dir, 'bad.json');
     writeFileSync(file, '{ nope');

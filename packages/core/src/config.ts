@@ -51,8 +51,17 @@ export const coreConfigSchema = z.object({
     .optional(),
   database: z
     .object({
-      /** PostgreSQL pool size per process. */
-      poolMax: z.number().int().min(1).max(200).default(10),
+      /**
+       * PostgreSQL pool size per process; at least 2, because `migrate`
+       * holds one connection for the advisory lock that serializes replicas
+       * while the migrations run on another.
+       */
+      poolMax: z
+        .number()
+        .int()
+        .min(2, 'must be at least 2: migrations hold one connection for their lock and run on another')
+        .max(200)
+        .default(10),
       /** PostgreSQL `statement_timeout` in milliseconds. */
       statementTimeoutMs: z.number().int().min(100).default(30_000),
       /** PostgreSQL schema holding agentinfra's tables (created when missing); default the connection's search_path. */

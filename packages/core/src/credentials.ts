@@ -21,9 +21,17 @@ export function hashCredential(credential: string): string {
 
 /** Constant-time string equality (compares SHA-256 digests, so lengths may differ). */
 export function safeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a, 'utf8').digest();
-  const db = createHash('sha256').update(b, 'utf8').digest();
-  return timingSafeEqual(da, db);
+  return equalsSecret(b)(a);
+}
+
+/**
+ * A constant-time test against one fixed secret (e.g. the bridge key): its
+ * SHA-256 is computed once, so each test hashes only the candidate.
+ * @returns `(candidate) => candidate === secret`, in time independent of where they differ.
+ */
+export function equalsSecret(secret: string): (candidate: string) => boolean {
+  const expected = createHash('sha256').update(secret, 'utf8').digest();
+  return (candidate) => timingSafeEqual(createHash('sha256').update(candidate, 'utf8').digest(), expected);
 }
 
 /**

@@ -4,7 +4,7 @@ export type { CredentialVerifier, Principal, TeamDirectory } from './auth/princi
 export { describePrincipal } from './auth/principal.js';
 export { assertStorageKey, MAX_KEY_BYTES, storageKeyProblem } from './blobs/storage-key.js';
 export * from './config.js';
-export { type CredentialPrefix, hashCredential, newCredential, newId, safeEqual } from './credentials.js';
+export { type CredentialPrefix, equalsSecret, hashCredential, newCredential, newId, safeEqual } from './credentials.js';
 export {
   type AddressClass,
   type AddressVerdict,
@@ -52,8 +52,11 @@ export {
   rateLimitConsumeSchema,
   rateLimitPeekSchema,
 } from './services/memory-rate-limiter.js';
+export { type ResealSealedColumnOptions, resealSealedColumn, UnopenedSealedValuesError } from './services/reseal-sealed-column.js';
 export { createAesGcmSecretBox, newMasterKey } from './services/secret-box.js';
 export { type SettingDefinition, settingsCatalog } from './settings/catalog.js';
 export type { SettingsService, SettingView } from './settings/settings-service.js';
+export { newTimeOrderedId } from './time-ordered-id.js';
+export { attachedRow, attachSql, insertShape, quoteIdentifier } from './vectors/companion-tables.js';
 export { toUnitVector } from './vectors/unit-vector.js';
 export { filterVisibilityKeys, itemVisibilityKeys } from './vectors/vector-visibility.js';

@@ -1,11 +1,11 @@
 import { createAesGcmSecretBox, newMasterKey, type SqlDatabase } from '@agentinfra/core';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { beforeFirstTransaction, sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConfigInput } from './config.js';
 import { RESEAL_JOB } from './gateway-context.js';
 import { accountKeyContext, certificateKeyContext } from './gateway-rows.js';
 import { gatewayJobs } from './jobs/gateway-jobs.js';
-import { createKeyReseal, type SealedKeyRow } from './key-reseal.js';
+import { createKeyReseal } from './key-reseal.js';
 import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
@@ -158,16 +158,18 @@ describe.runIf(acmeToolsAvailable())('agent-gateway master key rotation', () => 
         await first.server.stop();
 
         const rotated = await start(db, { masterKey: newKey, previousMasterKeys: [oldKey] });
-        const snapshot: SealedKeyRow[] = (await sealedKeys(db))
-          .filter((row) => row.table === 'gateway_certificates')
-          .map(({ id, context, key_sealed }) => ({ id, context, key_sealed }));
-        const renewed = await rotated.gateway('/cert/renew', { host }, 'bridge');
-        await rotated.service.runOrder({ orderId: renewed.body.orders[0].order_id, attempt: 1, signal: running() });
         const box = createAesGcmSecretBox({ masterKey: newKey, previousMasterKeys: [oldKey] });
-        expect(await createKeyReseal({ sql: db, secretBox: box }).resealRows('gateway_certificates', snapshot)).toEqual({
-          resealed: 0,
-          unreadable: [],
+        // The account key is resealed first, so that the walk's one transaction is the certificate's.
+        for (const row of (await sealedKeys(db)).filter((key) => key.table === 'gateway_accounts')) {
+          const key_sealed = box.seal({ plaintext: box.open({ sealed: row.key_sealed, context: row.context }), context: row.context });
+          await db.knex('gateway_accounts').where({ directory_url: row.id }).update({ key_sealed });
+        }
+        const renewing = beforeFirstTransaction(db, async () => {
+          const renewed = await rotated.gateway('/cert/renew', { host }, 'bridge');
+          await rotated.service.runOrder({ orderId: renewed.body.orders[0].order_id, attempt: 1, signal: running() });
         });
+        expect(await createKeyReseal({ sql: renewing, secretBox: box }).resealAll()).toEqual({ accounts: 0, orders: 0, certificates: 0 });
+        expect((await sealedKeys(db)).filter((row) => box.needsReseal(row.key_sealed))).toEqual([]);
         await certificateOf(rotated, host);
         await rotated.server.stop();
       } finally {

@@ -78,7 +78,7 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
      * version is sealed again under the current one, unless it was replaced
      * meanwhile. Idempotent.
      * @returns `{ accounts, orders, certificates }`: how many keys were resealed in each.
-     * @throws Error when some keys could not be opened (the others are resealed all the same).
+     * @throws UnopenedSealedValuesError when some keys could not be opened (the others are resealed all the same).
      */
     resealKeys: (options: { signal?: AbortSignal } = {}) => reseal.resealAll(options),
 

@@ -287,6 +287,87 @@ describe('agent-identity expiry and restart (SQLite file)', () => {
   });
 });
 
+describe('agent-identity verified-credential cache (issue #2)', () => {
+  it('ends a revoked key or delegation at once in this process, and elsewhere within identity.credentialCacheMs', async () => {
+    const [sqlite] = sqlDatabases();
+    const fixture = await sqlite!.create();
+    let now = Date.now();
+    const clock = { now: () => now };
+    const config = { masterKey: newMasterKey() };
+    const moduleConfigs = { 'agent-identity': { credentialCacheMs: 5_000 } };
+    const here = await startTestKernel({ modules: [identityModule], adapters: { sql: fixture.db, clock }, config, moduleConfigs });
+    const file = (fixture.db.describe().match(/\((.*)\)/) ?? [])[1]!;
+    const { createSqliteDatabase } = await import('@agentinfra/adapter-sqlite');
+    const replica = createSqliteDatabase({ filename: file });
+    const there = await startTestKernel({ modules: [identityModule], adapters: { sql: replica, clock }, config, moduleConfigs });
+    try {
+      const bridge = { credential: here.bridgeKey };
+      await here.call('agent-identity/agents/create', { agent_id: 'fay', display_name: 'Fay' }, bridge);
+      await here.call('agent-identity/agents/create', { agent_id: 'gus', display_name: 'Gus' }, bridge);
+      const issued = (await here.call('agent-identity/device/issue', { agent_id: 'fay', label: 'cached' }, bridge)).body;
+      const put = (server: TestKernel, credential: string) =>
+        server.call('agent-identity/secrets/put', { agent_id: 'fay', key: 'k', value: 'v' }, { credential });
+      expect((await put(here, issued.device_key)).status).toBe(200);
+      expect((await put(there, issued.device_key)).status).toBe(200);
+
+      const revoked = await here.call('agent-identity/device/revoke', { device_id: issued.device_id }, bridge);
+      expect(revoked.status).toBe(200);
+      expect((await put(here, issued.device_key)).status).toBe(401);
+      expect((await put(there, issued.device_key)).status).toBe(200);
+      now += 5_000;
+      expect((await put(there, issued.device_key)).status).toBe(401);
+
+      const fresh = (await here.call('agent-identity/device/issue', { agent_id: 'fay', label: 'second' }, bridge)).body.device_key;
+      const delegated = await here.call(
+        'agent-identity/delegate',
+        { from_agent: 'fay', to_agent: 'gus', scope: ['secrets.write'], expires_at: new Date(now + 60_000).toISOString() },
+        { credential: fresh },
+      );
+      const token = delegated.body.token as string;
+      expect((await put(here, token)).status).toBe(200);
+      expect((await put(there, token)).status).toBe(200);
+      const ended = await there.call(
+        'agent-identity/delegate/revoke',
+        { delegation_id: delegated.body.delegation_id },
+        { credential: there.bridgeKey },
+      );
+      expect(ended.status).toBe(200);
+      expect((await put(there, token)).status).toBe(401);
+      now += 4_999;
+      expect((await put(here, token)).status).toBe(200);
+      now += 1;
+      expect((await put(here, token)).status).toBe(401);
+    } finally {
+      await there.stop();
+      await here.stop();
+      await fixture.cleanup();
+    }
+  });
+
+  it('honours a key’s expiry even while it is cached', async () => {
+    const [sqlite] = sqlDatabases();
+    const fixture = await sqlite!.create();
+    let now = Date.now();
+    const clock = { now: () => now };
+    const moduleConfigs = { 'agent-identity': { credentialCacheMs: 300_000 } };
+    const server = await startTestKernel({ modules: [identityModule], adapters: { sql: fixture.db, clock }, moduleConfigs });
+    try {
+      const bridge = { credential: server.bridgeKey };
+      await server.call('agent-identity/agents/create', { agent_id: 'hal', display_name: 'Hal' }, bridge);
+      const issued = (await server.call('agent-identity/device/issue', { agent_id: 'hal', label: 'short', ttl_days: 1 }, bridge)).body;
+      const put = () =>
+        server.call('agent-identity/secrets/put', { agent_id: 'hal', key: 'k', value: 'v' }, { credential: issued.device_key });
+      now = Date.parse(issued.expires_at) - 1;
+      expect((await put()).status).toBe(200);
+      now += 1;
+      expect((await put()).status).toBe(401);
+    } finally {
+      await server.stop();
+      await fixture.cleanup();
+    }
+  });
+});
+
 describe('agent-identity master key rotation', () => {
   it('opens secrets sealed with a previous master key and reseals them with the current one', async () => {
     const [sqlite] = sqlDatabases();

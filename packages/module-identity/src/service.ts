@@ -9,13 +9,17 @@ import {
   newCredential,
   newId,
   type Principal,
+  resealSealedColumn,
 } from '@agentinfra/core';
 import type { IdentityConfig } from './config.js';
+import { createCredentialCache } from './credential-cache.js';
 import { knownPermissions } from './permissions.js';
 
 const DAY_MS = 86_400_000;
 /** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
 const RETAIN_ENDED_MS = 7 * DAY_MS;
+/** Most verified credentials kept in memory. */
+const CREDENTIAL_CACHE_ENTRIES = 10_000;
 
 /** Ports the identity service uses. */
 export type IdentityDeps = ModuleDeps<'sql' | 'clock' | 'secretBox' | 'settings', IdentityConfig>;
@@ -45,6 +49,7 @@ interface DelegationRow {
 export function createIdentityService(deps: IdentityDeps) {
   const knex = () => deps.sql.knex;
   const now = () => deps.clock.now();
+  const verified = createCredentialCache({ ttlMs: deps.moduleConfig.credentialCacheMs, maxEntries: CREDENTIAL_CACHE_ENTRIES });
 
   async function requireAgent(agentId: string): Promise<void> {
     const row = await knex()('identity_agents').select('agent_id').where({ agent_id: agentId }).first();
@@ -106,6 +111,7 @@ export function createIdentityService(deps: IdentityDeps) {
         revokedAt = now();
         await knex()('identity_devices').where({ device_id: input.deviceId }).whereNull('revoked_at').update({ revoked_at: revokedAt });
       }
+      verified.forget((cached) => cached.kind === 'device' && cached.deviceId === input.deviceId);
       return { device_id: input.deviceId, revoked_at: isoTimestamp(revokedAt) };
     },
 
@@ -177,6 +183,7 @@ export function createIdentityService(deps: IdentityDeps) {
           .whereNull('revoked_at')
           .update({ revoked_at: revokedAt });
       }
+      verified.forget((cached) => cached.kind === 'delegation' && cached.delegationId === row.delegation_id);
       return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt) };
     },
 
@@ -220,23 +227,23 @@ export function createIdentityService(deps: IdentityDeps) {
       return { key: input.key, deleted: true };
     },
 
-    /** Re-encrypts every secret sealed with an older master key. @returns how many were resealed. */
-    async resealSecrets() {
-      const rows = (await knex()('identity_secrets').select('agent_id', 'key', 'sealed')) as Array<{
-        agent_id: string;
-        key: string;
-        sealed: string;
-      }>;
-      let count = 0;
-      for (const row of rows) {
-        if (!deps.secretBox.needsReseal(row.sealed)) continue;
-        const context = secretContext(row.agent_id, row.key);
-        const plaintext = deps.secretBox.open({ sealed: row.sealed, context });
-        const sealed = deps.secretBox.seal({ plaintext, context });
-        await knex()('identity_secrets').where({ agent_id: row.agent_id, key: row.key, sealed: row.sealed }).update({ sealed });
-        count += 1;
-      }
-      return count;
+    /**
+     * Re-encrypts every secret sealed with an older master key (see `resealSealedColumn`); a secret
+     * replaced meanwhile keeps its new value.
+     * @returns how many were resealed.
+     * @throws UnopenedSealedValuesError after the walk when some secrets could not be opened, naming up to 5
+     *   (agent, key) pairs; the others are resealed all the same.
+     */
+    resealSecrets() {
+      return resealSealedColumn({
+        sql: deps.sql,
+        secretBox: deps.secretBox,
+        table: 'identity_secrets',
+        keyColumns: ['agent_id', 'key'],
+        sealedColumn: 'sealed',
+        contextOf: (row: { agent_id: string; key: string }) => secretContext(row.agent_id, row.key),
+        what: 'agent secret',
+      });
     },
 
     /** Adds an agent to a team (idempotent). @throws NotFoundError when the agent does not exist. */
@@ -278,33 +285,46 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /**
      * Resolves a device key (`dk_…`) or delegation token (`dt_…`) to a principal.
+     * A credential verified in the last `identity.credentialCacheMs` (default
+     * 5 s) is answered from memory (see {@link createCredentialCache}): never
+     * past its expiry, never after this process revoked it.
      * @returns `null` when unknown, expired or revoked.
      */
     async verifyCredential(credential: string): Promise<Principal | null> {
+      const isDevice = credential.startsWith('dk_');
+      if (!isDevice && !credential.startsWith('dt_')) return null;
+      const hash = hashCredential(credential);
       const at = now();
-      if (credential.startsWith('dk_')) {
+      const cached = verified.get(hash, at);
+      if (cached !== undefined) return cached;
+      const revision = verified.revision();
+      let principal: Principal;
+      let expiresAt: number;
+      if (isDevice) {
         const row = (await knex()('identity_devices')
           .select('device_id', 'agent_id', 'expires_at', 'revoked_at')
-          .where({ key_hash: hashCredential(credential) })
+          .where({ key_hash: hash })
           .first()) as DeviceRow | undefined;
         if (!row || row.revoked_at !== null || row.expires_at <= at) return null;
-        return { kind: 'device', agentId: row.agent_id, deviceId: row.device_id };
-      }
-      if (credential.startsWith('dt_')) {
+        principal = { kind: 'device', agentId: row.agent_id, deviceId: row.device_id };
+        expiresAt = row.expires_at;
+      } else {
         const row = (await knex()('identity_delegations')
           .select('delegation_id', 'from_agent', 'to_agent', 'scope', 'expires_at', 'revoked_at')
-          .where({ token_hash: hashCredential(credential) })
+          .where({ token_hash: hash })
           .first()) as DelegationRow | undefined;
         if (!row || row.revoked_at !== null || row.expires_at <= at) return null;
-        return {
+        principal = {
           kind: 'delegation',
           agentId: row.from_agent,
           delegationId: row.delegation_id,
           toAgent: row.to_agent,
           permissions: JSON.parse(row.scope) as string[],
         };
+        expiresAt = row.expires_at;
       }
-      return null;
+      verified.put(hash, principal, { now: at, expiresAt, revision });
+      return principal;
     },
 
     /**

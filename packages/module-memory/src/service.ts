@@ -6,7 +6,7 @@ import {
   isoTimestamp,
   type ModuleDeps,
   NotFoundError,
-  newId,
+  newTimeOrderedId,
   type VectorIndex,
 } from '@agentinfra/core';
 import { type MemoryConfigInput, memoryConfigSchema } from './config.js';
@@ -69,6 +69,9 @@ interface RecordRow {
   scope: string;
   created_at: number;
 }
+
+/** Columns of `memory_records` a query returns with each hit (joined to the vector search in one statement). */
+const RECORD_COLUMNS = ['agent_id', 'kind', 'text', 'provenance', 'scope', 'created_at'] as const;
 
 /** Ids deleted or looked up per SQL statement (well under SQLite's and PostgreSQL's parameter limits). */
 const ID_CHUNK = 500;
@@ -158,10 +161,10 @@ export function createMemoryService(deps: MemoryDeps) {
   }
 
   /**
-   * Stores a batch of semantic memories: one embedder call, one vector-index
-   * upsert, one multi-row insert. Rows whose text embeds to the zero vector
-   * are stored without a vector. If the insert fails, the batch's vectors are
-   * removed again, so nothing is left half-written.
+   * Stores a batch of semantic memories: one embedder call, then one
+   * vector-index upsert that inserts the records in the same transaction
+   * (one commit, and a failure stores neither records nor vectors). Rows
+   * whose text embeds to the zero vector are stored without a vector.
    */
   async function storeSemantic(batch: readonly SemanticWrite[]): Promise<ItemOutcome<null>[]> {
     const state = await ready();
@@ -173,14 +176,7 @@ export function createMemoryService(deps: MemoryDeps) {
       const vector = vectors[i] as Float32Array;
       return isZeroVector(vector) ? [] : [{ id: write.row.id, agentId: write.row.agent_id, scopes: write.scopes, vector }];
     });
-    const index = indexOf(state.generation);
-    if (items.length > 0) await index.upsert({ items });
-    try {
-      await knex()('memory_records').insert(batch.map((write) => write.row));
-    } catch (error) {
-      if (items.length > 0) await index.remove({ ids: items.map((item) => item.id) }).catch(() => 0);
-      throw error;
-    }
+    await indexOf(state.generation).upsert({ items, insert: { table: 'memory_records', rows: batch.map((write) => ({ ...write.row })) } });
     return batch.map(() => ({ ok: true, value: null }));
   }
   const semanticWrites = createGroupCommit(storeSemantic, { maxBatch: WRITE_BATCH, maxInFlight: 2 });
@@ -222,8 +218,8 @@ export function createMemoryService(deps: MemoryDeps) {
       assertMaxBytes(body.text, 'text', config.maxTextBytes);
       const scopes = normalizeScopes(body.scope);
       await assertTeamScopes(deps.teams, body.agent_id, scopes);
-      const id = newId('mem_');
       const createdAt = now();
+      const id = newTimeOrderedId('mem_', createdAt);
       const row: RecordRow = {
         id,
         agent_id: body.agent_id,
@@ -260,23 +256,20 @@ export function createMemoryService(deps: MemoryDeps) {
       const vector = await embedOne(body.q);
       if (isZeroVector(vector)) return { hits: [] };
       const filter = scopeFilterOf(scopes);
-      const found = await indexOf(state.generation).query({ vector, k: body.k, filter: { ownerAgentId: body.agent_id, ...filter } });
-      if (found.length === 0) return { hits: [] };
-      const rows = (await knex()('memory_records')
-        .select('id', 'agent_id', 'kind', 'text', 'provenance', 'scope', 'created_at')
-        .whereIn(
-          'id',
-          found.map((hit) => hit.id),
-        )) as RecordRow[];
-      const byId = new Map(rows.map((row) => [row.id, row]));
+      const found = await indexOf(state.generation).query({
+        vector,
+        k: body.k,
+        filter: { ownerAgentId: body.agent_id, ...filter },
+        attach: { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS },
+      });
       const hits: MemoryHit[] = [];
       for (const hit of found) {
-        const row = byId.get(hit.id);
+        const row = hit.row as Omit<RecordRow, 'id'> | undefined;
         if (row?.kind !== 'semantic') continue;
         const rowScopes = JSON.parse(row.scope) as string[];
         if (!isVisible({ agentId: row.agent_id, scopes: rowScopes }, body.agent_id, filter)) continue;
         hits.push({
-          id: row.id,
+          id: hit.id,
           text: row.text,
           provenance: row.provenance,
           score: Number.isFinite(hit.score) ? hit.score : 0,

@@ -1,9 +1,9 @@
 import { createAesGcmSecretBox, newMasterKey, type SqlDatabase } from '@agentinfra/core';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { beforeFirstTransaction, sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { meshModule } from './module.js';
 import { presharedKeyContext } from './preshared-keys.js';
-import { createPskReseal, type SealedPskRow } from './psk-reseal.js';
+import { createPskReseal } from './psk-reseal.js';
 import type { MeshService } from './service.js';
 import { configPeers, keepOpen, type MeshTestServer, startMeshTestServer } from './test-support/mesh-test-server.js';
 
@@ -11,7 +11,11 @@ const pskOf = async (t: MeshTestServer, agent: string, peer: string) =>
   configPeers((await t.mesh('wg_config', { agent_id: agent }, t.bridge)).body.config).get(peer)?.PresharedKey;
 
 const sealedRows = async (db: SqlDatabase) =>
-  (await db.knex('mesh_psks').select('agent_a', 'agent_b', 'sealed').orderBy(['agent_a', 'agent_b'])) as SealedPskRow[];
+  (await db.knex('mesh_psks').select('agent_a', 'agent_b', 'sealed').orderBy(['agent_a', 'agent_b'])) as Array<{
+    agent_a: string;
+    agent_b: string;
+    sealed: string;
+  }>;
 
 /** Registers alice, bob and carol and lets bob reach alice on TCP 22 and alice ping carol: PSKs (alice, bob) and (alice, carol). */
 async function meshOfThree(t: MeshTestServer): Promise<void> {
@@ -76,13 +80,16 @@ describe.each(sqlDatabases())('agent-mesh master key rotation on $name', ({ crea
         jobs: { enabled: false },
         agents: false,
       });
-      const snapshot = await sealedRows(db);
-      expect((await rotated.mesh('psk/rotate', { a: 'alice', b: 'bob' }, rotated.bridge)).status).toBe(200);
-      const afterRotation = await pskOf(rotated, 'alice', 'bob');
-      expect(afterRotation).not.toBe(before);
+      let afterRotation: string | undefined;
+      const rotating = beforeFirstTransaction(db, async () => {
+        expect((await rotated.mesh('psk/rotate', { a: 'alice', b: 'bob' }, rotated.bridge)).status).toBe(200);
+        afterRotation = await pskOf(rotated, 'alice', 'bob');
+      });
       const box = createAesGcmSecretBox({ masterKey: newKey, previousMasterKeys: [oldKey] });
-      expect(await createPskReseal({ sql: db, secretBox: box }).resealRows(snapshot)).toEqual({ resealed: 1, unreadable: [] });
+      expect(await createPskReseal({ sql: rotating, secretBox: box }).resealAll()).toBe(1);
+      expect(afterRotation).not.toBe(before);
       expect(await pskOf(rotated, 'alice', 'bob')).toBe(afterRotation);
+      expect((await sealedRows(db)).map((row) => box.needsReseal(row.sealed))).toEqual([false, false]);
       await rotated.server.stop();
     } finally {
       await cleanup();

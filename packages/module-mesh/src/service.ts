@@ -329,7 +329,7 @@ export function createMeshService(deps: MeshDeps) {
      * context), unless it was rotated meanwhile. Idempotent; run hourly by
      * the `mesh.reseal-keys` job.
      * @returns how many PSKs were resealed.
-     * @throws Error when some PSKs could not be opened (the others are resealed all the same).
+     * @throws UnopenedSealedValuesError when some PSKs could not be opened (the others are resealed all the same).
      */
     resealKeys(options: { signal?: AbortSignal } = {}): Promise<number> {
       return reseal.resealAll(options);

@@ -74,7 +74,7 @@ describe.runIf(runs).each(sqlDatabases())('generated configs checked by wg, wg-q
   it('writes peers whose PublicKey is `wg pubkey` of that peer’s private key, with the same PSK on both sides', async () => {
     const peersOf = Object.fromEntries(
       await Promise.all(AGENT_IDS.map(async (agent) => [agent, configPeers(await readFile(files[agent].conf, 'utf8'))] as const)),
-    );
+    ) as Record<(typeof AGENT_IDS)[number], ReturnType<typeof configPeers>>;
     expect([...peersOf.alice.keys()]).toEqual(['bob', 'carol']);
     expect([...peersOf.bob.keys()]).toEqual(['alice', 'carol']);
     expect([...peersOf.carol.keys()]).toEqual(['alice', 'bob']);

@@ -3,11 +3,12 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress } from './addresses.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './mime-message.js';
-import { applyRules, INBOX, type MailRule, type RuleAction, type RuleMatch } from './rules.js';
+import { readRecipientContext } from './recipient-context.js';
+import { applyRules, INBOX } from './rules.js';
 import type { InjectionScorer, ScoringInput } from './scoring/injection-scorer.js';
 import type { LocalInjectionScorer } from './scoring/local-scorer.js';
 import type { PostboxDeps } from './service-deps.js';
-import type { WebhookEventToEnqueue, Webhooks } from './webhooks.js';
+import { deliveriesOf, type WebhookEventToEnqueue, type Webhooks } from './webhooks.js';
 
 /** Prefix of the blob keys of raw MIME the postbox stored itself (retention deletes only these). */
 export const MIME_PREFIX = 'postbox/mime/';
@@ -84,47 +85,32 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
   }
 
   /**
-   * Stores a batch of scored messages in one transaction (see {@link createGroupCommit}).
-   * The recipients' owners, the quarantine threshold, the agents' rules and
-   * webhooks are read once per batch, when the batch starts, so a rule or
-   * setting changed before a message was submitted always applies to it.
-   * A recipient nobody owns fails only its own item (NotFoundError); a
-   * duplicate Message-ID fails the batch, whose items are then stored one by
-   * one, where the duplicate returns the first message's answer.
+   * Stores a batch of scored messages with one multi-row insert (see
+   * {@link createGroupCommit}), in a transaction with their webhook
+   * deliveries when there are any. The recipients' owners with their rules
+   * and webhooks (one statement) and the quarantine threshold are read once
+   * per batch, when the batch starts, so a rule, webhook or setting changed
+   * before a message was submitted always applies to it. A recipient nobody
+   * owns fails only its own item (NotFoundError); a duplicate Message-ID
+   * fails the batch, whose items are then stored one by one, where the
+   * duplicate returns the first message's answer.
    */
   async function storeBatch(items: readonly ScoredMessage[]): Promise<ItemOutcome<IngestResult>[]> {
-    const recipients = [...new Set(items.map((item) => item.recipient))];
-    const ownerRows = (await knex()('postbox_addresses').whereIn('address', recipients).select('address', 'agent_id')) as Array<{
-      address: string;
-      agent_id: string;
-    }>;
-    const owners = new Map(ownerRows.map((row) => [row.address, row.agent_id]));
-    const agentIds = [...new Set(ownerRows.map((row) => row.agent_id))];
-    const [threshold, ruleRows] = await Promise.all([
+    const [context, threshold] = await Promise.all([
+      readRecipientContext(knex(), [...new Set(items.map((item) => item.recipient))]),
       deps.settings.get<number>('postbox_quarantine_threshold'),
-      agentIds.length === 0
-        ? Promise.resolve([])
-        : (knex()('postbox_rules').whereIn('agent_id', agentIds).select('agent_id', 'name', 'match', 'actions') as Promise<
-            Array<{ agent_id: string; name: string; match: string; actions: string }>
-          >),
     ]);
-    const rulesOf = new Map<string, MailRule[]>();
-    for (const row of ruleRows) {
-      const rules = rulesOf.get(row.agent_id) ?? [];
-      rules.push({ name: row.name, match: JSON.parse(row.match) as RuleMatch, actions: JSON.parse(row.actions) as RuleAction[] });
-      rulesOf.set(row.agent_id, rules);
-    }
     const now = deps.clock.now();
     const outcomes: ItemOutcome<IngestResult>[] = [];
     const rows: Array<Omit<MessageRow, 'seq'>> = [];
     const events: WebhookEventToEnqueue[] = [];
     for (const item of items) {
-      const agentId = owners.get(item.recipient);
+      const agentId = context.owners.get(item.recipient);
       if (agentId === undefined) {
         outcomes.push({ ok: false, error: new NotFoundError(`No agent has the address "${item.recipient}".`) });
         continue;
       }
-      const outcome = applyRules(rulesOf.get(agentId) ?? [], {
+      const outcome = applyRules(context.rules.get(agentId) ?? [], {
         from: bareAddress(item.message.from),
         to: item.recipient,
         subject: item.message.subject,
@@ -155,21 +141,27 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
         sent_at: null,
       };
       rows.push(row);
-      events.push({
-        agentId,
-        messageId: row.id,
-        type: quarantined ? 'message.quarantined' : 'message.received',
-        data: eventData(messageView({ ...row, seq: 0 }, false)),
-        force: outcome.forceWebhooks,
-      });
+      if (context.webhooks.has(agentId)) {
+        events.push({
+          agentId,
+          messageId: row.id,
+          type: quarantined ? 'message.quarantined' : 'message.received',
+          data: eventData(messageView({ ...row, seq: 0 }, false)),
+          force: outcome.forceWebhooks,
+        });
+      }
       outcomes.push({ ok: true, value: { id: row.id, agent_id: agentId, injection_score: item.injectionScore, quarantined } });
     }
     if (rows.length === 0) return outcomes;
+    const deliveries = deliveriesOf(events, [...context.webhooks.values()].flat());
     try {
-      await knex().transaction(async (trx) => {
-        await trx('postbox_messages').insert(rows);
-        await deps.webhooks.enqueueMany(trx, events);
-      });
+      if (deliveries.length === 0) await knex()('postbox_messages').insert(rows);
+      else {
+        await knex().transaction(async (trx) => {
+          await trx('postbox_messages').insert(rows);
+          await deps.webhooks.enqueueDeliveries(trx, deliveries);
+        });
+      }
     } catch (error) {
       const only = items.length === 1 ? items[0] : undefined;
       if (only?.dedupeKey && deps.sql.isUniqueViolation(error)) {
@@ -228,14 +220,19 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
    * The SMTP path: stores the raw message once in the blob store (key
    * `postbox/mime/<sha256>.eml`, so a re-delivery writes the same object;
    * the write and its fsync run while mailparser reads the message), parses
-   * and scores it once, and ingests it for each recipient. A recipient whose
-   * address disappeared since RCPT TO is skipped.
+   * and scores it once, and ingests it for each recipient once the write
+   * succeeded. A recipient whose address disappeared since RCPT TO is
+   * skipped.
    * @returns the ids of the stored (or already stored) messages, once all are committed.
+   * @throws the blob store's error when the raw message could not be stored (nothing is then stored).
    */
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
     const hash = createHash('sha256').update(options.raw).digest('hex');
     const mimeRef = `${MIME_PREFIX}${hash}.eml`;
     const stored = deps.blobStore.put({ key: mimeRef, body: options.raw, contentType: 'message/rfc822' });
+    // Awaited once the message is parsed and scored: marked as handled now, as a rejection
+    // nobody handles yet (the write failing while mailparser runs) would end the process.
+    stored.catch(() => undefined);
     let parsed: ParsedMessage;
     try {
       parsed = await parseMimeMessage(options.raw);

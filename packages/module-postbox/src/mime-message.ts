@@ -61,11 +61,18 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
  * Parses a raw message with mailparser (`simpleParser`): decoded subject,
  * text and HTML bodies, headers (incl. `message-id`) and the list of
  * attachments. Links in text are not rewritten and embedded images are not
- * inlined, so the HTML is the sender's.
+ * inlined, so the HTML is the sender's; attachments are not hashed (only
+ * their size is kept).
  * @throws Error from mailparser when the input cannot be read at all (it is lenient with malformed mail).
  */
 export async function parseMimeMessage(raw: Buffer): Promise<ParsedMessage> {
-  const parsed = await simpleParser(raw, { skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepCidLinks: true });
+  const parsed = await simpleParser(raw, {
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+    keepCidLinks: true,
+    checksumAlgo: false,
+  });
   return {
     from: addressText(parsed.from),
     subject: parsed.subject ?? '',

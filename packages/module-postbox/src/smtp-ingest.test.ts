@@ -26,7 +26,7 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
   let t: PostboxTestServer;
   let db: SqlDatabase;
   let cleanup: () => Promise<void>;
-  let transport: nodemailer.Transporter;
+  let transport: ReturnType<typeof nodemailer.createTransport>;
 
   beforeAll(async () => {
     const fixture = await create();

@@ -56,6 +56,34 @@ export function eventIdOf(messageId: string, type: WebhookEvent): string {
   return `evt_${createHash('sha256').update(`${messageId}:${type}`).digest('base64url').slice(0, 22)}`;
 }
 
+/** A registered webhook as the fan-out of events sees it (a row of `postbox_webhooks`). */
+export interface WebhookSubscription {
+  id: string;
+  agent_id: string;
+  /** JSON array of the {@link WebhookEvent}s it subscribes to. */
+  events: string;
+}
+
+/**
+ * The delivery jobs `events` fan out to: one per event and webhook of the
+ * event's agent that subscribes to its type or that a rule forces it to reach.
+ * @param subscriptions webhooks of (at least) the events' agents; others are ignored.
+ */
+export function deliveriesOf(events: readonly WebhookEventToEnqueue[], subscriptions: readonly WebhookSubscription[]): WebhookJobPayload[] {
+  const deliveries: WebhookJobPayload[] = [];
+  if (subscriptions.length === 0) return deliveries;
+  for (const event of events) {
+    const eventId = eventIdOf(event.messageId, event.type);
+    for (const row of subscriptions) {
+      if (row.agent_id !== event.agentId) continue;
+      const subscribed = (JSON.parse(row.events) as string[]).includes(event.type);
+      const forced = event.force === true || (event.force?.has(row.id) ?? false);
+      if (subscribed || forced) deliveries.push({ webhook_id: row.id, event_id: eventId, type: event.type, data: event.data });
+    }
+  }
+  return deliveries;
+}
+
 /**
  * A caller-supplied signing secret: `whsec_<base64>` (Standard Webhooks; 24–64
  * bytes once decoded) or any other string of 16–512 characters used as raw
@@ -86,33 +114,16 @@ export function createWebhooks(deps: PostboxDeps) {
     return row;
   }
 
-  /**
-   * {@link enqueue} for several events in one transaction: the webhooks of
-   * all their agents are read with one query (the ingest group commit uses it).
-   */
-  async function enqueueMany(trx: Knex.Transaction, events: readonly WebhookEventToEnqueue[]): Promise<void> {
-    if (events.length === 0) return;
-    const agentIds = [...new Set(events.map((event) => event.agentId))];
-    const rows = (await trx('postbox_webhooks').whereIn('agent_id', agentIds).select('id', 'agent_id', 'events')) as Array<
-      Pick<WebhookRow, 'id' | 'agent_id' | 'events'>
-    >;
-    if (rows.length === 0) return;
-    for (const event of events) {
-      const eventId = eventIdOf(event.messageId, event.type);
-      for (const row of rows) {
-        if (row.agent_id !== event.agentId) continue;
-        const subscribed = (JSON.parse(row.events) as string[]).includes(event.type);
-        const forced = event.force === true || (event.force?.has(row.id) ?? false);
-        if (!subscribed && !forced) continue;
-        const payload: WebhookJobPayload = { webhook_id: row.id, event_id: eventId, type: event.type, data: event.data };
-        await deps.jobs.enqueue({
-          name: WEBHOOK_JOB,
-          payload,
-          dedupeKey: `${WEBHOOK_JOB}:${row.id}:${eventId}`,
-          maxAttempts: deps.moduleConfig.webhookMaxAttempts,
-          trx,
-        });
-      }
+  /** Enqueues one durable delivery job per payload inside `trx` (see {@link deliveriesOf}). */
+  async function enqueueDeliveries(trx: Knex.Transaction, deliveries: readonly WebhookJobPayload[]): Promise<void> {
+    for (const payload of deliveries) {
+      await deps.jobs.enqueue({
+        name: WEBHOOK_JOB,
+        payload,
+        dedupeKey: `${WEBHOOK_JOB}:${payload.webhook_id}:${payload.event_id}`,
+        maxAttempts: deps.moduleConfig.webhookMaxAttempts,
+        trx,
+      });
     }
   }
 
@@ -210,10 +221,14 @@ export function createWebhooks(deps: PostboxDeps) {
      * exist exactly when the message does.
      */
     async enqueue(options: { trx: Knex.Transaction } & WebhookEventToEnqueue) {
-      await enqueueMany(options.trx, [options]);
+      const subscriptions = (await options
+        .trx('postbox_webhooks')
+        .where({ agent_id: options.agentId })
+        .select('id', 'agent_id', 'events')) as WebhookSubscription[];
+      await enqueueDeliveries(options.trx, deliveriesOf([options], subscriptions));
     },
 
-    enqueueMany,
+    enqueueDeliveries,
 
     /**
      * One delivery attempt (the job runner retries with exponential back-off

@@ -1,6 +1,7 @@
 import { defineModule } from '@agentinfra/core';
 import { schedulerConfigSchema, schedulerEnv } from './config.js';
 import { reconcileJob } from './jobs/reconcile.js';
+import { resealSecretsJob } from './jobs/reseal-secrets.js';
 import { runCallbackJob } from './jobs/run-callback.js';
 import { schedulerMigrations } from './migrations/index.js';
 import { schedulerRoutes } from './routes.js';
@@ -11,7 +12,9 @@ import { createSchedulerService } from './service.js';
  * HTTPS URL on a cron or `@every` cadence, with retries and a run history.
  * Fires and attempts run on the core job runner, so several replicas on
  * PostgreSQL share the work and fire each instant once. Needs the `delivery`
- * port (signed deliveries with the SSRF guard) and the SecretBox.
+ * port (signed deliveries with the SSRF guard) and the SecretBox; the hourly
+ * `scheduler.reseal-secrets` job reseals the callback secrets after a
+ * master-key rotation.
  */
 export const schedulerModule = defineModule({
   name: 'agent-scheduler',
@@ -21,5 +24,5 @@ export const schedulerModule = defineModule({
   config: { key: 'scheduler', schema: schedulerConfigSchema, env: schedulerEnv },
   service: (deps) => createSchedulerService(deps),
   routes: schedulerRoutes,
-  jobs: [runCallbackJob, reconcileJob],
+  jobs: [runCallbackJob, reconcileJob, resealSecretsJob],
 });

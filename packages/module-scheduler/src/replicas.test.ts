@@ -9,12 +9,11 @@ import {
   newMasterKey,
   newWebhookSecret,
 } from '@agentinfra/core';
-import { postgresAvailability } from '@agentinfra/testkit';
+import { postgresAvailability, type ReopenableDatabase, reopenablePostgres } from '@agentinfra/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { schedulerModule } from './module.js';
 import type { SchedulerService } from './service.js';
 import { type CallbackReceiver, startCallbackReceiver } from './test-support/callback-receiver.js';
-import { type ReopenableDatabase, reopenablePostgres } from './test-support/reopenable-databases.js';
 
 const REPLICAS = 3;
 const JOBS = 500;

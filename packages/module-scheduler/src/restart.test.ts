@@ -1,10 +1,10 @@
 import { type Clock, newMasterKey, newWebhookSecret } from '@agentinfra/core';
+import { type ReopenableDatabase, reopenableDatabases } from '@agentinfra/testkit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_ERROR } from './reconcile.js';
 import type { SchedulerService } from './service.js';
 import { type CallbackReceiver, startCallbackReceiver } from './test-support/callback-receiver.js';
-import { type ReopenableDatabase, reopenableDatabases } from './test-support/reopenable-databases.js';
 import { type SchedulerTestServer, startSchedulerTestServer } from './test-support/scheduler-test-server.js';
 
 /** A clock the test moves forward: "the server was down for a while". */

@@ -1,4 +1,4 @@
-import { ConflictError, InputError, isoTimestamp, NotFoundError, newId } from '@agentinfra/core';
+import { ConflictError, InputError, isoTimestamp, NotFoundError, newId, resealSealedColumn } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { type Cadence, parseCadence, sameCadence } from './cadence.js';
 import { createCallbackRunner } from './callback-run.js';
@@ -274,6 +274,29 @@ export function createSchedulerService(deps: SchedulerDeps) {
     /** One reconcile pass (called every minute by the core job runner). */
     reconcile(): Promise<ReconcileResult> {
       return reconcileScheduler(deps, deps.clock.now());
+    },
+
+    /**
+     * Finishes a master-key rotation for the scheduler (the hourly
+     * `scheduler.reseal-secrets` job): every callback secret sealed under an
+     * older key version is sealed again under the current one (same job
+     * context), unless a `/job/put` replaced it meanwhile. Idempotent; stops
+     * between pages when `signal` aborts.
+     * @returns how many secrets were resealed.
+     * @throws UnopenedSealedValuesError when some secrets could not be opened, naming up to 5 job ids (the others
+     *   are resealed all the same).
+     */
+    resealSecrets(options: { signal?: AbortSignal } = {}): Promise<number> {
+      return resealSealedColumn({
+        sql: deps.sql,
+        secretBox: deps.secretBox,
+        table: JOBS,
+        keyColumns: ['id'],
+        sealedColumn: 'secret_sealed',
+        contextOf: (row: Pick<JobRow, 'id'>) => secretContext(row.id),
+        what: 'scheduler callback secret',
+        signal: options.signal,
+      });
     },
   };
 }

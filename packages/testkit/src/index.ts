@@ -1,2 +1,4 @@
 export * from '@agentinfra/test-services';
+export { beforeFirstTransaction } from './before-first-transaction.js';
+export { type ReopenableDatabase, type ReopenableDatabaseEntry, reopenableDatabases, reopenablePostgres } from './reopenable-databases.js';
 export { type SqlDatabaseEntry, sqlDatabases } from './sql-databases.js';

@@ -87,13 +87,17 @@ describe('kernel HTTP layer', () => {
     expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${server.url}/ready`);
     expect(ready.status).toBe(200);
-    expect((await ready.json()).checks).toMatchObject({ database: 'ok', 'migrations:core': 'ok' });
-    const doc = await (await fetch(`${server.url}/openapi.json`)).json();
+    expect(((await ready.json()) as { checks: unknown }).checks).toMatchObject({ database: 'ok', 'migrations:core': 'ok' });
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      openapi: string;
+      // biome-ignore lint/suspicious/noExplicitAny: the test walks an OpenAPI document by path
+      paths: Record<string, { post: any }>;
+    };
     expect(doc.openapi).toBe('3.1.0');
-    const echo = doc.paths['/functions/v1/agent-toy/echo'].post;
+    const echo = doc.paths['/functions/v1/agent-toy/echo']?.post;
     expect(echo.requestBody.content['application/json'].schema.required).toEqual(['agent_id']);
     expect(echo.security).toEqual([{ deviceKey: [] }, { delegationToken: ['toy.read'] }, { bridgeKey: [] }]);
-    expect(doc.paths['/functions/v1/agent-toy/conflict'].post.security).toEqual([{ bridgeKey: [] }]);
+    expect(doc.paths['/functions/v1/agent-toy/conflict']?.post.security).toEqual([{ bridgeKey: [] }]);
   });
 
   it('authorizes devices, delegations and the bridge key per CONTRACT.md', async () => {

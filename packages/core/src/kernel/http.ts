@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Context, Hono } from 'hono';
-import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { authorize } from '../auth/authorize.js';
 import { readCredential } from '../auth/credential-transport.js';
 import { describePrincipal, type Principal } from '../auth/principal.js';
-import { safeEqual } from '../credentials.js';
+import { equalsSecret } from '../credentials.js';
 import {
   AgentInfraError,
   AuthenticationError,
@@ -18,6 +17,7 @@ import {
   RateLimitError,
 } from '../errors.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
+import { corsHeaders } from './cors.js';
 import type { AnyModule, AnyRoute } from './module.js';
 
 /** Base path of every module (SPEC.md: `{base_url}` ends with `/functions/v1`). */
@@ -122,6 +122,7 @@ async function readJson(c: Context, limit: number): Promise<unknown> {
 export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables }> {
   const app = new Hono<{ Variables: Variables }>();
   const { logger } = options;
+  const isBridgeKey = equalsSecret(options.bridgeKey);
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -130,6 +131,7 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
     c.set('principal', null);
     c.header('x-request-id', requestId);
     await next();
+    if (!logger.isLevelEnabled('info')) return;
     const principal = c.get('principal');
     logger.info(
       {
@@ -147,12 +149,11 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
 
   app.use(
     `${FUNCTIONS_BASE}/*`,
-    cors({
-      origin: '*',
+    corsHeaders({
       allowMethods: ['POST', 'OPTIONS'],
       allowHeaders: ['authorization', 'apikey', 'content-type', 'x-client-info', 'x-request-id', 'accept'],
       exposeHeaders: ['x-request-id', 'retry-after'],
-      maxAge: 600,
+      maxAgeSeconds: 600,
     }),
   );
 
@@ -172,7 +173,7 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
       const path = `${FUNCTIONS_BASE}/${module.name}${route.path}`;
       app.post(path, async (c) => {
         c.set('module', module.name);
-        const principal = await authenticate(c, route, options);
+        const principal = await authenticate(c, route, options, isBridgeKey);
         const raw = await readJson(c, options.bodyLimitBytes);
         const parsed = route.request.safeParse(raw);
         if (!parsed.success) {
@@ -206,12 +207,17 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
   return app;
 }
 
-async function authenticate(c: Context<{ Variables: Variables }>, route: AnyRoute<unknown>, options: HttpOptions) {
+async function authenticate(
+  c: Context<{ Variables: Variables }>,
+  route: AnyRoute<unknown>,
+  options: HttpOptions,
+  isBridgeKey: (credential: string) => boolean,
+) {
   if (route.auth.kind === 'none') return null;
   const credential = readCredential({ get: (name) => c.req.header(name) });
   if (!credential) throw new AuthenticationError();
   let principal: Principal | null = null;
-  if (safeEqual(credential, options.bridgeKey)) principal = { kind: 'bridge' };
+  if (isBridgeKey(credential)) principal = { kind: 'bridge' };
   else principal = await options.verifyCredential(credential);
   if (!principal) throw new AuthenticationError('The credential is unknown, expired or revoked.');
   c.set('principal', principal);

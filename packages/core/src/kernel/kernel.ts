@@ -183,9 +183,10 @@ export function createKernel(options: KernelOptions): Kernel {
     for (const job of module.jobs ?? []) jobs.register(job, serviceOf(module.name));
   }
 
+  let verifier: CredentialVerifier | null | undefined;
   const verifyCredential = async (credential: string): Promise<Principal | null> => {
-    if (!root.isRegistered('credentials')) return null;
-    return root.resolve<CredentialVerifier>('credentials').verify({ credential });
+    verifier ??= root.isRegistered('credentials') ? root.resolve<CredentialVerifier>('credentials') : null;
+    return verifier === null ? null : verifier.verify({ credential });
   };
 
   const migrationSets = [CORE, ...modules.map((m) => ({ name: m.name, migrations: m.migrations, table: migrationTableOf(m.name) }))];

@@ -7,4 +7,4 @@ export type { Lock, LockLease } from './lock.js';
 export type { RateDecision, RateLimiter } from './rate-limiter.js';
 export type { SecretBox } from './secret-box.js';
 export type { SqlCapabilities, SqlDatabase } from './sql-database.js';
-export type { VectorHit, VectorIndex, VectorItem } from './vector-index.js';
+export type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorInsert, VectorItem } from './vector-index.js';

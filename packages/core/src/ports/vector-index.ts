@@ -4,6 +4,39 @@ export interface VectorHit {
   id: string;
   /** Cosine similarity in [-1, 1]; higher is closer. */
   score: number;
+  /**
+   * With {@link VectorAttach}: the attached columns of the row whose key
+   * equals `id` (column name → value as the driver returns it), absent when
+   * no such row exists.
+   */
+  row?: Record<string, unknown>;
+}
+
+/** A value bound into SQL: text, a number or NULL. */
+export type SqlValue = string | number | null;
+
+/**
+ * Rows stored in the same transaction as the vectors of an upsert (e.g. the
+ * records the vectors belong to), so that both are stored or neither is.
+ * `table` and the column names (the keys of the first row, which every row
+ * must share) are plain SQL identifiers (`[A-Za-z_][A-Za-z0-9_]*`, at most 63
+ * characters) of a table in the index's database.
+ */
+export interface VectorInsert {
+  table: string;
+  rows: readonly Record<string, SqlValue>[];
+}
+
+/**
+ * Columns of another table returned with each hit of a query, joined in the
+ * same SQL statement (one round trip instead of a second query): the row of
+ * `table` whose `key` column equals the hit's id. Identifiers as in
+ * {@link VectorInsert}.
+ */
+export interface VectorAttach {
+  table: string;
+  key: string;
+  columns: readonly string[];
 }
 
 /** A vector with the attributes a query filters on. */
@@ -25,8 +58,14 @@ export interface VectorItem {
 export interface VectorIndex {
   /** Creates tables and indexes for vectors of `dimensions` (idempotent). */
   ensure(options: { dimensions: number }): Promise<void>;
-  /** Inserts or replaces items by id. */
-  upsert(options: { items: readonly VectorItem[] }): Promise<void>;
+  /**
+   * Inserts or replaces items by id and, with `insert`, inserts those rows in
+   * the same transaction: when anything fails (a duplicate key among the
+   * rows, say), no item and no row is stored.
+   * @throws RangeError for a vector of the wrong dimension, a zero vector or
+   *   identifiers that are not plain; the database's error otherwise.
+   */
+  upsert(options: { items: readonly VectorItem[]; insert?: VectorInsert }): Promise<void>;
   /** Removes items by id; unknown ids are ignored. @returns how many were removed. */
   remove(options: { ids: readonly string[] }): Promise<number>;
   /**
@@ -35,12 +74,14 @@ export interface VectorIndex {
    * `filter.ownerAgentId` and it has scope `self`, or when it carries one
    * of `filter.teamScopes` (`team:<name>` entries).
    * Returns exactly `min(k, matching items)` hits even when the filter is
-   * selective.
+   * selective. With `attach`, each hit carries the attached row's columns
+   * in `row`.
    */
   query(options: {
     vector: Float32Array;
     k: number;
     filter: { ownerAgentId: string; includeSelf: boolean; teamScopes: readonly string[] };
+    attach?: VectorAttach;
   }): Promise<VectorHit[]>;
   /** Number of indexed items. */
   count(): Promise<number>;

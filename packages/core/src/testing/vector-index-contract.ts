@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VectorHit, VectorIndex, VectorItem } from '../ports/vector-index.js';
 import { seededRandom } from './seeded-random.js';
@@ -18,9 +19,11 @@ export interface VectorIndexContractOptions {
   name: string;
   /**
    * A fresh, empty index (not yet ensured) over its own storage; called once
-   * per test. `cleanup` runs after the test and drops what the index created.
+   * per test. `knex` reaches the same database (the suite creates the
+   * companion table of `insert` and `attach` with it, and drops it).
+   * `cleanup` runs after the test and drops what the index created.
    */
-  create: () => Promise<{ index: VectorIndex; cleanup(): Promise<void> }>;
+  create: () => Promise<{ index: VectorIndex; knex: Knex; cleanup(): Promise<void> }>;
   capabilities: VectorIndexCapabilities;
 }
 
@@ -143,17 +146,34 @@ export function runVectorIndexContract(options: VectorIndexContractOptions): voi
   let cleanups: Array<() => Promise<void>> = [];
 
   async function open(dimensions: number): Promise<VectorIndex> {
-    const { index, cleanup } = await options.create();
+    return (await openWithKnex(dimensions)).index;
+  }
+
+  async function openWithKnex(dimensions: number): Promise<{ index: VectorIndex; knex: Knex }> {
+    const { index, knex, cleanup } = await options.create();
     cleanups.push(cleanup);
     await index.ensure({ dimensions });
-    return index;
+    return { index, knex };
+  }
+
+  /** Creates the companion table `records` (`id` primary key, `label`, `n`) next to the index; dropped after the test. */
+  async function openWithRecords(dimensions: number): Promise<{ index: VectorIndex; records: string }> {
+    const { index, knex } = await openWithKnex(dimensions);
+    const table = `contract_records_${Math.floor(Math.random() * 1e9)}`;
+    await knex.schema.createTable(table, (builder) => {
+      builder.string('id', 64).primary();
+      builder.string('label', 64).notNullable();
+      builder.integer('n').nullable();
+    });
+    cleanups.push(() => knex.schema.dropTableIfExists(table));
+    return { index, records: table };
   }
 
   describe(`VectorIndex contract: ${options.name}`, () => {
     afterEach(async () => {
       const pending = cleanups;
       cleanups = [];
-      for (const cleanup of pending) await cleanup();
+      for (const cleanup of pending.reverse()) await cleanup();
     });
 
     it('starts empty, and ensure is idempotent but refuses other dimensions', async () => {
@@ -377,6 +397,75 @@ export function runVectorIndexContract(options: VectorIndexContractOptions): voi
       const filter = { ownerAgentId: 'agent-a', includeSelf: true, teamScopes: [] };
       await expect(index.query({ vector: unit([1, 0, 0, 0, 0, 0, 0, 0, 0]), k: 1, filter })).rejects.toThrow();
       await expect(index.query({ vector: unit([1, 0, 0]), k: 1, filter })).rejects.toThrow();
+      expect(await index.count()).toBe(1);
+    });
+
+    it('stores rows of another table in the same transaction as the items, or neither', async () => {
+      const { index, records } = await openWithRecords(4);
+      const filter = { ownerAgentId: 'agent-a', includeSelf: true, teamScopes: [] };
+      const item = (id: string, vector: number[]) => ({ id, agentId: 'agent-a', scopes: ['self'], vector: unit(vector) });
+      await index.upsert({
+        items: [item('a', [1, 0, 0, 0]), item('b', [0, 1, 0, 0])],
+        insert: {
+          table: records,
+          rows: [
+            { id: 'a', label: 'first', n: 1 },
+            { id: 'b', label: 'second', n: null },
+          ],
+        },
+      });
+      await index.upsert({ items: [], insert: { table: records, rows: [{ id: 'plain', label: 'no vector', n: 3 }] } });
+      const attach = { table: records, key: 'id', columns: ['label', 'n'] };
+      const hits = await index.query({ vector: unit([1, 0.1, 0, 0]), k: 5, filter, attach });
+      expect(hits.map((hit) => [hit.id, hit.row])).toEqual([
+        ['a', { label: 'first', n: 1 }],
+        ['b', { label: 'second', n: null }],
+      ]);
+
+      const duplicate = index.upsert({
+        items: [item('c', [0, 0, 1, 0])],
+        insert: { table: records, rows: [{ id: 'a', label: 'again', n: 2 }] },
+      });
+      await expect(duplicate).rejects.toThrow();
+      expect(await index.count()).toBe(2);
+      expect((await index.query({ vector: unit([0, 0, 1, 0]), k: 5, filter })).map((hit) => hit.id).sort()).toEqual(['a', 'b']);
+      const [first] = await index.query({ vector: unit([1, 0, 0, 0]), k: 1, filter, attach });
+      expect(first?.row).toEqual({ label: 'first', n: 1 });
+    });
+
+    it('attaches nothing to a hit whose row is missing, and refuses malformed inserts and attachments', async () => {
+      const { index, records } = await openWithRecords(4);
+      const filter = { ownerAgentId: 'agent-a', includeSelf: true, teamScopes: [] };
+      const lone = { id: 'lone', agentId: 'agent-a', scopes: ['self'], vector: unit([1, 1, 0, 0]) };
+      await index.upsert({ items: [lone] });
+      const [hit] = await index.query({
+        vector: unit([1, 1, 0, 0]),
+        k: 1,
+        filter,
+        attach: { table: records, key: 'id', columns: ['label'] },
+      });
+      expect(hit?.id).toBe('lone');
+      expect(hit?.row).toBeUndefined();
+
+      const other = { ...lone, id: 'other' };
+      await expect(
+        index.upsert({ items: [other], insert: { table: `${records}"; --`, rows: [{ id: 'x', label: 'x', n: 1 }] } }),
+      ).rejects.toThrow(RangeError);
+      await expect(
+        index.upsert({
+          items: [other],
+          insert: {
+            table: records,
+            rows: [
+              { id: 'x', label: 'x', n: 1 },
+              { id: 'y', label: 'y' },
+            ],
+          },
+        }),
+      ).rejects.toThrow(RangeError);
+      await expect(
+        index.query({ vector: unit([1, 0, 0, 0]), k: 1, filter, attach: { table: records, key: 'id', columns: ['label x'] } }),
+      ).rejects.toThrow(RangeError);
       expect(await index.count()).toBe(1);
     });
   });

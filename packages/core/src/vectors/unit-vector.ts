@@ -12,10 +12,12 @@ export function toUnitVector(vector: Float32Array, dimensions: number, what: str
     throw new RangeError(`${what} has ${vector.length} dimensions; this index holds ${dimensions}`);
   }
   let squares = 0;
-  for (const value of vector) squares += value * value;
+  for (let i = 0; i < dimensions; i++) squares += (vector[i] as number) * (vector[i] as number);
   const norm = Math.sqrt(squares);
   if (!Number.isFinite(norm) || norm === 0) {
     throw new RangeError(`${what} must have finite components and must not be all zeros`);
   }
-  return Float32Array.from(vector, (value) => value / norm);
+  const unit = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) unit[i] = (vector[i] as number) / norm;
+  return unit;
 }

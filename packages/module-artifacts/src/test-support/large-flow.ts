@@ -24,7 +24,7 @@ async function writeRandomFile(path: string, bytes: number): Promise<string> {
     const chunk = randomBytes(Math.min(1 << 20, bytes - written));
     hash.update(chunk);
     written += chunk.length;
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   return hash.digest('hex');

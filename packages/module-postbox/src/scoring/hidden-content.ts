@@ -32,32 +32,51 @@ export function stripTags(html: string): string {
   return html.replace(TAG, ' ').replace(/&(nbsp|amp|lt|gt|quot|apos|#39);/g, (_, name: string) => ENTITIES[name] ?? ' ');
 }
 
-/** Whether a UTF-16 code unit is in the base64 alphabet (`A–Z a–z 0–9 + /`). */
-const isBase64Char = (code: number) =>
-  (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2f;
-/** Whether a UTF-16 code unit is a hex digit. */
-const isHexChar = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || (code >= 0x41 && code <= 0x46);
+/** Character classes of the ASCII code units: bit 1 = base64 alphabet (`A–Z a–z 0–9 + /`), bit 2 = hex digit. */
+const BASE64_CHAR = 1;
+const HEX_CHAR = 2;
+const CHAR_CLASSES = Uint8Array.from({ length: 128 }, (_, code) => {
+  const char = String.fromCharCode(code);
+  return (/[A-Za-z0-9+/]/.test(char) ? BASE64_CHAR : 0) | (/[0-9a-fA-F]/.test(char) ? HEX_CHAR : 0);
+});
+
+/** Shortest base64 and hex runs examined, and runs of each kind examined at most. */
+const MIN_BASE64_RUN = 40;
+const MIN_HEX_RUN = 32;
+const MAX_RUNS = 8;
 
 /**
- * Runs of at least `minLength` characters that `accepts` (one linear pass;
- * a regular expression would rescan every word from each of its letters).
- * @returns at most `limit` runs, in order.
+ * The runs of at least {@link MIN_BASE64_RUN} base64 characters and of at
+ * least {@link MIN_HEX_RUN} hex digits in `text` (at most {@link MAX_RUNS}
+ * of each, in order), found in one linear pass: a regular expression would
+ * rescan every word from each of its letters.
  */
-function longRuns(text: string, accepts: (code: number) => boolean, minLength: number, limit: number): string[] {
-  const runs: string[] = [];
-  let start = -1;
+function encodedRuns(text: string): { base64: string[]; hex: string[] } {
+  const base64: string[] = [];
+  const hex: string[] = [];
+  let base64Start = -1;
+  let hexStart = -1;
   for (let i = 0; i <= text.length; i += 1) {
-    if (i < text.length && accepts(text.charCodeAt(i))) {
-      if (start === -1) start = i;
-      continue;
+    const code = i < text.length ? text.charCodeAt(i) : 128;
+    const classes = code < 128 ? (CHAR_CLASSES[code] ?? 0) : 0;
+    if (base64.length < MAX_RUNS) {
+      if (classes & BASE64_CHAR) {
+        if (base64Start === -1) base64Start = i;
+      } else {
+        if (base64Start !== -1 && i - base64Start >= MIN_BASE64_RUN) base64.push(text.slice(base64Start, i));
+        base64Start = -1;
+      }
     }
-    if (start !== -1 && i - start >= minLength) {
-      runs.push(text.slice(start, i));
-      if (runs.length >= limit) break;
-    }
-    start = -1;
+    if (hex.length < MAX_RUNS) {
+      if (classes & HEX_CHAR) {
+        if (hexStart === -1) hexStart = i;
+      } else {
+        if (hexStart !== -1 && i - hexStart >= MIN_HEX_RUN) hex.push(text.slice(hexStart, i));
+        hexStart = -1;
+      }
+    } else if (base64.length >= MAX_RUNS) break;
   }
-  return runs;
+  return { base64, hex };
 }
 
 const wordCount = (text: string) => (text.match(/[A-Za-z]{2,}/g) ?? []).length;
@@ -189,8 +208,8 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
   const markdownExfil = MARKDOWN_EXFIL.test(cleanText) ? 1 : 0;
 
   let encodedTexts = 0;
-  const withoutUrls = cleanText.replace(TEXT_URL, ' ');
-  for (const run of longRuns(withoutUrls, isBase64Char, 40, 8)) {
+  const runs = encodedRuns(cleanText.replace(TEXT_URL, ' '));
+  for (const run of runs.base64) {
     if (!/[A-Z]/.test(run) || !/[a-z]/.test(run)) continue;
     const decoded = readableDecoding(run, 'base64');
     if (decoded) {
@@ -198,7 +217,7 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
       hidden.push(decoded);
     }
   }
-  for (const run of longRuns(withoutUrls, isHexChar, 32, 8)) {
+  for (const run of runs.hex) {
     const decoded = readableDecoding(run.length % 2 === 0 ? run : run.slice(0, -1), 'hex');
     if (decoded) {
       encodedTexts += 1;

@@ -43,17 +43,24 @@ export async function startPostboxTestServer(options: {
   clock?: Clock;
   rateLimiter?: RateLimiter;
   jobsEnabled?: boolean;
+  /** Key sealing webhook secrets at rest (default: a fresh one); a restarted server needs the first one's to read them. */
+  masterKey?: string;
+  /** Wraps the fs blob store (e.g. to make writes fail). */
+  wrapBlobStore?: (store: BlobStore) => BlobStore;
+  /** Milliseconds `stop()` lets running jobs finish before aborting them (kernel `http.shutdownGraceMs`, default 10 000). */
+  shutdownGraceMs?: number;
   /** Create the agents and their addresses (default true; false for a second replica on the same database). */
   seed?: boolean;
 }): Promise<PostboxTestServer> {
   const blobDir = await mkdtemp(join(tmpdir(), 'agentinfra-postbox-'));
   let base = 'http://127.0.0.1';
   const blobs = createFsBlobStore({ dir: blobDir, publicUrl: () => base, signingKey: randomBytes(32), durable: false });
+  const blobStore = options.wrapBlobStore ? options.wrapBlobStore(blobs.store) : blobs.store;
   const server = await startTestKernel({
     modules: [identityModule, postboxModule],
     adapters: {
       sql: options.db,
-      blobStore: blobs.store,
+      blobStore,
       mounts: [blobs.mount],
       delivery: createHttpDelivery({
         allowPrivate: options.allowPrivate ?? true,
@@ -63,7 +70,11 @@ export async function startPostboxTestServer(options: {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
     },
-    config: { jobs: { enabled: options.jobsEnabled ?? true } },
+    config: {
+      jobs: { enabled: options.jobsEnabled ?? true },
+      ...(options.masterKey ? { masterKey: options.masterKey } : {}),
+      ...(options.shutdownGraceMs === undefined ? {} : { http: { shutdownGraceMs: options.shutdownGraceMs } }),
+    },
     moduleConfigs: {
       'agent-postbox': { mailDomain: MAIL_DOMAIN, smtp: { port: 'auto' }, ...options.postboxConfig },
     },
@@ -81,7 +92,7 @@ export async function startPostboxTestServer(options: {
   return {
     server,
     service,
-    blobStore: blobs.store,
+    blobStore,
     keys,
     bridge,
     smtpPort: service.smtpAddress()?.port ?? 0,

@@ -18,15 +18,20 @@ export interface WebhookReceiver {
   received: ReceivedDelivery[];
   /** Deliveries received on `path`. */
   on(path: string): ReceivedDelivery[];
-  /** The status `path` answers with (default 204). */
-  answer(path: string, status: number): void;
+  /** The status `path` answers with (default 204); `'never'` records the request and leaves it unanswered. */
+  answer(path: string, status: number | 'never'): void;
   close(): Promise<void>;
 }
 
-/** Starts a {@link WebhookReceiver} on a free port. */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/**
+ * Starts a {@link WebhookReceiver} on `options.port` of 127.0.0.1 (default: a
+ * free port; a given one lets a receiver that was down come back at the URL
+ * registered meanwhile).
+ * @throws Error (EADDRINUSE) when the given port is taken.
+ */
+export async function startWebhookReceiver(options: { port?: number } = {}): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
-  const answers = new Map<string, number>();
+  const answers = new Map<string, number | 'never'>();
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -41,10 +46,16 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }
       const status = answers.get(path) ?? 204;
       received.push({ path, headers: request.headers as Record<string, string>, body, json });
-      response.writeHead(status).end();
+      if (status !== 'never') response.writeHead(status).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,

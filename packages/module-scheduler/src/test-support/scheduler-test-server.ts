@@ -33,6 +33,8 @@ export async function startSchedulerTestServer(options: {
   jobs?: { enabled?: boolean; pollIntervalMs?: number };
   /** Base64 master key; a restarted server needs the first one's to open the sealed secrets. */
   masterKey?: string;
+  /** Earlier master keys whose seals must still open (a server in the middle of a rotation). */
+  previousMasterKeys?: string[];
 }): Promise<SchedulerTestServer> {
   const clock = options.clock;
   const delivery = options.delivery ?? createHttpDelivery({ allowPrivate: options.allowPrivate ?? true, ...(clock ? { clock } : {}) });
@@ -42,6 +44,7 @@ export async function startSchedulerTestServer(options: {
     config: {
       jobs: { pollIntervalMs: 50, retryBaseMs: 20, retryMaxMs: 200, ...options.jobs },
       ...(options.masterKey ? { masterKey: options.masterKey } : {}),
+      ...(options.previousMasterKeys ? { previousMasterKeys: options.previousMasterKeys } : {}),
     },
     moduleConfigs: {
       'agent-identity': identityConfigSchema.parse({}),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createPostgresDatabase } from '@agentinfra/adapter-postgres';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import type { SqlDatabase } from '@agentinfra/core';
-import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
+import { postgresAvailability, testDatabaseUrl } from '@agentinfra/test-services';
 
 /** A database that can be opened several times (one connection pool per kernel), as replicas or a restarted server see it. */
 export interface ReopenableDatabase {
@@ -22,7 +22,7 @@ export interface ReopenableDatabaseEntry {
 }
 
 async function sqlite(): Promise<ReopenableDatabase> {
-  const folder = await mkdtemp(join(tmpdir(), 'agentinfra-scheduler-'));
+  const folder = await mkdtemp(join(tmpdir(), 'agentinfra-reopenable-'));
   const filename = join(folder, 'test.db');
   return {
     open: () => createSqliteDatabase({ filename }),

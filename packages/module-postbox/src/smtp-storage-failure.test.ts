@@ -1,0 +1,59 @@
+import { sqlDatabases } from '@agentinfra/testkit';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+
+// Regression: a raw-MIME write that failed while mailparser was still reading the message was a
+// promise rejection nobody handled yet, which ends a Node process (`--unhandled-rejections=throw`).
+describe.each(sqlDatabases())('bundled SMTP server with a failing blob store on $name', ({ create }) => {
+  let t: PostboxTestServer;
+  let cleanup: () => Promise<void>;
+  let failWrites = true;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({
+      db: fixture.db,
+      wrapBlobStore: (store) => ({
+        ...store,
+        async put(options) {
+          if (!failWrites) return store.put(options);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          throw new Error('No space left on device');
+        },
+      }),
+    });
+  });
+
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it('answers 451 and stores nothing when the raw message cannot be written, then accepts the retry', async () => {
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
+    const mail = {
+      from: 'news@shop.example',
+      to: `alice@${MAIL_DOMAIN}`,
+      subject: 'Your order shipped',
+      text: 'Your order is on its way.\n'.repeat(2_000),
+      messageId: '<storage-failure@shop.example>',
+    };
+    try {
+      const refused = await transport.sendMail(mail).then(
+        () => null,
+        (error: { responseCode?: number }) => error,
+      );
+      expect(refused?.responseCode).toBe(451);
+      const listed = async () => (await t.postbox('list', { agent_id: 'alice', limit: 500 }, 'alice')).body.messages as unknown[];
+      expect(await listed()).toEqual([]);
+      failWrites = false;
+      const accepted = await transport.sendMail(mail);
+      expect(accepted.response).toMatch(/^250 .*queued as msg_/);
+      expect(await listed()).toHaveLength(1);
+    } finally {
+      transport.close();
+    }
+  });
+});
