@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { ConflictError, InputError, isoTimestamp, NotFoundError, newId, newWebhookSecret, webhookSigningKey } from '@agentinfra/core';
+import {
+  ConflictError,
+  InputError,
+  isoTimestamp,
+  NotFoundError,
+  newId,
+  newWebhookSecret,
+  resealSealedColumn,
+  webhookSigningKey,
+} from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { PostboxDeps } from './service-deps.js';
@@ -137,6 +146,30 @@ export function createWebhooks(deps: PostboxDeps) {
   });
 
   return {
+    /**
+     * Seals again, under the current master key, the webhook secrets (current
+     * and previous) that an older key sealed (see `resealSealedColumn`); a
+     * secret rotated meanwhile keeps its new value.
+     * @returns how many sealed secrets were resealed.
+     * @throws UnopenedSealedValuesError after the walk when some could not be opened; the others are resealed all the same.
+     */
+    async resealSecrets(options: { signal?: AbortSignal } = {}): Promise<number> {
+      let resealed = 0;
+      for (const sealedColumn of ['secret_sealed', 'previous_sealed'] as const) {
+        resealed += await resealSealedColumn({
+          sql: deps.sql,
+          secretBox: deps.secretBox,
+          table: 'postbox_webhooks',
+          keyColumns: ['id'],
+          sealedColumn,
+          contextOf: (row: { id: string }) => sealContext(row.id),
+          what: 'postbox webhook secret',
+          signal: options.signal,
+        });
+      }
+      return resealed;
+    },
+
     /**
      * Registers a webhook after checking its URL (HTTPS, public address after
      * DNS resolution, unless the operator allows private callbacks).

@@ -7,7 +7,8 @@ import { WEBHOOK_JOB } from '../webhooks.js';
  * The postbox's background work, run by the core durable job runner:
  * outbound delivery over the relay and webhook deliveries (one job each,
  * retried with exponential back-off and jitter, attempts set per job from
- * config), and the daily retention sweep (03:30 UTC, once across replicas).
+ * config), the daily retention sweep (03:30 UTC, once across replicas), and
+ * the hourly reseal of webhook secrets after a master-key rotation.
  */
 export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
   {
@@ -27,6 +28,14 @@ export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
     maxAttempts: 3,
     run: async ({ service }) => {
       await service.sweepRetention();
+    },
+  },
+  {
+    name: 'postbox.reseal-secrets',
+    schedule: { every: 3_600_000 },
+    timeoutMs: 600_000,
+    run: async ({ service, signal }) => {
+      await service.webhooks.resealSecrets({ signal });
     },
   },
 ];

@@ -45,6 +45,8 @@ export async function startPostboxTestServer(options: {
   jobsEnabled?: boolean;
   /** Key sealing webhook secrets at rest (default: a fresh one); a restarted server needs the first one's to read them. */
   masterKey?: string;
+  /** Older master keys that still open values (a rotation in progress). */
+  previousMasterKeys?: string[];
   /** Wraps the fs blob store (e.g. to make writes fail). */
   wrapBlobStore?: (store: BlobStore) => BlobStore;
   /** Milliseconds `stop()` lets running jobs finish before aborting them (kernel `http.shutdownGraceMs`, default 10 000). */
@@ -73,6 +75,7 @@ export async function startPostboxTestServer(options: {
     config: {
       jobs: { enabled: options.jobsEnabled ?? true },
       ...(options.masterKey ? { masterKey: options.masterKey } : {}),
+      ...(options.previousMasterKeys ? { previousMasterKeys: options.previousMasterKeys } : {}),
       ...(options.shutdownGraceMs === undefined ? {} : { http: { shutdownGraceMs: options.shutdownGraceMs } }),
     },
     moduleConfigs: {
