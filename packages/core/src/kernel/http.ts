@@ -67,38 +67,31 @@ function fieldIssues(error: z.ZodError): Array<{ path: string; message: string }
   return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message }));
 }
 
-/**
- * Reads the request body as text, refusing more than `limit` bytes (413)
- * whether or not `content-length` is sent. On @hono/node-server the body is
- * read straight from Node's request stream, which costs far less per request
- * than going through a web `ReadableStream`.
- */
-async function readBody(c: Context, limit: number): Promise<string> {
-  const tooLarge = () => new PayloadTooLargeError(`The request body is over ${limit} bytes.`);
-  const declared = Number(c.req.header('content-length'));
-  if (declared > limit) throw tooLarge();
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming) {
-    const text = await c.req.text();
-    if (Buffer.byteLength(text) > limit) throw tooLarge();
-    return text;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
-
 /** The request body as chunks: Node's request stream on @hono/node-server, else the web stream (empty when there is none). */
 function bodyChunks(c: Context): AsyncIterable<Uint8Array> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (incoming) return incoming as AsyncIterable<Uint8Array>;
   const stream = c.req.raw.body;
   return stream ? (stream as unknown as AsyncIterable<Uint8Array>) : (async function* () {})();
+}
+
+/**
+ * Reads the request body ({@link bodyChunks}) as UTF-8 text, refusing more
+ * than `limit` bytes (413) whether or not `content-length` is sent, and
+ * without reading past the limit.
+ */
+async function readBody(c: Context, limit: number): Promise<string> {
+  const tooLarge = () => new PayloadTooLargeError(`The request body is over ${limit} bytes.`);
+  const declared = Number(c.req.header('content-length'));
+  if (declared > limit) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of bodyChunks(c)) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 async function readJson(c: Context, limit: number): Promise<unknown> {
