@@ -3,6 +3,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { z } from 'zod';
 import { connectionLocation } from './connection-location.js';
+import { createPgLexicalIndex } from './lexical-index.js';
 import { createPgVectorIndex } from './vector-index.js';
 
 /** Options of {@link createPostgresDatabase}. */
@@ -111,6 +112,7 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
     },
     isUniqueViolation: (error: unknown) => sqlState(error) === UNIQUE_VIOLATION,
     vectorIndex: ({ table }) => createPgVectorIndex({ knex, table, ...(onNotice === undefined ? {} : { onNotice }) }),
+    lexicalIndex: ({ table, source }) => createPgLexicalIndex({ knex, table, source }),
     async exclusive(options, work) {
       const connection = (await knex.client.acquireConnection()) as RawConnection;
       const lockKey = [options.key];

@@ -4,6 +4,7 @@ import type { SqlDatabase } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory from 'knex';
 import { z } from 'zod';
+import { createSqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
 
 /** Distinct SQL texts whose compiled statements each connection keeps. */
@@ -88,6 +89,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
       return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
     },
     vectorIndex: ({ table }) => createSqliteVectorIndex({ knex, table }),
+    lexicalIndex: ({ table, source }) => createSqliteLexicalIndex({ knex, table, source }),
     exclusive(options, work) {
       const previous = exclusiveQueues.get(options.key) ?? Promise.resolve();
       const result = previous.then(work, work);

@@ -20,6 +20,7 @@ export function createCompactVectorTable(vectors: CompactVectors, vocabularySize
     vocabularySize: size,
     sourceVocabularySize: vectors.sourceVocabularySize,
     ngramBucketCount: ngramScales.length,
+    wordAt: (row) => vectors.words[row] ?? '',
     indexOf: (word) => index.get(word) ?? -1,
     rankOf: (row) => ranks[row] ?? 0,
     addWordVector: (row, weight, target) => addDequantized(wordCodes, row * dimensions, dimensions, wordScales[row] ?? 0, weight, target),

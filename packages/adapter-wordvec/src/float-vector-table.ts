@@ -33,6 +33,7 @@ export function createFloatVectorTable(data: FloatVectorTableData, vocabularySiz
     vocabularySize: size,
     sourceVocabularySize: data.sourceVocabularySize,
     ngramBucketCount: ngrams.length / dimensions,
+    wordAt: (row) => data.words[row] ?? '',
     indexOf: (word) => index.get(word) ?? -1,
     rankOf: (row) => ranks[row] ?? 0,
     addWordVector: (row, weight, target) => addRow(vectors, row, weight, target),

@@ -4,9 +4,16 @@ export { type CompactionParameters, compactionTag, DEFAULT_COMPACTION } from './
 export { defaultVectorsFile } from './default-vectors-file.js';
 export { createFloatVectorTable, type FloatVectorTableData } from './float-vector-table.js';
 export { addDequantized, quantizeInt8 } from './int8-quantization.js';
-export { createSentenceEncoder, type SentenceEncoder, type SentenceEncoderOptions } from './sentence-encoder.js';
-export { correctSpelling } from './spelling-correction.js';
-export { isToken, tokenize } from './text-tokens.js';
+export {
+  createSentenceEncoder,
+  type EncodingSteps,
+  type SentenceEncoder,
+  type SentenceEncoderOptions,
+  TOKENIZE_PIECE_LENGTH,
+} from './sentence-encoder.js';
+export { createSpellingCorrector, MAX_CORRECTED_LENGTH, type SpellingCorrector } from './spelling-correction.js';
+export { createStepRunner, type StepRunner, type StepRunnerOptions } from './step-runner.js';
+export { isToken, tokenize, tokenizeInPieces } from './text-tokens.js';
 export {
   type CompactVectors,
   decodeVectorsFile,

@@ -1,6 +1,6 @@
 import { charNgramBuckets } from './char-ngrams.js';
-import { correctSpelling } from './spelling-correction.js';
-import { tokenize } from './text-tokens.js';
+import { createSpellingCorrector } from './spelling-correction.js';
+import { tokenizeInPieces } from './text-tokens.js';
 import type { WordVectorLookup } from './word-vector-lookup.js';
 
 /** How word vectors are pooled into one text vector. */
@@ -16,14 +16,28 @@ export interface SentenceEncoderOptions {
   ngramFallback: boolean;
   /**
    * Read an unknown word as the most frequent of the first `spellingCorrectionRows`
-   * table words one edit away from it (see {@link correctSpelling}) before
+   * table words one edit away from it (see {@link createSpellingCorrector}) before
    * falling back to n-grams. 0 turns correction off.
    */
   spellingCorrectionRows: number;
 }
 
+/**
+ * The steps of encoding one text: each `next()` does a bounded amount of work
+ * (tokenising at most {@link TOKENIZE_PIECE_LENGTH} code units, or reading one
+ * token) and the generator returns the vector.
+ */
+export type EncodingSteps = Generator<undefined, Float32Array, undefined>;
+
 /** Turns a text into a unit-length vector (or the zero vector when no token has a vector). */
-export type SentenceEncoder = (text: string) => Float32Array;
+export interface SentenceEncoder {
+  (text: string): Float32Array;
+  /** The same encoding as a generator of bounded steps, for callers that interleave it with other work (see `createStepRunner`). */
+  steps(text: string): EncodingSteps;
+}
+
+/** Code units tokenised per step (a piece is cut at a space; see `tokenizeInPieces`). */
+export const TOKENIZE_PIECE_LENGTH = 4_096;
 
 /** Harmonic number H(n) ≈ ln n + γ: the normaliser of Zipf's law over n words. */
 function harmonicNumber(n: number): number {
@@ -35,6 +49,11 @@ function harmonicNumber(n: number): number {
  * (see {@link tokenize}), SIF-weighted; an unknown word is read as its
  * spelling correction when there is one, else as the mean of its character
  * n-gram vectors. The sum is L2-normalised.
+ *
+ * Work is linear in the text and bounded per token (issue #11): a token is
+ * one table look-up, plus for an unknown word at most 53·24 + 25 hash checks
+ * of spelling candidates (`MAX_CORRECTED_LENGTH`) and at most 135 n-gram
+ * vectors (words are hashed on their first 48 code points).
  */
 export function createSentenceEncoder(table: WordVectorLookup, options: SentenceEncoderOptions): SentenceEncoder {
   const zipfNorm = harmonicNumber(table.sourceVocabularySize);
@@ -45,20 +64,23 @@ export function createSentenceEncoder(table: WordVectorLookup, options: Sentence
   };
   const unknownWeight = weightOfRank(table.sourceVocabularySize);
   const useNgrams = options.ngramFallback && table.ngramBucketCount > 0;
+  const correct = options.spellingCorrectionRows > 0 ? createSpellingCorrector(table, options.spellingCorrectionRows) : null;
 
-  return (text) => {
+  function* steps(text: string): EncodingSteps {
     const sum = new Float32Array(table.dimensions);
-    for (const token of tokenize(text)) {
-      let index = table.indexOf(token);
-      if (index < 0 && options.spellingCorrectionRows > 0) {
-        index = correctSpelling(token, table, options.spellingCorrectionRows);
-      }
-      if (index >= 0) {
-        table.addWordVector(index, weightOfRank(table.rankOf(index)), sum);
-      } else if (useNgrams) {
-        const buckets = charNgramBuckets(token, table.ngramBucketCount);
-        const share = unknownWeight / buckets.length;
-        for (const bucket of buckets) table.addNgramVector(bucket, share, sum);
+    for (const tokens of tokenizeInPieces(text, TOKENIZE_PIECE_LENGTH)) {
+      yield;
+      for (const token of tokens) {
+        let index = table.indexOf(token);
+        if (index < 0 && correct !== null) index = correct(token);
+        if (index >= 0) {
+          table.addWordVector(index, weightOfRank(table.rankOf(index)), sum);
+        } else if (useNgrams) {
+          const buckets = charNgramBuckets(token, table.ngramBucketCount);
+          const share = unknownWeight / buckets.length;
+          for (const bucket of buckets) table.addNgramVector(bucket, share, sum);
+        }
+        yield;
       }
     }
     let squares = 0;
@@ -67,5 +89,14 @@ export function createSentenceEncoder(table: WordVectorLookup, options: Sentence
     const inverse = 1 / Math.sqrt(squares);
     for (let i = 0; i < sum.length; i += 1) sum[i] = (sum[i] ?? 0) * inverse;
     return sum;
+  }
+
+  const encode = (text: string): Float32Array => {
+    const run = steps(text);
+    for (;;) {
+      const step = run.next();
+      if (step.done) return step.value;
+    }
   };
+  return Object.assign(encode, { steps });
 }

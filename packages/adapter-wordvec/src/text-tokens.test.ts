@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isToken, tokenize } from './text-tokens.js';
+import { isToken, tokenize, tokenizeInPieces } from './text-tokens.js';
 
 describe('tokenize', () => {
   it('lower-cases words and drops punctuation', () => {
@@ -27,5 +27,30 @@ describe('tokenize', () => {
     expect(isToken("n't")).toBe(false);
     expect(isToken('e-mail')).toBe(false);
     expect(isToken('Coffee')).toBe(false);
+  });
+});
+
+describe('tokenizeInPieces', () => {
+  it('gives the tokens of tokenize, whatever the piece length', () => {
+    const texts = [
+      'ΣΊΣΥΦΟΣ ΟΔΟΣ and Σ alone; ﬁne ｆｕｌｌ e\u0301 cafe\u0301 ①② ',
+      ' leading  and trailing spaces ',
+      'a'.repeat(50),
+      `${'word '.repeat(30)}${'x'.repeat(40)} tail`,
+      '',
+    ];
+    for (const text of texts) {
+      for (const length of [1, 2, 3, 7, 16, 1_000]) {
+        expect([...tokenizeInPieces(text, length)].flat(), `${JSON.stringify(text)} / ${length}`).toEqual(tokenize(text));
+      }
+    }
+  });
+
+  // #11: a long text is tokenised a bounded piece at a time.
+  it('cuts a long text into pieces of at most the given length, except runs without spaces', () => {
+    const pieces = [...tokenizeInPieces('alpha beta gamma delta '.repeat(1_000), 100)];
+    expect(pieces.length).toBeGreaterThan(200);
+    for (const tokens of pieces) expect(tokens.join(' ').length).toBeLessThanOrEqual(100);
+    expect([...tokenizeInPieces('z'.repeat(500), 100)]).toEqual([['z'.repeat(500)]]);
   });
 });

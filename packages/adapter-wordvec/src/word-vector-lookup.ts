@@ -12,6 +12,8 @@ export interface WordVectorLookup {
   readonly sourceVocabularySize: number;
   /** Number of n-gram hash buckets; 0 when the table has no n-gram vectors. */
   readonly ngramBucketCount: number;
+  /** @returns the word at `index` (0 ≤ index < vocabularySize). */
+  wordAt(index: number): string;
   /** @returns the index of `word`, or -1 when it is not in the table. */
   indexOf(word: string): number;
   /** @returns the 0-based frequency rank of the word at `index` in the source vocabulary. */

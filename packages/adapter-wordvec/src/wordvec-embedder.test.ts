@@ -89,6 +89,28 @@ describe('createWordVectorEmbedder', () => {
     expect(Math.abs(Math.hypot(...(nonsense ?? [])) - 1)).toBeLessThan(1e-3);
   });
 
+  // #11: /mem/query with one 16,000-letter token took 23 s and stalled every other request.
+  it('embeds the worst texts we know within a generous deadline and lets other callbacks run meanwhile', async () => {
+    const letters = 'qwxzjkvbpy';
+    const distinct = (wordLength: number): string =>
+      Array.from({ length: Math.ceil(32_768 / (wordLength + 1)) }, (_, i) =>
+        Array.from({ length: wordLength }, (_, k) => letters.charAt(Math.floor(i / 10 ** (k % 5)) % 10)).join(''),
+      ).join(' ');
+    const hostile = ['a'.repeat(16_000), 'a'.repeat(32_768), distinct(6), distinct(24), 'x1y2 '.repeat(6_500)];
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const vectors = await embedder.embed({ texts: hostile });
+    ticking = false;
+    expect(vectors).toHaveLength(hostile.length);
+    for (const vector of vectors) expect(Math.abs(Math.hypot(...vector) - 1)).toBeLessThan(1e-3);
+    expect(turns).toBeGreaterThan(5);
+  }, 10_000);
+
   it('uses only the first vocabularySize words when asked to', async () => {
     const small = createWordVectorEmbedder({ vocabularySize: 1_000 });
     const [rare] = await small.embed({ texts: ['pharmacist'] });

@@ -5,6 +5,7 @@ import { createCompactVectorTable } from './compact-vector-table.js';
 import { compactionTag, DEFAULT_COMPACTION } from './compaction-parameters.js';
 import { defaultVectorsFile } from './default-vectors-file.js';
 import { createSentenceEncoder, type SentenceEncoder, type SentenceEncoderOptions } from './sentence-encoder.js';
+import { createStepRunner } from './step-runner.js';
 import { decodeVectorsFile } from './vectors-file-format.js';
 
 /** Dimensions of the wink/GloVe source vectors. */
@@ -14,6 +15,19 @@ export const DEFAULT_VOCABULARY_SIZE = DEFAULT_COMPACTION.vocabularySize;
 /** Build tag the default id stands for; a default-id embedder refuses a file built otherwise. */
 const DEFAULT_BUILD_TAG = compactionTag(DEFAULT_COMPACTION);
 const BASE_ID = 'wordvec-sg100-q8-v1';
+/**
+ * Longest stretch of encoding between two turns of the event loop, in ms, shared by every embedder
+ * of the process (issue #11: a long text must not stall other requests; bench/worst-case.ts).
+ */
+const ENCODING_SLICE_MS = 4;
+const encodingRunner = createStepRunner({ sliceMs: ENCODING_SLICE_MS });
+
+/** The steps of encoding `texts` one after another. */
+function* encodeAll(encoder: SentenceEncoder, texts: readonly string[]): Generator<undefined, Float32Array[], undefined> {
+  const vectors: Float32Array[] = [];
+  for (const text of texts) vectors.push(yield* encoder.steps(text));
+  return vectors;
+}
 
 /**
  * How the shipped embedder pools word vectors (chosen with bench/embedder-quality.ts):
@@ -57,6 +71,9 @@ export interface WordVectorEmbedder extends Embedder {
  * character 3–5-gram vectors. Vectors are unit length (zero for text without
  * words). Nothing is downloaded: the file is derived at install time and read
  * lazily, as one buffer, on first use or {@link WordVectorEmbedder.warm}.
+ * Encoding costs time linear in the text and runs in slices of at most 4 ms
+ * between turns of the event loop, so a long text delays other work by one
+ * slice at most.
  *
  * `id` is `wordvec-sg100-q8-v1` for the shipped file at the default vocabulary,
  * with `-<vocabularySize>` appended for another size; pass `id` yourself with a
@@ -113,8 +130,7 @@ export function createWordVectorEmbedder(options: WordVectorEmbedderOptions = {}
     },
     async embed({ texts }) {
       if (texts.length === 0) return [];
-      const encode = await encoder();
-      return texts.map((text) => encode(text));
+      return encodingRunner.run(encodeAll(await encoder(), texts));
     },
     async close() {
       loading = undefined;

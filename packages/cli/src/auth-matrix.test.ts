@@ -42,6 +42,7 @@ const examples: Record<string, Record<string, unknown>> = {
   'agent-artifacts/revoke': { artifact_id: 'art_matrix_unknown', to_agent: 'bob', expires_at: future },
   'agent-artifacts/fetch': { grant_token: 'g_unknown' },
   'agent-artifacts/list': { agent_id: 'alice', prefix: '' },
+  'agent-artifacts/download': { artifact_id: 'art_matrix_unknown' },
   'agent-gateway/host/claim': { agent_id: 'alice', host: 'matrix.example.com' },
   'agent-gateway/host/release': { agent_id: 'alice', host: 'matrix.example.com' },
   'agent-gateway/cert/issue': { host: 'matrix.example.com' },
@@ -90,6 +91,33 @@ const examples: Record<string, Record<string, unknown>> = {
   'agent-mesh/netmap': { agent_id: 'alice' },
   'agent-mesh/wg_config': { agent_id: 'alice' },
   'agent-mesh/psk/rotate': { a: 'alice', b: 'carol' },
+  'agent-identity/audit/list': { limit: 5 },
+  'agent-identity/admin/agents/list': { query: 'ali' },
+  'agent-identity/admin/agents/get': { agent_id: 'alice' },
+  'agent-identity/admin/devices/list': { agent_id: 'alice' },
+  'agent-identity/admin/delegations/list': { agent_id: 'alice' },
+  'agent-identity/admin/summary': {},
+  'agent-memory/admin/memories/list': { agent_id: 'alice' },
+  'agent-memory/admin/provenances/list': { agent_id: 'alice' },
+  'agent-memory/admin/summary': {},
+  'agent-artifacts/admin/artifacts/list': {},
+  'agent-artifacts/admin/grants/list': { artifact_id: 'art_matrix_unknown' },
+  'agent-artifacts/admin/summary': {},
+  'agent-mesh/admin/peers/list': {},
+  'agent-mesh/admin/acls/list': {},
+  'agent-mesh/admin/summary': {},
+  'agent-gateway/admin/hosts/list': {},
+  'agent-gateway/admin/summary': {},
+  'agent-postbox/admin/addresses/list': {},
+  'agent-postbox/admin/messages/list': { quarantined: true },
+  'agent-postbox/admin/messages/get': { id: 'msg_none' },
+  'agent-postbox/admin/quarantine/release': { id: 'msg_none' },
+  'agent-postbox/admin/quarantine/delete': { id: 'msg_none' },
+  'agent-postbox/admin/webhooks/list': {},
+  'agent-postbox/admin/summary': {},
+  'agent-scheduler/admin/jobs/list': {},
+  'agent-scheduler/admin/runs/list': { status: 'failed' },
+  'agent-scheduler/admin/summary': {},
 };
 
 /**
@@ -102,13 +130,13 @@ const NARROW_SCOPE = ['postbox.read'];
 
 type Outcome = 'allowed' | 'authenticated' | 'ignored' | 401 | 403;
 
-describe('auth matrix over every route', () => {
+describe.each(sqlDatabases())('auth matrix over every route on $name', ({ create }) => {
   let server: TestKernel;
   let cleanup: () => Promise<void>;
   const credentials: Record<string, string> = {};
 
   beforeAll(async () => {
-    const fixture = await sqlDatabases()[0]!.create();
+    const fixture = await create();
     cleanup = fixture.cleanup;
     const blobs = createFsBlobStore({
       dir: mkdtempSync(join(tmpdir(), 'agentinfra-matrix-')),
@@ -140,28 +168,7 @@ describe('auth matrix over every route', () => {
           { credential: credentials.own },
         )
       ).body;
-    credentials.delegationAll = (
-      await delegate([
-        'memory.read',
-        'memory.write',
-        'memory.forget',
-        'identity.delegate',
-        'secrets.read',
-        'secrets.write',
-        'mesh.read',
-        'mesh.write',
-        'artifacts.read',
-        'artifacts.write',
-        'artifacts.grant',
-        'gateway.read',
-        'gateway.write',
-        'scheduler.read',
-        'scheduler.write',
-        'postbox.read',
-        'postbox.send',
-        'postbox.admin',
-      ])
-    ).token;
+    credentials.delegationAll = (await delegate(defaultModules.flatMap((module) => [...module.permissions]))).token;
     credentials.delegationNarrow = (await delegate(NARROW_SCOPE)).token;
     const expiredDelegation = await delegate(['memory.read']);
     await server.kernel.sql
@@ -182,7 +189,10 @@ describe('auth matrix over every route', () => {
     const { auth } = route;
     if (auth.kind === 'none') return 'ignored';
     if (['none', 'unknown', 'revoked', 'expired', 'delegationExpired'].includes(credential)) return 401;
-    if (auth.kind === 'any') return 'authenticated';
+    if (auth.kind === 'any') {
+      // An `any` route declaring a permission refuses delegations without it before its handler runs (#14).
+      return credential === 'delegationNarrow' && auth.permission && !NARROW_SCOPE.includes(auth.permission) ? 403 : 'authenticated';
+    }
     if (auth.kind === 'bridge') return credential === 'bridge' ? 'allowed' : 403;
     if (credential === 'bridge') return auth.bridge === false ? 403 : 'allowed';
     if (credential === 'own') return 'allowed';
@@ -226,11 +236,25 @@ describe('auth matrix over every route', () => {
     }
   });
 
+  it('refuses the bridge key where SPEC.md §5 requires a device key, saying so, and stores nothing (#11)', async () => {
+    const secrets = () => server.kernel.sql.knex('identity_secrets').count({ n: '*' }).first();
+    const before = await secrets();
+    for (const path of ['agent-identity/secrets/put', 'agent-postbox/alloc', 'agent-postbox/send']) {
+      const response = await server.call(path, examples[path], { credential: credentials.bridge });
+      expect(response.status, path).toBe(403);
+      expect(response.body.error.message, path).toMatch(/device key/);
+    }
+    expect(await secrets()).toEqual(before);
+  });
+
   it('matches SPEC.md §5 for the listed endpoints', () => {
     const kindOf = (path: string) => routes.find((r) => r.path === path)!.route.auth;
     for (const path of ['agents/create', 'device/issue', 'settings/list', 'settings/set'])
       expect(kindOf(`agent-identity/${path}`).kind).toBe('bridge');
     expect(kindOf('agent-identity/delegate')).toMatchObject({ kind: 'agent', bridge: false });
+    // #11: the spec requires a device key here, so the bridge key (also the MTA's credential) may not act as the agent.
+    for (const path of ['agent-identity/secrets/put', 'agent-postbox/alloc', 'agent-postbox/send'])
+      expect(kindOf(path), path).toMatchObject({ kind: 'agent', bridge: false });
     expect(kindOf('agent-identity/device/revoke').kind).toBe('any');
   });
 });

@@ -1,12 +1,12 @@
 import { createRequire } from 'node:module';
+import { MeshHostError, runMeshHeartbeat, runWgConfig } from '@agentinfra/module-mesh/host';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
 import { runAgentsCreate, runIssueDevice } from './commands/identity.js';
 import { runInit } from './commands/init.js';
-import { runMeshHeartbeat } from './commands/mesh-heartbeat.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { runMigrate } from './commands/migrate.js';
 import { runServe } from './commands/serve.js';
-import { runWgConfig } from './commands/wg-config.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -94,6 +94,7 @@ export function createProgram(): Command {
     .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
     .action((options: { url: string; key?: string; agent?: string; every?: string }) => runMeshHeartbeat(options).then(() => undefined));
 
+  registerMcpCommand(program);
   return program;
 }
 
@@ -110,7 +111,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
     }
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof MeshHostError) {
       process.stderr.write(`agentinfra: ${error.message}\n`);
       return error.exitCode;
     }

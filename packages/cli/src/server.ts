@@ -7,6 +7,7 @@ import {
   loadServerConfig,
   type ServerConfig,
 } from '@agentinfra/core';
+import { mcpSurface } from '@agentinfra/mcp';
 import { openAdapters } from './adapters.js';
 import { CliError } from './cli-error.js';
 import { defaultModules } from './modules.js';
@@ -21,14 +22,22 @@ export interface ConfiguredKernel {
   setListenUrl(url: string): void;
 }
 
-/** Loads the config or throws a {@link CliError} with exit code 2 naming the bad keys. */
+/**
+ * Loads the config or throws a {@link CliError} with exit code 2 naming
+ * every bad setting with its source; it suggests `agentinfra init` only when
+ * there is no config file (init never overwrites one).
+ */
 export function loadConfigOrExit(options: { file?: string; modules?: readonly AnyModule[] }): ServerConfig {
   try {
     const config = loadServerConfig({ modules: options.modules ?? defaultModules, file: options.file });
     return config;
   } catch (error) {
     if (error instanceof ConfigError) {
-      throw new CliError(`${error.message}\nRun \`agentinfra init\` to write a starter config.`, 2);
+      const advice =
+        error.configFile?.found === false
+          ? `\nNo config file at ${error.configFile.path}: run \`agentinfra init\` to write a starter config, or set the variables named above.`
+          : '';
+      throw new CliError(`${error.message}${advice}`, 2);
     }
     throw error;
   }
@@ -50,6 +59,13 @@ export async function buildKernel(options: {
   if (options.overrides?.host !== undefined) config.core.host = options.overrides.host;
   const logger = createLogger({ level: config.core.log.level });
   const { adapters, summary, setListenUrl } = await openAdapters(config.core, logger);
-  const kernel = createKernel({ config: config.core, modules, moduleConfigs: config.modules, adapters, logger });
+  const kernel = createKernel({
+    config: config.core,
+    modules,
+    moduleConfigs: config.modules,
+    adapters,
+    logger,
+    surfaces: [mcpSurface()],
+  });
   return { kernel, config, summary, setListenUrl };
 }

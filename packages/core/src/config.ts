@@ -99,12 +99,32 @@ export const coreConfigSchema = z.object({
       bodyLimitBytes: z.number().int().min(1024).default(1_048_576),
       /** Requests per minute per credential (429 above); 0 turns the limit off. The bridge key is not limited. */
       rateLimitPerMinute: z.number().int().min(0).default(6_000),
+      /**
+       * Failed authentications per client address per minute before every
+       * authentication from that address is refused with 429 for the rest of
+       * the window; 0 turns the limit off. Counted through the rate-limit port,
+       * so replicas sharing Redis share the count.
+       */
+      failedAuthPerMinute: z.number().int().min(0).default(30),
+      /**
+       * Reverse proxies in front of the server that append to
+       * `X-Forwarded-For`; the client address is the entry that many places
+       * from the right. 0 (default) uses the socket's peer address.
+       */
+      trustProxyHops: z.number().int().min(0).max(10).default(0),
       /** Milliseconds `serve` waits for in-flight requests on SIGTERM before closing connections. */
       shutdownGraceMs: z.number().int().min(0).default(10_000),
       /** Check every response against its schema (tests, development). */
       validateResponses: z.boolean().default(false),
     })
-    .default({ bodyLimitBytes: 1_048_576, rateLimitPerMinute: 6_000, shutdownGraceMs: 10_000, validateResponses: false }),
+    .default({
+      bodyLimitBytes: 1_048_576,
+      rateLimitPerMinute: 6_000,
+      failedAuthPerMinute: 30,
+      trustProxyHops: 0,
+      shutdownGraceMs: 10_000,
+      validateResponses: false,
+    }),
   jobs: z
     .object({
       /** How often an idle worker looks for due jobs, in milliseconds. */
@@ -123,8 +143,34 @@ export const coreConfigSchema = z.object({
   allowPrivateCallbacks: z.boolean().default(false),
   embedder: embedderConfigSchema.default({ provider: 'wordvec' }),
   log: z
-    .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
-    .default({ level: 'info' }),
+    .object({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      /** `json` (one object per line), `pretty` (for people), or `auto`: pretty when stdout is a terminal. */
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    })
+    .default({ level: 'info', format: 'auto' }),
+  /** Prometheus metrics at `GET /metrics` (see docs/operations.md "Metrics"). */
+  metrics: z
+    .object({
+      /** Off: no `/metrics` and no per-request measurements (benchmarks, embedding apps with their own). */
+      enabled: z.boolean().default(true),
+      /** A bearer token the scraper sends instead of the bridge key. */
+      token: z.string().min(16, 'must be at least 16 characters').optional(),
+      /** Serve `/metrics` without a credential on its own listener at this port (0 = any free port) instead of on the API. */
+      port: z.number().int().min(0).max(65535).optional(),
+      /** Bind address of that listener. */
+      host: z.string().min(1).default('127.0.0.1'),
+    })
+    .default({ enabled: true, host: '127.0.0.1' }),
+  /** The audit log of security events (see docs/operations.md "Audit log"). */
+  audit: z
+    .object({
+      /** Off: nothing is recorded (benchmarks only; an operator loses the trail of who did what). */
+      enabled: z.boolean().default(true),
+      /** Milliseconds over which refused authentications are tallied into one `auth.refused` event per client address. */
+      refusalWindowMs: z.number().int().min(1_000).default(60_000),
+    })
+    .default({ enabled: true, refusalWindowMs: 60_000 }),
 });
 
 /** The validated core configuration. */
@@ -165,6 +211,8 @@ export const coreEnvBindings: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_S3_CREATE_BUCKET', path: ['s3', 'createBucket'], type: 'boolean' },
   { name: 'AGENTINFRA_BODY_LIMIT_BYTES', path: ['http', 'bodyLimitBytes'], type: 'integer' },
   { name: 'AGENTINFRA_RATE_LIMIT_PER_MINUTE', path: ['http', 'rateLimitPerMinute'], type: 'integer' },
+  { name: 'AGENTINFRA_FAILED_AUTH_PER_MINUTE', path: ['http', 'failedAuthPerMinute'], type: 'integer' },
+  { name: 'AGENTINFRA_TRUST_PROXY_HOPS', path: ['http', 'trustProxyHops'], type: 'integer' },
   { name: 'AGENTINFRA_JOBS_ENABLED', path: ['jobs', 'enabled'], type: 'boolean' },
   { name: 'AGENTINFRA_JOBS_POLL_INTERVAL_MS', path: ['jobs', 'pollIntervalMs'], type: 'integer' },
   { name: 'AGENTINFRA_JOBS_CONCURRENCY', path: ['jobs', 'concurrency'], type: 'integer' },
@@ -175,33 +223,88 @@ export const coreEnvBindings: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_EMBEDDER_API_KEY', path: ['embedder', 'apiKey'], type: 'string' },
   { name: 'AGENTINFRA_EMBEDDER_DIMENSIONS', path: ['embedder', 'dimensions'], type: 'integer' },
   { name: 'AGENTINFRA_LOG_LEVEL', path: ['log', 'level'], type: 'string' },
+  { name: 'AGENTINFRA_LOG_FORMAT', path: ['log', 'format'], type: 'string' },
+  { name: 'AGENTINFRA_METRICS_ENABLED', path: ['metrics', 'enabled'], type: 'boolean' },
+  { name: 'AGENTINFRA_METRICS_TOKEN', path: ['metrics', 'token'], type: 'string' },
+  { name: 'AGENTINFRA_METRICS_PORT', path: ['metrics', 'port'], type: 'integer' },
+  { name: 'AGENTINFRA_METRICS_HOST', path: ['metrics', 'host'], type: 'string' },
+  { name: 'AGENTINFRA_AUDIT_ENABLED', path: ['audit', 'enabled'], type: 'boolean' },
 ];
 
-/** Raised when the configuration is missing or invalid; the message names each config path and variable. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/**
+ * One invalid setting: its place in the config tree, what is wrong, and
+ * where the value came from, so that the report points at the variable or
+ * the file key to fix.
+ */
+export interface ConfigProblem {
+  /** Dotted config path, e.g. `http.rateLimitPerMinute`; empty for the whole tree. */
+  path: string;
+  /** What is wrong (zod's message or a conversion error); never repeats a string value, which could be a secret. */
+  message: string;
+  /**
+   * `env`: the environment variable that set the value. `file`: the config
+   * file that holds it. `unset`: neither sets it; `variable` could. `given`:
+   * passed in code (e.g. `createKernel`'s module configs), where `variable`
+   * is the one that sets it for the server.
+   */
+  source:
+    | { kind: 'env'; variable: string }
+    | { kind: 'file'; file: string }
+    | { kind: 'unset'; file: string; variable?: string }
+    | { kind: 'given'; variable?: string };
 }
 
-function convert(binding: EnvBinding, raw: string): unknown {
+/** Raised when the configuration is missing or invalid; the message names each bad setting with its source. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  /** Every invalid setting (empty when the error is about the file itself, e.g. not valid JSON). */
+  readonly problems: readonly ConfigProblem[];
+  /** The config file that was consulted and whether it exists, when known. */
+  readonly configFile?: { path: string; found: boolean };
+
+  constructor(message: string, details: { problems?: readonly ConfigProblem[]; configFile?: { path: string; found: boolean } } = {}) {
+    super(message);
+    this.problems = details.problems ?? [];
+    this.configFile = details.configFile;
+  }
+}
+
+/** Where the raw configuration came from, to name the source of each problem. */
+export interface ConfigSources {
+  /** Absolute path of the config file (it may not exist). */
+  file: string;
+  fileFound: boolean;
+  /** The file's parsed contents; empty without a file. */
+  fileValues: Record<string, unknown>;
+  /** Dotted config path → the environment variable that set it. */
+  envPaths: ReadonlyMap<string, string>;
+  /** The bindings that were read, to say which variable could set a missing value. */
+  bindings: readonly EnvBinding[];
+}
+
+/** Converts a variable's text to its binding's type, or returns why it cannot (string values are never repeated). */
+function convert(binding: EnvBinding, raw: string): { value: unknown } | { problem: string } {
   switch (binding.type) {
     case 'string':
-      return raw;
+      return { value: raw };
     case 'list':
-      return raw
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean);
+      return {
+        value: raw
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      };
     case 'boolean':
-      if (/^(1|true|yes|on)$/i.test(raw)) return true;
-      if (/^(0|false|no|off)$/i.test(raw)) return false;
-      throw new ConfigError(`${binding.name}: expected 1/0 or true/false, got "${raw}".`);
+      if (/^(1|true|yes|on)$/i.test(raw)) return { value: true };
+      if (/^(0|false|no|off)$/i.test(raw)) return { value: false };
+      return { problem: `expected 1/0 or true/false, got "${raw}"` };
     case 'integer':
     case 'number': {
       const value = Number(raw);
       if (raw.trim() === '' || Number.isNaN(value) || (binding.type === 'integer' && !Number.isInteger(value))) {
-        throw new ConfigError(`${binding.name}: expected ${binding.type === 'integer' ? 'an integer' : 'a number'}, got "${raw}".`);
+        return { problem: `expected ${binding.type === 'integer' ? 'an integer' : 'a number'}, got "${raw}"` };
       }
-      return value;
+      return { value };
     }
   }
 }
@@ -216,57 +319,151 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   node[path[path.length - 1] as string] = value;
 }
 
+function hasPath(tree: unknown, path: readonly string[]): boolean {
+  let node = tree;
+  for (const segment of path) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return true;
+}
+
+/**
+ * Reads the raw (unvalidated) configuration like {@link readRawConfig}, but
+ * returns the variables that cannot be converted as problems (leaving them
+ * out of `raw`) instead of throwing, together with where each value came
+ * from, so that one report can list every bad setting.
+ * @throws ConfigError when the file is not valid JSON or not an object.
+ */
+export function readConfigSources(options: { file?: string; env?: NodeJS.ProcessEnv; bindings?: readonly EnvBinding[] }): {
+  raw: Record<string, unknown>;
+  sources: ConfigSources;
+  problems: ConfigProblem[];
+} {
+  const env = options.env ?? process.env;
+  const bindings = options.bindings ?? coreEnvBindings;
+  const file = resolve(options.file ?? env.AGENTINFRA_CONFIG ?? './agentinfra.config.json');
+  let fileValues: Record<string, unknown> = {};
+  const fileFound = existsSync(file);
+  if (fileFound) {
+    const configFile = { path: file, found: true };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`${file}: not valid JSON (${(error as Error).message}).`, { configFile });
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ConfigError(`${file}: the top level must be a JSON object.`, { configFile });
+    }
+    fileValues = parsed as Record<string, unknown>;
+  }
+  const raw = structuredClone(fileValues);
+  const envPaths = new Map<string, string>();
+  const problems: ConfigProblem[] = [];
+  for (const binding of bindings) {
+    const text = env[binding.name];
+    if (text === undefined || text === '') continue;
+    const converted = convert(binding, text);
+    const path = binding.path.join('.');
+    if ('problem' in converted) {
+      problems.push({ path, message: converted.problem, source: { kind: 'env', variable: binding.name } });
+      continue;
+    }
+    setPath(raw, binding.path, converted.value);
+    envPaths.set(path, binding.name);
+  }
+  return { raw, sources: { file, fileFound, fileValues, envPaths, bindings }, problems };
+}
+
 /**
  * Reads the raw (unvalidated) configuration: the JSON file if it exists, then
  * every bound environment variable that is set (the environment wins).
  * @param options.file path of the config file; `AGENTINFRA_CONFIG` or `./agentinfra.config.json` by default.
- * @throws ConfigError when the file is not valid JSON or a variable cannot be converted.
+ * @throws ConfigError when the file is not valid JSON, or naming every variable that cannot be converted.
  */
 export function readRawConfig(options: { file?: string; env?: NodeJS.ProcessEnv; bindings?: readonly EnvBinding[] }): {
   raw: Record<string, unknown>;
   file: string;
   fileFound: boolean;
 } {
-  const env = options.env ?? process.env;
-  const file = resolve(options.file ?? env.AGENTINFRA_CONFIG ?? './agentinfra.config.json');
-  let raw: Record<string, unknown> = {};
-  const fileFound = existsSync(file);
-  if (fileFound) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        throw new ConfigError(`${file}: the top level must be a JSON object.`);
-      }
-      raw = parsed as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof ConfigError) throw error;
-      throw new ConfigError(`${file}: not valid JSON (${(error as Error).message}).`);
-    }
+  const { raw, sources, problems } = readConfigSources(options);
+  if (problems.length > 0) throw configErrorFor(problems, sources);
+  return { raw, file: sources.file, fileFound: sources.fileFound };
+}
+
+/** Where the value at `path` came from: the variable that set it (or a parent), else the file, else nowhere. */
+function sourceOf(path: readonly string[], sources: ConfigSources | undefined, bindings: readonly EnvBinding[]): ConfigProblem['source'] {
+  const variable = bindings.find((binding) => binding.path.join('.') === path.join('.'))?.name;
+  if (!sources) return { kind: 'given', variable };
+  for (let length = path.length; length > 0; length -= 1) {
+    const setBy = sources.envPaths.get(path.slice(0, length).join('.'));
+    if (setBy) return { kind: 'env', variable: setBy };
   }
-  for (const binding of options.bindings ?? coreEnvBindings) {
-    const value = env[binding.name];
-    if (value !== undefined && value !== '') setPath(raw, binding.path, convert(binding, value));
-  }
-  return { raw, file, fileFound };
+  if (sources.fileFound && hasPath(sources.fileValues, path)) return { kind: 'file', file: sources.file };
+  return { kind: 'unset', file: sources.file, variable };
 }
 
 /**
- * Validates one section of the configuration and turns zod issues into one
- * readable {@link ConfigError} naming the config paths and their variables.
+ * Validates one section of the configuration and returns its value or the
+ * problems found (every zod issue, each with its source).
+ */
+export function checkConfigSection<S extends z.ZodType>(options: {
+  schema: S;
+  value: unknown;
+  prefix?: readonly string[];
+  bindings?: readonly EnvBinding[];
+  sources?: ConfigSources;
+}): { ok: true; data: z.output<S> } | { ok: false; problems: ConfigProblem[] } {
+  const result = options.schema.safeParse(options.value);
+  if (result.success) return { ok: true, data: result.data };
+  const bindings = options.bindings ?? options.sources?.bindings ?? [];
+  const problems = result.error.issues.map((issue): ConfigProblem => {
+    const path = [...(options.prefix ?? []), ...issue.path.map(String)];
+    return { path: path.join('.'), message: issue.message, source: sourceOf(path, options.sources, bindings) };
+  });
+  return { ok: false, problems };
+}
+
+/** One line of a configuration report, e.g. `port from AGENTINFRA_PORT: Too big: expected number to be <=65535`. */
+export function describeConfigProblem(problem: ConfigProblem): string {
+  const path = problem.path || '(root)';
+  switch (problem.source.kind) {
+    case 'env':
+      return `${path} from ${problem.source.variable}: ${problem.message}`;
+    case 'file':
+      return `${path} in ${problem.source.file}: ${problem.message}`;
+    case 'unset': {
+      const where = [problem.source.file, problem.source.variable].filter(Boolean).join(' or ');
+      return `${path} not set (set it in ${where}): ${problem.message}`;
+    }
+    case 'given':
+      return `${path}: ${problem.message}${problem.source.variable ? ` (or set ${problem.source.variable})` : ''}`;
+  }
+}
+
+/** One {@link ConfigError} listing every problem, each with its source. */
+export function configErrorFor(problems: readonly ConfigProblem[], sources?: ConfigSources): ConfigError {
+  const lines = problems.map((problem) => `  - ${describeConfigProblem(problem)}`);
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  return new ConfigError(`Invalid configuration (${count}):\n${lines.join('\n')}`, {
+    problems,
+    configFile: sources ? { path: sources.file, found: sources.fileFound } : undefined,
+  });
+}
+
+/**
+ * Validates one section of the configuration.
+ * @throws ConfigError listing every invalid setting with its source (variable, file key, or not set).
  */
 export function parseConfigSection<S extends z.ZodType>(options: {
   schema: S;
   value: unknown;
   prefix?: readonly string[];
   bindings?: readonly EnvBinding[];
-  source?: string;
+  sources?: ConfigSources;
 }): z.output<S> {
-  const result = options.schema.safeParse(options.value);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => {
-    const path = [...(options.prefix ?? []), ...issue.path.map(String)];
-    const variable = options.bindings?.find((binding) => binding.path.join('.') === path.join('.'));
-    return `  - ${path.join('.') || '(root)'}: ${issue.message}${variable ? ` (or set ${variable.name})` : ''}`;
-  });
-  throw new ConfigError(`Invalid configuration${options.source ? ` in ${options.source}` : ''}:\n${lines.join('\n')}`);
+  const checked = checkConfigSection(options);
+  if (checked.ok) return checked.data;
+  throw configErrorFor(checked.problems, options.sources);
 }

@@ -61,6 +61,13 @@ export class PayloadTooLargeError extends AgentInfraError {
   }
 }
 
+/** 415 `unsupported_media_type`: a JSON route was sent a body that is not `application/json`. */
+export class UnsupportedMediaTypeError extends AgentInfraError {
+  constructor(message: string) {
+    super(415, 'unsupported_media_type', message);
+  }
+}
+
 /** 422 `verification_failed`: a check on supplied evidence (hash, DNS record) failed. */
 export class VerificationError extends AgentInfraError {
   constructor(message: string, details?: unknown) {

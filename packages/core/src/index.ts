@@ -1,7 +1,21 @@
+export { type AuditRow, type ChainBreak, chainHash, GENESIS_HASH } from './audit/audit-chain.js';
+export {
+  type AuditActor,
+  type AuditActorKind,
+  type AuditEvent,
+  type AuditEventInput,
+  type AuditOutcome,
+  auditActorOf,
+  auditEventSchema,
+  SYSTEM_ACTOR,
+} from './audit/audit-event.js';
+export { type AuditListQuery, type AuditLog, createAuditLog } from './audit/audit-log.js';
+export type { ChainReport } from './audit/audit-store.js';
 export { authorize } from './auth/authorize.js';
 export { readCredential } from './auth/credential-transport.js';
+export { createPermissionRegistry, type PermissionRegistry } from './auth/permission-registry.js';
 export type { CredentialVerifier, Principal, TeamDirectory } from './auth/principal.js';
-export { describePrincipal } from './auth/principal.js';
+export { credentialsPort, describePrincipal, teamsPort } from './auth/principal.js';
 export { assertStorageKey, MAX_KEY_BYTES, storageKeyProblem } from './blobs/storage-key.js';
 export * from './config.js';
 export { type CredentialPrefix, equalsSecret, hashCredential, newCredential, newId, safeEqual } from './credentials.js';
@@ -24,8 +38,10 @@ export * from './errors.js';
 export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
 export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';
+export { clientAddress } from './kernel/client-address.js';
 export { errorResponse, FUNCTIONS_BASE, type HttpMount } from './kernel/http.js';
-export { createKernel, type Kernel, type KernelAdapters, type KernelOptions } from './kernel/kernel.js';
+export { MAX_JSON_DEPTH } from './kernel/json-body.js';
+export { createKernel, type Kernel, type KernelAdapters, type KernelOptions, type KernelSurface } from './kernel/kernel.js';
 export type { Migration, ModuleMigrations } from './kernel/migrations.js';
 export { migrationTableOf } from './kernel/migrations.js';
 export {
@@ -37,11 +53,24 @@ export {
   type PortMap,
   type PortName,
 } from './kernel/module.js';
-export { type RouteAuth, type RouteContext, type RouteDefinition, routesFor } from './kernel/route.js';
+export { type AnyPortRef, createPortRef, type PortProvision, type PortRef, provide } from './kernel/port-ref.js';
+export { fieldIssues, parseRequest } from './kernel/request-parse.js';
+export {
+  type RouteAudit,
+  type RouteAuth,
+  type RouteContext,
+  type RouteDefinition,
+  type RouteEffects,
+  routesFor,
+} from './kernel/route.js';
 export { loadServerConfig, type ServerConfig } from './kernel/server-config.js';
 export { createLogger } from './logger.js';
+export type { CoreMetrics } from './observability/core-metrics.js';
+export { METRICS_PATH } from './observability/metrics-endpoint.js';
+export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type MetricsRegistry } from './observability/metrics-registry.js';
+export { createListCursor, type ListCursor } from './pagination/list-cursor.js';
 export * from './ports/index.js';
-export { agentIdSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';
+export { agentIdSchema, instantSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';
 export { createGroupCommit, type GroupCommit, type ItemOutcome } from './services/group-commit.js';
 export type { LockAcquire, MemoryLock, MemoryLockOptions } from './services/memory-lock.js';
 export { createMemoryLock, lockAcquireSchema, parseLockAcquire } from './services/memory-lock.js';
@@ -58,5 +87,6 @@ export { type SettingDefinition, settingsCatalog } from './settings/catalog.js';
 export type { SettingsService, SettingView } from './settings/settings-service.js';
 export { newTimeOrderedId } from './time-ordered-id.js';
 export { attachedRow, attachSql, insertShape, quoteIdentifier } from './vectors/companion-tables.js';
+export { lexicalTerms, MAX_LEXICAL_TERMS } from './vectors/lexical-terms.js';
 export { toUnitVector } from './vectors/unit-vector.js';
 export { filterVisibilityKeys, itemVisibilityKeys } from './vectors/vector-visibility.js';

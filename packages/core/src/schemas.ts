@@ -14,6 +14,12 @@ export const agentIdSchema = z
 /** An ISO 8601 timestamp with an explicit offset (`Z` or `±hh:mm`), parsed to milliseconds since the epoch. */
 export const timestampSchema = z.iso.datetime({ offset: true }).transform((value) => Date.parse(value));
 
+/**
+ * A timestamp in a response: ISO 8601 UTC with `Z` and millisecond precision
+ * (`2026-11-24T09:30:00.000Z`), as `isoTimestamp()` writes it.
+ */
+export const instantSchema = z.iso.datetime({ precision: 3 });
+
 /** A permission name `<area>.<action>` (CONTRACT.md "Credentials"). */
 export const permissionNameSchema = z.string().regex(/^[a-z]+\.[a-z]+$/, 'must be <area>.<action>');
 

@@ -1,8 +1,10 @@
 import { defineModule } from '@agentinfra/core';
+import { artifactsAdminRoutes } from './admin-routes.js';
 import { artifactsConfigSchema, artifactsEnv } from './config.js';
 import { sweepJob } from './jobs/sweep.js';
 import { uploadCleanupJob } from './jobs/upload-cleanup.js';
 import { artifactsMigrations } from './migrations/index.js';
+import { artifactsPermissions } from './permissions.js';
 import { artifactsRoutes } from './routes.js';
 import { createArtifactsService } from './service.js';
 
@@ -16,9 +18,9 @@ export const artifactsModule = defineModule({
   name: 'agent-artifacts',
   ports: ['sql', 'blobStore', 'clock', 'jobs'],
   migrations: artifactsMigrations,
-  permissions: ['artifacts.read', 'artifacts.write', 'artifacts.grant'],
+  permissions: artifactsPermissions,
   config: { key: 'artifacts', schema: artifactsConfigSchema, env: artifactsEnv },
   service: (deps) => createArtifactsService(deps),
-  routes: artifactsRoutes,
+  routes: [...artifactsRoutes, ...artifactsAdminRoutes],
   jobs: [sweepJob, uploadCleanupJob],
 });

@@ -1,6 +1,7 @@
 import {
   AuthenticationError,
   ConflictError,
+  createListCursor,
   hashCredential,
   InputError,
   isoTimestamp,
@@ -12,10 +13,11 @@ import {
   type Principal,
   VerificationError,
 } from '@agentinfra/core';
+import { z } from 'zod';
+import { createArtifactsAdmin } from './admin-queries.js';
 import { filenameOf } from './artifact-key.js';
 import { assertActsFor } from './caller-access.js';
 import type { ArtifactsConfig } from './config.js';
-import { decodeCursor, encodeCursor } from './list-cursor.js';
 import { digestObject } from './object-digest.js';
 import { newCommittedKey, uploadKeyOf } from './storage-keys.js';
 
@@ -24,6 +26,9 @@ const DAY_MS = 86_400_000;
 const RETAIN_ENDED_GRANTS_MS = 7 * DAY_MS;
 /** Rows handled per sweep batch. */
 const SWEEP_BATCH = 200;
+
+/** /list positions: `created_at` (ms) and id of the last artifact listed, the keys of the newest-first order. */
+const listCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.string().min(1).max(64) }), field: 'cursor' });
 /** Name of the job that deletes what was PUT to an upload URL after its artifact was committed. */
 export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
 
@@ -288,6 +293,39 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     },
 
     /**
+     * A download URL of a committed artifact for its owner (or a delegation
+     * from the owner with `artifacts.read`), valid for the configured window
+     * but never past the artifact's expiry; with the artifact's key, mime,
+     * size and sha256 so the caller can decide how to read it.
+     * @throws NotFoundError (404) for an unknown artifact or another agent's;
+     *   ConflictError (409) while it is pending or once it expired.
+     */
+    async download(input: { artifactId: string; principal: Principal }) {
+      const row = await loadFor(input.artifactId, input.principal, 'artifacts.read');
+      const at = now();
+      if (row.expires_at <= at) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
+      if (row.status !== 'committed' || !row.object_key) {
+        throw new ConflictError(`Artifact "${row.artifact_id}" is not committed yet.`);
+      }
+      const until = Math.min(at + config.downloadUrlSeconds * 1000, row.expires_at);
+      const download = await deps.blobStore.createDownloadUrl({
+        key: row.object_key,
+        expiresInSeconds: Math.max(1, Math.floor((until - at) / 1000)),
+        contentType: row.mime,
+        filename: filenameOf(row.key),
+      });
+      return {
+        artifact_id: row.artifact_id,
+        key: row.key,
+        mime: row.mime,
+        size: row.size,
+        sha256: row.sha256 as string,
+        url: download.url,
+        expires_at: isoTimestamp(download.expiresAt),
+      };
+    },
+
+    /**
      * An agent's artifacts whose key starts with `prefix`, newest first, `limit`
      * per page; pass `next_cursor` back as `cursor` for the next page.
      * @throws InputError for a cursor not made by this endpoint.
@@ -297,7 +335,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       let query = knex()(ITEMS).where({ agent_id: input.agentId });
       if (input.prefix !== '') query = query.whereRaw('substr(??, 1, ?) = ?', ['key', [...input.prefix].length, input.prefix]);
       if (input.cursor) {
-        const cursor = decodeCursor(input.cursor);
+        const cursor = listCursor.decode(input.cursor);
         query = query.where((where) =>
           where
             .where('created_at', '<', cursor.c)
@@ -323,7 +361,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
           created_at: isoTimestamp(row.created_at),
           expires_at: isoTimestamp(row.expires_at),
         })),
-        next_cursor: rows.length > input.limit && last ? encodeCursor({ c: last.created_at, i: last.artifact_id }) : null,
+        next_cursor: rows.length > input.limit && last ? listCursor.encode({ c: last.created_at, i: last.artifact_id }) : null,
       };
     },
 
@@ -365,6 +403,9 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       if (row?.status !== 'committed') return;
       await deps.blobStore.delete({ keys: [uploadKeyOf(input.artifactId)] });
     },
+
+    /** Listings across agents for operators (the `/admin/*` routes). */
+    admin: createArtifactsAdmin(deps),
   };
   return service;
 }

@@ -1,4 +1,5 @@
 import { newMasterKey } from '@agentinfra/core';
+import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
@@ -7,7 +8,7 @@ import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/a
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
 import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
-import { claimHost, type GatewayTestServer, keepOpen, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
 import { type PebbleServer, startPebble } from './test-support/pebble.js';
 
 const ORDER_NOT_READY = 'urn:ietf:params:acme:error:orderNotReady';
@@ -25,7 +26,8 @@ const { finalize: isFinalize, order: isOrder, authorization: isAuthorization } =
  * database was reset). Orders are run attempt by attempt (`jobs` off) so
  * each attempt's outcome is checked.
  */
-describe.runIf(acmeToolsAvailable())('agent-gateway ACME error paths (issue #8)', () => {
+const acmeTools = acmeToolsAvailable('agent-gateway ACME error paths');
+describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
   let dns: ChallTestServer;
   let pebble: PebbleServer;
   let proxy: AcmeProxy;

@@ -13,7 +13,8 @@ import { type PebbleServer, startPebble } from './test-support/pebble.js';
 const DAY_MS = 86_400_000;
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 
-describe.runIf(acmeToolsAvailable())('agent-gateway certificates against pebble (always valid) (issue #8)', () => {
+const acmeTools = acmeToolsAvailable('agent-gateway certificates against pebble');
+describe.runIf(acmeTools)('agent-gateway certificates against pebble (always valid) (issue #8)', () => {
   let dns: ChallTestServer;
   let pebble: PebbleServer;
 

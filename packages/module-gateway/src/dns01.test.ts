@@ -1,4 +1,5 @@
 import { newMasterKey, type SqlDatabase } from '@agentinfra/core';
+import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConfigInput } from './config.js';
@@ -6,7 +7,7 @@ import type { DnsProvider } from './dns01/dns-provider.js';
 import { createRfc2136DnsProvider } from './dns01/rfc2136-provider.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
-import { claimHost, keepOpen, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { claimHost, startGatewayTestServer } from './test-support/gateway-test-server.js';
 import { type KnotServer, startKnot } from './test-support/knot.js';
 import { type PebbleServer, startPebble } from './test-support/pebble.js';
 import { createTxtLookup } from './txt-lookup.js';
@@ -17,7 +18,8 @@ import { createTxtLookup } from './txt-lookup.js';
  * validates by asking that Knot (`-dnsserver`). Host claims are proven
  * through the same Knot.
  */
-describe.runIf(acmeToolsAvailable()).each(sqlDatabases())(
+const dns01AcmeToolsPresent = acmeToolsAvailable('DNS-01 through RFC 2136');
+describe.runIf(dns01AcmeToolsPresent).each(sqlDatabases())(
   'DNS-01 through RFC 2136 with real validation on $name (issue #8)',
   ({ create }) => {
     let knot: KnotServer;

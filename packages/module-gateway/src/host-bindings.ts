@@ -186,14 +186,15 @@ export function createHostBindings(context: GatewayContext) {
       };
     },
 
-    /** Bound hosts (all, or one agent's) with certificate expiry, status, IPs and their latest order. */
-    async list(input: { agentId?: string }) {
+    /** Bound hosts (all, one agent's, or those named in `hosts`) in name order, with certificate expiry, status, IPs and their latest order. */
+    async list(input: { agentId?: string | undefined; hosts?: readonly string[] }) {
       const at = now();
       const query = knex()('gateway_hosts as h')
         .leftJoin('gateway_certificates as c', (join) => join.on('c.host', 'h.host').andOn('c.host_id', 'h.host_id'))
         .select('h.host', 'h.host_id', 'h.agent_id', 'h.bound_at', 'h.ips', 'c.not_after', 'c.not_before', 'c.serial')
         .orderBy('h.host');
       if (input.agentId !== undefined) query.where('h.agent_id', input.agentId);
+      if (input.hosts !== undefined) query.whereIn('h.host', [...input.hosts]);
       const rows = (await query) as Array<HostRow & { not_after: number | null; not_before: number | null; serial: string | null }>;
       const latest = new Map<string, OrderRow>();
       const hostIds = rows.map((row) => row.host_id);

@@ -12,7 +12,8 @@ import {
 
 const DAY_MS = 86_400_000;
 
-describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('agent-gateway hosts over HTTP on $name (issue #8)', ({ create }) => {
+const acmeTools = acmeToolsAvailable('agent-gateway hosts over HTTP');
+describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on $name (issue #8)', ({ create }) => {
   let dns: ChallTestServer;
   let test: GatewayTestServer;
   let cleanup: () => Promise<void>;

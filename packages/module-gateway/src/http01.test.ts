@@ -11,7 +11,8 @@ import { type PebbleServer, startPebble } from './test-support/pebble.js';
 
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 
-describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('HTTP-01 with real validation on $name (issue #8)', ({ create }) => {
+const http01Tools = acmeToolsAvailable('HTTP-01 with real validation');
+describe.runIf(http01Tools).each(sqlDatabases())('HTTP-01 with real validation on $name (issue #8)', ({ create }) => {
   let dns: ChallTestServer;
   let pebble: PebbleServer;
   let test: GatewayTestServer;
@@ -92,7 +93,8 @@ describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('HTTP-01 with real val
   }, 90_000);
 });
 
-describe.runIf(acmeToolsAvailable()).each(sqlDatabases())('External Account Binding on $name (issue #8)', ({ create }) => {
+const eabTools = acmeToolsAvailable('External Account Binding');
+describe.runIf(eabTools).each(sqlDatabases())('External Account Binding on $name (issue #8)', ({ create }) => {
   let dns: ChallTestServer;
   let pebble: PebbleServer;
   const hmacKey = randomBytes(32).toString('base64url');

@@ -15,5 +15,6 @@ export { CLAIM_RECORD_PREFIX } from './host-bindings.js';
 export { hostnameSchema, normalizeHostname } from './hostname.js';
 export { ipListSchema, normalizeIp } from './ip-addresses.js';
 export { createGatewayModule, gatewayModule, gatewayModule as default } from './module.js';
+export { type GatewayPermission, gatewayPermissions } from './permissions.js';
 export { createGatewayService, type GatewayExtensions, type GatewayService } from './service.js';
 export { createTxtLookup, type TxtLookup, type TxtLookupResult } from './txt-lookup.js';

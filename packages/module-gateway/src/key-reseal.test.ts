@@ -1,4 +1,5 @@
 import { createAesGcmSecretBox, newMasterKey, type SqlDatabase } from '@agentinfra/core';
+import { keepOpen } from '@agentinfra/core/testing';
 import { beforeFirstTransaction, sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConfigInput } from './config.js';
@@ -10,7 +11,7 @@ import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/a
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
 import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
-import { claimHost, type GatewayTestServer, keepOpen, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
 import { type PebbleServer, startPebble } from './test-support/pebble.js';
 
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
@@ -51,7 +52,8 @@ async function sealedKeys(db: SqlDatabase): Promise<Array<{ table: string; id: s
  * resealed by the `gateway.reseal-keys` job on a server with v2 current and
  * v1 previous, then used by a server that has only v2.
  */
-describe.runIf(acmeToolsAvailable())('agent-gateway master key rotation', () => {
+const acmeTools = acmeToolsAvailable('agent-gateway master key rotation');
+describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
   let dns: ChallTestServer;
   let pebble: PebbleServer;
   let proxy: AcmeProxy;

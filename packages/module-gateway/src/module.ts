@@ -1,7 +1,9 @@
 import { defineModule } from '@agentinfra/core';
+import { gatewayAdminRoutes } from './admin-routes.js';
 import { gatewayConfigSchema, gatewayEnv } from './config.js';
 import { gatewayJobs } from './jobs/gateway-jobs.js';
 import { gatewayMigrations } from './migrations/index.js';
+import { gatewayPermissions } from './permissions.js';
 import { gatewayRoutes } from './routes.js';
 import { createGatewayService, type GatewayExtensions } from './service.js';
 
@@ -15,10 +17,10 @@ export function createGatewayModule(extensions: GatewayExtensions = {}) {
     name: 'agent-gateway',
     ports: ['sql', 'clock', 'secretBox', 'jobs', 'logger'],
     migrations: gatewayMigrations,
-    permissions: ['gateway.read', 'gateway.write'],
+    permissions: gatewayPermissions,
     config: { key: 'gateway', schema: gatewayConfigSchema, env: gatewayEnv },
     service: (deps) => createGatewayService(deps, extensions),
-    routes: gatewayRoutes,
+    routes: [...gatewayRoutes, ...gatewayAdminRoutes],
     jobs: gatewayJobs,
     start: (service) => service.start(),
     stop: (service) => service.stop(),

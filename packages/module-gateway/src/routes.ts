@@ -1,13 +1,13 @@
-import { agentIdSchema, routesFor } from '@agentinfra/core';
+import { agentIdSchema, instantSchema, routesFor } from '@agentinfra/core';
 import { z } from 'zod';
+import { hostViewSchema, orderStatusSchema } from './host-view.js';
 import { hostnameSchema } from './hostname.js';
 import { ipListSchema } from './ip-addresses.js';
+import type { GatewayPermission } from './permissions.js';
 import type { GatewayService } from './service.js';
 
-const route = routesFor<GatewayService>();
-const iso = z.string();
-const orderStatus = z.enum(['queued', 'processing', 'valid', 'failed', 'cancelled']);
-const orderSummary = z.object({ host: z.string(), order_id: z.string(), status: orderStatus });
+const route = routesFor<GatewayService, GatewayPermission>();
+const orderSummary = z.object({ host: z.string(), order_id: z.string(), status: orderStatusSchema });
 
 /** agent-gateway routes (SPEC.md §4 agent-gateway, CONTRACT.md shapes and auth, plus /cert/get). */
 export const gatewayRoutes = [
@@ -15,22 +15,40 @@ export const gatewayRoutes = [
     path: '/host/claim',
     summary:
       'Bind a hostname to an agent once the TXT record _agentinfra-challenge.<host> holds the token this call hands out (422 until then).',
+    description:
+      'Bind a hostname to the agent after proving DNS control: the first call answers verification_failed with the TXT record name and value to publish in details; publish it, then call again. Returns host, agent_id, status bound and bound_at.',
+    effects: { idempotent: true, openWorld: true },
+    audit: { action: 'host.claim', target: (body) => `host:${body.host}` },
     request: z.strictObject({ agent_id: agentIdSchema, host: hostnameSchema }),
-    response: z.object({ host: z.string(), agent_id: z.string(), status: z.literal('bound'), host_id: z.string(), bound_at: iso }),
+    response: z.object({
+      host: z.string(),
+      agent_id: z.string(),
+      status: z.literal('bound'),
+      host_id: z.string(),
+      bound_at: instantSchema,
+    }),
     auth: { kind: 'agent', permission: 'gateway.write', agents: (body) => [body.agent_id] },
     handler: ({ body, service }) => service.claimHost({ agentId: body.agent_id, host: body.host }),
   }),
   route({
     path: '/host/release',
     summary: 'Unbind a hostname; its certificate is revoked at the CA in the background.',
+    description:
+      'Unbind a hostname from the agent; its certificate is revoked at the CA in the background. Returns host, released_at and whether a revocation was scheduled.',
+    effects: { destructive: true, idempotent: true, openWorld: true },
+    audit: { action: 'host.release', target: (body) => `host:${body.host}` },
     request: z.strictObject({ agent_id: agentIdSchema, host: hostnameSchema }),
-    response: z.object({ host: z.string(), released_at: iso, certificate_revocation: z.enum(['scheduled', 'none']) }),
+    response: z.object({ host: z.string(), released_at: instantSchema, certificate_revocation: z.enum(['scheduled', 'none']) }),
     auth: { kind: 'agent', permission: 'gateway.write', agents: (body) => [body.agent_id] },
     handler: ({ body, service }) => service.releaseHost({ agentId: body.agent_id, host: body.host }),
   }),
   route({
     path: '/cert/issue',
     summary: 'Force an ACME order for a bound host (runs in the background; /list shows its progress).',
+    description:
+      'Force an ACME certificate order for a bound host (operators only, with the bridge key); it runs in the background. Returns the order’s id and status.',
+    effects: { openWorld: true },
+    audit: { action: 'certificate.issue', target: (body) => `host:${body.host}` },
     request: z.strictObject({ host: hostnameSchema }),
     response: orderSummary,
     auth: { kind: 'bridge' },
@@ -39,6 +57,10 @@ export const gatewayRoutes = [
   route({
     path: '/cert/renew',
     summary: 'Force a renewal order for one host, or with {} order every certificate with under a third of its lifetime left.',
+    description:
+      'Force a renewal order for one host, or for every certificate with under a third of its lifetime left (operators only, with the bridge key). Returns the orders.',
+    effects: { openWorld: true },
+    audit: { action: 'certificate.renew', target: (body) => `host:${body.host ?? '*'}` },
     request: z.strictObject({ host: hostnameSchema.optional() }),
     response: z.object({ orders: z.array(orderSummary) }),
     auth: { kind: 'bridge' },
@@ -47,13 +69,17 @@ export const gatewayRoutes = [
   route({
     path: '/cert/get',
     summary: 'The certificate chain and private key of a host, for the agent it is bound to (to terminate TLS itself).',
+    description:
+      'The certificate chain and private key of a hostname bound to the agent, to terminate TLS itself. The private key is secret: install it, do not repeat it. Returns PEMs, validity and serial.',
+    effects: { readOnly: true, idempotent: true },
+    audit: { action: 'certificate.get', target: (body) => `host:${body.host}` },
     request: z.strictObject({ agent_id: agentIdSchema, host: hostnameSchema }),
     response: z.object({
       host: z.string(),
       certificate_pem: z.string(),
       private_key_pem: z.string(),
-      not_before: iso,
-      not_after: iso,
+      not_before: instantSchema,
+      not_after: instantSchema,
       serial: z.string(),
     }),
     auth: { kind: 'agent', permission: 'gateway.read', agents: (body) => [body.agent_id] },
@@ -62,6 +88,9 @@ export const gatewayRoutes = [
   route({
     path: '/ip/report',
     summary: 'Replace the IP addresses of a bound host (validated, normalised, deduplicated).',
+    description:
+      'Replace the IP addresses recorded for a bound host (operators only, with the bridge key). Returns host and the normalised ips.',
+    effects: { destructive: true, idempotent: true },
     request: z.strictObject({ host: hostnameSchema, ips: ipListSchema }),
     response: z.object({ host: z.string(), ips: z.array(z.string()) }),
     auth: { kind: 'bridge' },
@@ -70,31 +99,11 @@ export const gatewayRoutes = [
   route({
     path: '/list',
     summary: 'Bound hosts with certificate expiry, status and IP addresses (optionally one agent’s).',
+    description:
+      'Bound hosts with certificate expiry, status and IP addresses, optionally one agent’s (operators only, with the bridge key).',
+    effects: { readOnly: true, idempotent: true },
     request: z.strictObject({ agent_id: agentIdSchema.optional() }),
-    response: z.object({
-      hosts: z.array(
-        z.object({
-          host: z.string(),
-          agent_id: z.string(),
-          cert_expires_at: iso.nullable(),
-          days_remaining: z.number().int().nullable(),
-          ips: z.array(z.string()),
-          bound_at: iso,
-          cert_status: z.enum(['none', 'pending', 'valid', 'renewing', 'expired', 'failed']),
-          cert_serial: z.string().nullable(),
-          order: z
-            .object({
-              order_id: z.string(),
-              status: orderStatus,
-              attempts: z.number().int(),
-              error: z.string().nullable(),
-              problem: z.unknown(),
-              updated_at: iso,
-            })
-            .nullable(),
-        }),
-      ),
-    }),
+    response: z.object({ hosts: z.array(hostViewSchema) }),
     auth: { kind: 'bridge' },
     handler: ({ body, service }) => service.list({ agentId: body.agent_id }),
   }),

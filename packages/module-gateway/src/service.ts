@@ -3,6 +3,7 @@ import { createAcmeAccounts } from './acme/acme-accounts.js';
 import { trustAcmeServerCa } from './acme/acme-http.js';
 import { type ChallengeResponder, createDns01Responder, createHttp01Responder } from './acme/challenge-responders.js';
 import { createOrderProcessor } from './acme/order-processor.js';
+import { createGatewayAdmin } from './admin-queries.js';
 import { createCertificateOrders } from './certificate-orders.js';
 import type { DnsProvider } from './dns01/dns-provider.js';
 import { createRfc2136DnsProvider } from './dns01/rfc2136-provider.js';
@@ -148,6 +149,9 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
       await listener?.close();
       listener = null;
     },
+
+    /** Listings for operators (the `/admin/*` routes). */
+    admin: createGatewayAdmin(deps, hosts),
   };
   return service;
 }

@@ -150,21 +150,25 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     const unknown = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['memory.fly'], expires_at: future(1) });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.code).toBe('invalid_request');
+    // #12: only permissions of loaded modules exist; memory is not loaded in this kernel.
+    const unloaded = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['memory.read'], expires_at: future(1) });
+    expect(unloaded.status).toBe(400);
+    expect(unloaded.body.error.details.allowed).toEqual(['identity.delegate', 'secrets.read', 'secrets.write']);
     const past = await call({
       from_agent: 'alice',
       to_agent: 'bob',
-      scope: ['memory.read'],
+      scope: ['secrets.read'],
       expires_at: new Date(Date.now() - 1000).toISOString(),
     });
     expect(past.status).toBe(400);
     expect(past.body.error.details.fields[0].path).toBe('expires_at');
-    const notIso = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['memory.read'], expires_at: 'tomorrow' });
+    const notIso = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['secrets.read'], expires_at: 'tomorrow' });
     expect(notIso.status).toBe(400);
-    const other = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['memory.read'], expires_at: future(1) }, bobKey);
+    const other = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['secrets.read'], expires_at: future(1) }, bobKey);
     expect(other.status).toBe(403);
-    const bridge = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['memory.read'], expires_at: future(1) }, server.bridgeKey);
+    const bridge = await call({ from_agent: 'alice', to_agent: 'bob', scope: ['secrets.read'], expires_at: future(1) }, server.bridgeKey);
     expect(bridge.status).toBe(403);
-    const toNobody = await call({ from_agent: 'alice', to_agent: 'nobody', scope: ['memory.read'], expires_at: future(1) });
+    const toNobody = await call({ from_agent: 'alice', to_agent: 'nobody', scope: ['secrets.read'], expires_at: future(1) });
     expect(toNobody.status).toBe(404);
   });
 

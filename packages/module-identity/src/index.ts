@@ -1,4 +1,4 @@
 export { type IdentityConfig, identityConfigSchema } from './config.js';
 export { identityModule, identityModule as default } from './module.js';
-export { knownPermissions, type Permission } from './permissions.js';
+export { type IdentityPermission, identityPermissions } from './permissions.js';
 export { createIdentityService, type IdentityService } from './service.js';

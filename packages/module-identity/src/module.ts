@@ -1,7 +1,9 @@
-import { defineModule } from '@agentinfra/core';
+import { credentialsPort, defineModule, provide, teamsPort } from '@agentinfra/core';
+import { identityAdminRoutes } from './admin-routes.js';
+import { identityAuditRoutes } from './audit-routes.js';
 import { identityConfigSchema, identityEnv } from './config.js';
 import { identityMigrations } from './migrations/index.js';
-import { knownPermissions } from './permissions.js';
+import { identityPermissions } from './permissions.js';
 import { identityRoutes } from './routes.js';
 import { createIdentityService, type IdentityService } from './service.js';
 
@@ -12,12 +14,12 @@ import { createIdentityService, type IdentityService } from './service.js';
  */
 export const identityModule = defineModule({
   name: 'agent-identity',
-  ports: ['sql', 'clock', 'secretBox', 'settings'],
+  ports: ['sql', 'clock', 'secretBox', 'settings', 'permissions', 'audit'],
   migrations: identityMigrations,
-  permissions: knownPermissions.filter((name) => name.startsWith('identity.') || name.startsWith('secrets.')),
+  permissions: identityPermissions,
   config: { key: 'identity', schema: identityConfigSchema, env: identityEnv },
   service: (deps) => createIdentityService(deps),
-  routes: identityRoutes,
+  routes: [...identityRoutes, ...identityAdminRoutes, ...identityAuditRoutes],
   jobs: [
     {
       name: 'identity.expiry-sweep',
@@ -35,11 +37,11 @@ export const identityModule = defineModule({
       },
     },
   ],
-  provides: {
-    credentials: (service) => ({ verify: ({ credential }) => service.verifyCredential(credential) }),
-    teams: (service) => ({
+  provides: [
+    provide(credentialsPort, (service: IdentityService) => ({ verify: ({ credential }) => service.verifyCredential(credential) })),
+    provide(teamsPort, (service: IdentityService) => ({
       isMember: (options) => service.isMember(options),
       teamsOf: ({ agentId }) => service.teamsOf(agentId),
-    }),
-  },
+    })),
+  ],
 });

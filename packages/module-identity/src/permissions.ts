@@ -1,27 +1,8 @@
 /**
- * Every permission name a delegation may carry (CONTRACT.md "Credentials").
- * `/delegate` rejects any other name with 400.
+ * The permissions agent-identity's routes check (`<area>.<action>`). A
+ * delegation may carry them; the kernel collects every module's list.
  */
-export const knownPermissions = [
-  'memory.read',
-  'memory.write',
-  'memory.forget',
-  'identity.delegate',
-  'secrets.read',
-  'secrets.write',
-  'artifacts.read',
-  'artifacts.write',
-  'artifacts.grant',
-  'mesh.read',
-  'mesh.write',
-  'gateway.read',
-  'gateway.write',
-  'postbox.read',
-  'postbox.send',
-  'postbox.admin',
-  'scheduler.read',
-  'scheduler.write',
-] as const;
+export const identityPermissions = ['identity.delegate', 'secrets.read', 'secrets.write'] as const;
 
-/** A permission name from {@link knownPermissions}. */
-export type Permission = (typeof knownPermissions)[number];
+/** One of {@link identityPermissions}. */
+export type IdentityPermission = (typeof identityPermissions)[number];

@@ -11,9 +11,9 @@ import {
   type Principal,
   resealSealedColumn,
 } from '@agentinfra/core';
+import { createIdentityAdmin } from './admin-queries.js';
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
-import { knownPermissions } from './permissions.js';
 
 const DAY_MS = 86_400_000;
 /** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
@@ -22,7 +22,7 @@ const RETAIN_ENDED_MS = 7 * DAY_MS;
 const CREDENTIAL_CACHE_ENTRIES = 10_000;
 
 /** Ports the identity service uses. */
-export type IdentityDeps = ModuleDeps<'sql' | 'clock' | 'secretBox' | 'settings', IdentityConfig>;
+export type IdentityDeps = ModuleDeps<'sql' | 'clock' | 'secretBox' | 'settings' | 'permissions' | 'audit', IdentityConfig>;
 
 interface DeviceRow {
   device_id: string;
@@ -122,11 +122,11 @@ export function createIdentityService(deps: IdentityDeps) {
      *   NotFoundError when `toAgent` does not exist; NotAllowedError when escalating.
      */
     async delegate(input: { fromAgent: string; toAgent: string; scope: readonly string[]; expiresAt: number; principal: Principal }) {
-      const unknown = input.scope.filter((name) => !(knownPermissions as readonly string[]).includes(name));
+      const unknown = input.scope.filter((name) => !deps.permissions.has(name));
       if (unknown.length > 0) {
         throw new InputError(`Unknown permission ${unknown.map((name) => `"${name}"`).join(', ')}.`, {
           fields: [{ path: 'scope', message: `unknown: ${unknown.join(', ')}` }],
-          allowed: knownPermissions,
+          allowed: deps.permissions.names,
         });
       }
       const createdAt = now();
@@ -339,6 +339,12 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     settings: deps.settings,
+
+    /** The kernel's audit log (the `/audit/list` route reads it). */
+    audit: deps.audit,
+
+    /** Listings across agents for operators (the `/admin/*` routes). */
+    admin: createIdentityAdmin(deps),
   };
   return service;
 }

@@ -126,7 +126,7 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
         provenance: 'p',
         scope: ['self'],
       });
-      const found = await service.query({ agent_id: 'bob', q: 'pnpm workspace' });
+      const found = await service.query({ agent_id: 'bob', q: 'pnpm workspace', k: 5, scope: ['self'] });
       expect(found.hits[0]?.id).toBe(written.id);
       expect(await db.vectorIndex({ table: 'memory_vectors_g1' }).count()).toBe(1);
     } finally {

@@ -1,6 +1,9 @@
 export { type MemoryConfig, type MemoryConfigInput, memoryConfigSchema, memoryEnv } from './config.js';
+export { LEXICAL_TABLE, memoryLexicalIndex } from './lexical-source.js';
 export { memoryMigrations } from './migrations/index.js';
 export { memoryModule, memoryModule as default } from './module.js';
+export { type MemoryPermission, memoryPermissions } from './permissions.js';
+export { FUSION_EXTRA_CANDIDATES, FUSION_K, type FusedHit, fuseRankings } from './rank-fusion.js';
 export type { ReembedOptions, ReembedResult } from './reembed.js';
 export { memoryRoutes } from './routes.js';
 export * from './schemas.js';

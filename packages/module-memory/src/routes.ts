@@ -1,4 +1,5 @@
 import { routesFor } from '@agentinfra/core';
+import type { MemoryPermission } from './permissions.js';
 import {
   forgetRequestSchema,
   forgetResponseSchema,
@@ -16,10 +17,10 @@ import {
 } from './schemas.js';
 import type { MemoryService } from './service.js';
 
-const route = routesFor<MemoryService>();
+const route = routesFor<MemoryService, MemoryPermission>();
 
 /** The agent named in the payload: its device key, a delegation from it with `permission`, or the bridge key. */
-const agentAuth = (permission: 'memory.read' | 'memory.write' | 'memory.forget') =>
+const agentAuth = (permission: MemoryPermission) =>
   ({ kind: 'agent', permission, agents: (body: { agent_id: string }) => [body.agent_id] }) as const;
 
 /** agent-memory routes (SPEC.md §4 agent-memory, CONTRACT.md response shapes and bounds, plus /set/get). */
@@ -27,6 +28,10 @@ export const memoryRoutes = [
   route({
     path: '/mem/write',
     summary: 'Store a memory (episode, semantic or kv); semantic memories are embedded and indexed.',
+    description:
+      'Save something the agent should remember. kind `semantic` text is embedded so /mem/query finds it by meaning later; `episode` records an event; `kv` is plain text that is not searched. `provenance` tags its origin (/mem/forget deletes by it); `scope` ["self"] keeps it private, "team:<name>" shares it with a team. Returns the new memory’s id and created_at.',
+    effects: {},
+    tool: 'memory_write',
     request: writeRequestSchema,
     response: writeResponseSchema,
     auth: agentAuth('memory.write'),
@@ -34,7 +39,11 @@ export const memoryRoutes = [
   }),
   route({
     path: '/mem/query',
-    summary: 'The k semantic memories closest to q by cosine similarity among those visible under scope.',
+    summary: 'The k semantic memories that best match q (vector and full-text search, fused by rank) among those visible under scope.',
+    description:
+      'Find the agent’s semantic memories that best match a question or phrase, by meaning (embedding similarity) and by shared words (full-text search), among those visible under `scope` (default your own). Use it before answering from memory. Returns up to k hits, best first, each with id, text, provenance, score (0 to 1, 1 = first by meaning and by words), owner agent_id and scope.',
+    effects: { readOnly: true, idempotent: true },
+    tool: 'memory_query',
     request: queryRequestSchema,
     response: queryResponseSchema,
     auth: agentAuth('memory.read'),
@@ -43,6 +52,10 @@ export const memoryRoutes = [
   route({
     path: '/mem/forget',
     summary: 'Delete every memory of the agent with this provenance, with its vector and set memberships.',
+    description:
+      'Delete every memory of the agent with this provenance tag, with its vectors and set memberships. Use it to retract what one source taught you. Returns how many memories were deleted. Cannot be undone.',
+    effects: { destructive: true, idempotent: true },
+    tool: 'memory_forget',
     request: forgetRequestSchema,
     response: forgetResponseSchema,
     auth: agentAuth('memory.forget'),
@@ -51,6 +64,9 @@ export const memoryRoutes = [
   route({
     path: '/set/put',
     summary: 'Add and remove memory ids of a named set in one transaction; returns the set, ids sorted.',
+    description:
+      'Add and remove memory ids in a named set (a hand-kept collection such as "favourites") in one step. Returns the set’s name and its member ids after the change, sorted.',
+    effects: { destructive: true, idempotent: true },
     request: setPutRequestSchema,
     response: setResponseSchema,
     auth: agentAuth('memory.write'),
@@ -59,6 +75,8 @@ export const memoryRoutes = [
   route({
     path: '/set/get',
     summary: 'Read a named set of memory ids (ids sorted).',
+    description: 'Read a named set of memory ids. Returns the set’s name and member ids, sorted (empty when the set does not exist).',
+    effects: { readOnly: true, idempotent: true },
     request: setGetRequestSchema,
     response: setResponseSchema,
     auth: agentAuth('memory.read'),
@@ -67,6 +85,9 @@ export const memoryRoutes = [
   route({
     path: '/kv/put',
     summary: 'Store a JSON value under a key with its visibility scopes (scope required).',
+    description:
+      'Store a JSON value under a key (a named fact or a small piece of state), replacing any previous value, visible under `scope`. Returns the key and updated_at.',
+    effects: { destructive: true, idempotent: true },
     request: kvPutRequestSchema,
     response: kvPutResponseSchema,
     auth: agentAuth('memory.write'),
@@ -75,6 +96,9 @@ export const memoryRoutes = [
   route({
     path: '/kv/get',
     summary: 'Read a key; 404 when absent or stored under none of the requested scopes.',
+    description:
+      'Read the JSON value stored under a key, if it is visible under one of the requested scopes. Returns key, value, scope and updated_at; not_found when absent.',
+    effects: { readOnly: true, idempotent: true },
     request: kvGetRequestSchema,
     response: kvGetResponseSchema,
     auth: agentAuth('memory.read'),

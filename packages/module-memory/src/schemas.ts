@@ -1,5 +1,6 @@
-import { agentIdSchema, scopeEntrySchema } from '@agentinfra/core';
+import { agentIdSchema, instantSchema, scopeEntrySchema } from '@agentinfra/core';
 import { z } from 'zod';
+import { jsonValueSchema } from './json-value.js';
 
 /**
  * Request and response bodies of agent-memory (SPEC.md §4 agent-memory,
@@ -31,8 +32,6 @@ export const setNameSchema = z.string().min(1).max(128);
 /** A kv key: 1–256 characters. */
 export const kvKeySchema = z.string().min(1).max(256);
 
-const iso = z.string();
-
 /** POST /mem/write. */
 export const writeRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
@@ -42,8 +41,8 @@ export const writeRequestSchema = z.strictObject({
   provenance: provenanceSchema,
   scope: scopeListSchema,
 });
-export type WriteRequest = z.input<typeof writeRequestSchema>;
-export const writeResponseSchema = z.object({ id: z.string(), created_at: iso });
+export type WriteRequest = z.output<typeof writeRequestSchema>;
+export const writeResponseSchema = z.object({ id: z.string(), created_at: instantSchema });
 export type WriteResponse = z.output<typeof writeResponseSchema>;
 
 /** POST /mem/query. `k` defaults to 10 (1..100); `scope` defaults to `["self"]`. */
@@ -57,7 +56,7 @@ export const queryRequestSchema = z.strictObject({
   k: z.number().int().min(1).max(100).default(10).describe('Number of hits wanted: 1..100, default 10.'),
   scope: scopeListSchema.default(['self']).describe('Scopes to search: default ["self"]; "team:<name>" requires membership (403).'),
 });
-export type QueryRequest = z.input<typeof queryRequestSchema>;
+export type QueryRequest = z.output<typeof queryRequestSchema>;
 /** One hit: the SPEC.md fields plus `agent_id` (owner, useful for team hits), `scope` and `created_at` (additions). */
 export const memoryHitSchema = z.object({
   id: z.string(),
@@ -66,7 +65,7 @@ export const memoryHitSchema = z.object({
   score: z.number(),
   agent_id: z.string(),
   scope: z.array(z.string()),
-  created_at: iso,
+  created_at: instantSchema,
 });
 export type MemoryHit = z.output<typeof memoryHitSchema>;
 export const queryResponseSchema = z.object({ hits: z.array(memoryHitSchema) });
@@ -74,7 +73,7 @@ export type QueryResponse = z.output<typeof queryResponseSchema>;
 
 /** POST /mem/forget: deletes every memory of `agent_id` with this provenance. */
 export const forgetRequestSchema = z.strictObject({ agent_id: agentIdSchema, provenance: provenanceSchema });
-export type ForgetRequest = z.input<typeof forgetRequestSchema>;
+export type ForgetRequest = z.output<typeof forgetRequestSchema>;
 export const forgetResponseSchema = z.object({ deleted: z.number().int().min(0) });
 export type ForgetResponse = z.output<typeof forgetResponseSchema>;
 
@@ -89,28 +88,33 @@ export const setPutRequestSchema = z.strictObject({
     .describe("Ids of the agent's own memories to add (unknown ids: 404 with details.unknown_ids, nothing changed)."),
   remove_ids: z.array(memoryIdSchema).max(1000).default([]).describe('Ids to remove; ids that are not members are ignored.'),
 });
-export type SetPutRequest = z.input<typeof setPutRequestSchema>;
+export type SetPutRequest = z.output<typeof setPutRequestSchema>;
 /** A set after a change: member ids sorted by code unit. */
 export const setResponseSchema = z.object({ name: z.string(), ids: z.array(z.string()) });
 export type SetResponse = z.output<typeof setResponseSchema>;
 
 /** POST /set/get (an addition). */
 export const setGetRequestSchema = z.strictObject({ agent_id: agentIdSchema, name: setNameSchema });
-export type SetGetRequest = z.input<typeof setGetRequestSchema>;
+export type SetGetRequest = z.output<typeof setGetRequestSchema>;
 
 /** POST /kv/put: `value` is any JSON value (null included); `scope` is required. */
 export const kvPutRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
   key: kvKeySchema,
-  value: z.json().describe('Any JSON value, at most 64 KiB serialized by default (413 above).'),
+  value: jsonValueSchema.describe('Any JSON value, at most 64 KiB serialized by default (413 above).'),
   scope: scopeListSchema,
 });
-export type KvPutRequest = z.input<typeof kvPutRequestSchema>;
-export const kvPutResponseSchema = z.object({ key: z.string(), updated_at: iso });
+export type KvPutRequest = z.output<typeof kvPutRequestSchema>;
+export const kvPutResponseSchema = z.object({ key: z.string(), updated_at: instantSchema });
 export type KvPutResponse = z.output<typeof kvPutResponseSchema>;
 
 /** POST /kv/get: `scope` lists the scopes the caller reads under; the stored scope must share one. */
 export const kvGetRequestSchema = z.strictObject({ agent_id: agentIdSchema, key: kvKeySchema, scope: scopeListSchema });
-export type KvGetRequest = z.input<typeof kvGetRequestSchema>;
-export const kvGetResponseSchema = z.object({ key: z.string(), value: z.json(), scope: z.array(z.string()), updated_at: iso });
+export type KvGetRequest = z.output<typeof kvGetRequestSchema>;
+export const kvGetResponseSchema = z.object({
+  key: z.string(),
+  value: jsonValueSchema,
+  scope: z.array(z.string()),
+  updated_at: instantSchema,
+});
 export type KvGetResponse = z.output<typeof kvGetResponseSchema>;

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CliError,
   fillPrivateKey,
   generateHostKeyPair,
   MeshCallError,
+  MeshHostError,
   parseInterval,
   publicKeyOf,
   runMeshHeartbeat,
   runWgConfig,
-} from './test-support/cli-commands.js';
+} from './host/index.js';
 import { configPeers, configValues, type MeshTestServer, startMeshTestServer } from './test-support/mesh-test-server.js';
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
@@ -33,7 +33,7 @@ describe('host command pieces', () => {
     expect(parseInterval('1h', '--every')).toBe(3_600_000);
     expect(parseInterval('250ms', '--every')).toBe(250);
     expect(parseInterval('45', '--every')).toBe(45_000);
-    for (const bad of ['', 'soon', '10 s', '-5s', '50ms', '1.5s']) expect(() => parseInterval(bad, '--every')).toThrow(CliError);
+    for (const bad of ['', 'soon', '10 s', '-5s', '50ms', '1.5s']) expect(() => parseInterval(bad, '--every')).toThrow(MeshHostError);
   });
 
   it('derives the public key of a private key the way it was generated', () => {
@@ -181,9 +181,9 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
     ];
     for (const [options, message] of attempts) {
       const error = await runWgConfig({ ...options, out: join(dir, 'never.conf'), log }).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(CliError);
-      expect((error as CliError).exitCode).toBe(2);
-      expect((error as CliError).message).toMatch(message);
+      expect(error).toBeInstanceOf(MeshHostError);
+      expect((error as MeshHostError).exitCode).toBe(2);
+      expect((error as MeshHostError).message).toMatch(message);
     }
     await expect(stat(privateKeyFile)).rejects.toThrow();
     await expect(stat(join(dir, 'never.conf'))).rejects.toThrow();
@@ -199,8 +199,8 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
       out: join(dir, 'other.conf'),
       log,
     }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).message).toContain('another public key');
+    expect(error).toBeInstanceOf(MeshHostError);
+    expect((error as MeshHostError).message).toContain('another public key');
   });
 
   it('reports server refusals with the error code and never the key', async () => {

@@ -1,6 +1,8 @@
 import { defineModule } from '@agentinfra/core';
+import { meshAdminRoutes } from './admin-routes.js';
 import { meshConfigSchema, meshEnv } from './config.js';
 import { meshMigrations } from './migrations/index.js';
+import { meshPermissions } from './permissions.js';
 import { meshRoutes } from './routes.js';
 import { createMeshService, type MeshService } from './service.js';
 
@@ -16,10 +18,10 @@ export const meshModule = defineModule({
   name: 'agent-mesh',
   ports: ['sql', 'clock', 'secretBox'],
   migrations: meshMigrations,
-  permissions: ['mesh.read', 'mesh.write'],
+  permissions: meshPermissions,
   config: { key: 'mesh', schema: meshConfigSchema, env: meshEnv },
   service: (deps) => createMeshService(deps),
-  routes: meshRoutes,
+  routes: [...meshRoutes, ...meshAdminRoutes],
   jobs: [
     {
       // Finishes a master-key rotation: PSKs sealed with a previous key are sealed again with the current one.

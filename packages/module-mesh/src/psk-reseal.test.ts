@@ -1,11 +1,12 @@
 import { createAesGcmSecretBox, newMasterKey, type SqlDatabase } from '@agentinfra/core';
+import { keepOpen } from '@agentinfra/core/testing';
 import { beforeFirstTransaction, sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { meshModule } from './module.js';
 import { presharedKeyContext } from './preshared-keys.js';
 import { createPskReseal } from './psk-reseal.js';
 import type { MeshService } from './service.js';
-import { configPeers, keepOpen, type MeshTestServer, startMeshTestServer } from './test-support/mesh-test-server.js';
+import { configPeers, type MeshTestServer, startMeshTestServer } from './test-support/mesh-test-server.js';
 
 const pskOf = async (t: MeshTestServer, agent: string, peer: string) =>
   configPeers((await t.mesh('wg_config', { agent_id: agent }, t.bridge)).body.config).get(peer)?.PresharedKey;

@@ -1,13 +1,13 @@
-import { agentIdSchema, InputError, type Principal, routesFor } from '@agentinfra/core';
+import { agentIdSchema, InputError, instantSchema, type Principal, routesFor } from '@agentinfra/core';
 import { accepts } from 'hono/accepts';
 import { z } from 'zod';
 import { aclSchema } from './acl.js';
 import { endpointSchema } from './endpoint.js';
+import type { MeshPermission } from './permissions.js';
 import type { MeshService } from './service.js';
 import { wireguardKeySchema } from './wireguard-key.js';
 
-const route = routesFor<MeshService>();
-const iso = z.string();
+const route = routesFor<MeshService, MeshPermission>();
 
 /**
  * The agent a call acts for: with the bridge key, `agent_id` from the
@@ -35,7 +35,7 @@ const peerView = z.object({
   pubkey: z.string(),
   endpoint: z.string(),
   online: z.boolean(),
-  last_seen: iso,
+  last_seen: instantSchema,
 });
 const aclView = z.object({ from_agent: z.string(), to_agent: z.string(), port: z.number().int(), proto: z.string() });
 
@@ -44,8 +44,11 @@ export const meshRoutes = [
   route({
     path: '/peer/register',
     summary: 'Register or update an agent’s WireGuard public key and endpoint; the mesh address is allocated once.',
+    description:
+      'Register or update the agent’s WireGuard public key and endpoint (host:port) in the mesh; the agent’s mesh address is allocated on first registration and kept. Returns agent_id, address and registered_at.',
+    effects: { destructive: true, idempotent: true },
     request: z.strictObject({ agent_id: agentIdSchema.optional(), pubkey: wireguardKeySchema, endpoint: endpointSchema }),
-    response: z.object({ agent_id: z.string(), address: z.string(), registered_at: iso }),
+    response: z.object({ agent_id: z.string(), address: z.string(), registered_at: instantSchema }),
     auth: { kind: 'agent', permission: 'mesh.write', agents: actingAgent },
     handler: ({ body, agentId, service }) =>
       service.registerPeer({ agentId: requireAgent(agentId), pubkey: body.pubkey, endpoint: body.endpoint }),
@@ -53,14 +56,18 @@ export const meshRoutes = [
   route({
     path: '/peer/heartbeat',
     summary: 'Bump the peer’s last_seen; it shows online in /netmap within the online window.',
+    description: 'Mark the agent’s peer online now (bumps last_seen); hosts call it periodically. Returns agent_id and last_seen.',
+    effects: { idempotent: true },
     request: agentOnly,
-    response: z.object({ agent_id: z.string(), last_seen: iso }),
+    response: z.object({ agent_id: z.string(), last_seen: instantSchema }),
     auth: { kind: 'agent', permission: 'mesh.write', agents: actingAgent },
     handler: ({ agentId, service }) => service.heartbeat({ agentId: requireAgent(agentId) }),
   }),
   route({
     path: '/acl/put',
     summary: 'Let from_agent reach to_agent on port/proto (authorised by to_agent or the bridge key). Idempotent.',
+    description: 'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL.',
+    effects: { idempotent: true },
     request: aclSchema,
     response: aclView,
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
@@ -69,6 +76,9 @@ export const meshRoutes = [
   route({
     path: '/acl/revoke',
     summary: 'Remove an ACL (authorised by to_agent or the bridge key). Idempotent.',
+    description:
+      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Returns how many rules were removed.',
+    effects: { destructive: true, idempotent: true },
     request: aclSchema,
     response: z.object({ revoked: z.number().int() }),
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
@@ -77,6 +87,9 @@ export const meshRoutes = [
   route({
     path: '/netmap',
     summary: 'The caller’s own peer, the peers it may reach or that may reach it, and the ACLs that involve it.',
+    description:
+      'The agent’s own mesh peer, the peers it may reach or that may reach it (with online status and last_seen), and the ACLs that involve it.',
+    effects: { readOnly: true, idempotent: true },
     request: agentOnly,
     response: z.object({ self: peerView.nullable(), peers: z.array(peerView), acls: z.array(aclView) }),
     auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
@@ -85,6 +98,9 @@ export const meshRoutes = [
   route({
     path: '/wg_config',
     summary: 'The caller’s wg-quick configuration with PSKs: { config }, or the text itself with Accept: text/plain.',
+    description:
+      'The agent’s ready-to-use wg-quick configuration, including the pairwise pre-shared keys (secret: write it to the host, do not repeat it). Returns { config }.',
+    effects: { readOnly: true, idempotent: true },
     request: agentOnly,
     response: z.object({ config: z.string() }),
     auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
@@ -101,10 +117,13 @@ export const meshRoutes = [
   route({
     path: '/psk/rotate',
     summary: 'Replace the pre-shared key of the pair (a, b); both re-fetch /wg_config. Never returns the key.',
+    description:
+      'Replace the pre-shared key of the pair (a, b); both agents must re-fetch /wg_config afterwards. Never returns the key. Returns a, b and rotated_at.',
+    effects: { destructive: true },
     request: z
       .strictObject({ a: agentIdSchema, b: agentIdSchema })
       .refine((body) => body.a !== body.b, { path: ['b'], message: 'must differ from a' }),
-    response: z.object({ a: z.string(), b: z.string(), rotated_at: iso }),
+    response: z.object({ a: z.string(), b: z.string(), rotated_at: instantSchema }),
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.a, body.b] },
     handler: ({ body, service }) => service.rotatePsk(body),
   }),

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Acl, AclProtocol } from './acl.js';
 import { allocateAddress } from './address-allocation.js';
 import { createAddressPool } from './address-pool.js';
+import { createMeshAdmin } from './admin-queries.js';
 import type { MeshConfig } from './config.js';
 import { parseEndpoint } from './endpoint.js';
 import { type InboundRule, nftablesHooks } from './nftables-rules.js';
@@ -334,6 +335,9 @@ export function createMeshService(deps: MeshDeps) {
     resealKeys(options: { signal?: AbortSignal } = {}): Promise<number> {
       return reseal.resealAll(options);
     },
+
+    /** Listings across the mesh for operators (the `/admin/*` routes). */
+    admin: createMeshAdmin(deps),
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWgConfig } from './test-support/cli-commands.js';
+import { runWgConfig } from './host/index.js';
 import { configPeers, configValues, type MeshTestServer, startMeshTestServer } from './test-support/mesh-test-server.js';
 import { runCommand } from './test-support/processes.js';
 import { isRoot, wireguardGate } from './test-support/wireguard-environment.js';

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agentinfra/core';
 import { bareAddress, normalizeAddress } from './addresses.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
-import { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './mime-message.js';
+import type { AttachmentInfo, ParsedMessage } from './mime-message.js';
+import type { MimeParserPool } from './mime-parser-pool.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
+import { injectionHeaders, withoutInjectionHeaders } from './scoring/injection-headers.js';
 import type { InjectionScorer, ScoringInput } from './scoring/injection-scorer.js';
 import type { LocalInjectionScorer } from './scoring/local-scorer.js';
 import type { PostboxDeps } from './service-deps.js';
@@ -35,6 +37,23 @@ export interface IngestResult {
   quarantined: boolean;
 }
 
+/**
+ * Characters of the text and of the HTML body handed to the injection scorer
+ * (issue #11: it runs on the event loop; 1 MiB is /ingest's default body limit).
+ */
+const MAX_SCORED_CHARS = 1_048_576;
+/** Characters of the subject handed to the scorer (the subject bound of /ingest). */
+const MAX_SCORED_SUBJECT_CHARS = 16_384;
+
+/** The first {@link MAX_SCORED_CHARS} characters of the text and of the HTML, and the subject's first 16,384. */
+function boundedScoringInput(message: ScoringInput): ScoringInput {
+  return {
+    subject: message.subject.slice(0, MAX_SCORED_SUBJECT_CHARS),
+    text: message.text.slice(0, MAX_SCORED_CHARS),
+    html: message.html === null ? null : message.html.slice(0, MAX_SCORED_CHARS),
+  };
+}
+
 /** Messages stored per transaction at most (bounded by the bind-parameter limits of SQLite and PostgreSQL). */
 const MAX_BATCH = 64;
 /**
@@ -48,11 +67,17 @@ interface ScoredMessage {
   message: InboundMessage;
   /** Bare recipient address. */
   recipient: string;
-  /** Lower-case header names. */
+  /** Lower-case header names, with the postbox's `x-agentinfra-injection*` headers. */
   headers: Record<string, string>;
   dedupeKey: string | null;
   mimeOwned: boolean;
   injectionScore: number;
+}
+
+/** A message's injection score and the headers that explain it. */
+interface ScoredInput {
+  score: number;
+  headers: Record<string, string>;
 }
 
 /** A message's identity for idempotency: its Message-ID for one recipient. */
@@ -61,17 +86,35 @@ function dedupeKeyOf(recipient: string, messageId: string): string {
 }
 
 /** The ingest path shared by /ingest and the bundled MTA: store, score, apply rules, notify. */
-export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fallbackScorer: LocalInjectionScorer; webhooks: Webhooks }) {
+export function createInbound(
+  deps: PostboxDeps & { scorer: InjectionScorer; fallbackScorer: LocalInjectionScorer; webhooks: Webhooks; mimeParser: MimeParserPool },
+) {
   const knex = () => deps.sql.knex;
 
-  async function score(input: ScoringInput): Promise<number> {
-    if (deps.scorer === deps.fallbackScorer) return deps.fallbackScorer.scoreSync(input);
+  /**
+   * Scores a message with the configured scorer (the local one when a remote
+   * scorer fails) and explains it with the local model: the score and the
+   * `x-agentinfra-injection*` headers (see `scoring/injection-headers.ts`).
+   */
+  async function scoreWithReasons(message: ScoringInput): Promise<ScoredInput> {
+    const input = boundedScoringInput(message);
+    const local = deps.fallbackScorer.explain(input);
+    const localScorerId = deps.fallbackScorer.id;
+    if (deps.scorer === deps.fallbackScorer) {
+      return { score: local.score, headers: injectionHeaders({ scorerId: localScorerId, score: local.score, local, localScorerId }) };
+    }
     try {
-      return await deps.scorer.score(input);
+      const score = await deps.scorer.score(input);
+      return { score, headers: injectionHeaders({ scorerId: deps.scorer.id, score, local, localScorerId }) };
     } catch (error) {
       deps.logger.warn({ err: error, scorer: deps.scorer.id }, 'injection scorer failed; used the local scorer');
-      return deps.fallbackScorer.scoreSync(input);
+      const headers = injectionHeaders({ scorerId: localScorerId, score: local.score, local, localScorerId, fallbackFrom: deps.scorer.id });
+      return { score: local.score, headers };
     }
+  }
+
+  async function score(input: ScoringInput): Promise<number> {
+    return (await scoreWithReasons(input)).score;
   }
 
   async function existing(dedupeKey: string): Promise<IngestResult | null> {
@@ -178,25 +221,24 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
   /** Normalises and scores one message, then hands it to the group commit. */
   async function submit(
     message: InboundMessage,
-    options: { mimeOwned?: boolean | undefined; dedupeId?: string | undefined; injectionScore?: number | undefined },
+    options: { mimeOwned?: boolean | undefined; dedupeId?: string | undefined; scored?: ScoredInput | undefined },
   ): Promise<IngestResult> {
     const recipient = bareAddress(message.to);
     const headers = Object.fromEntries(Object.entries(message.headers).map(([name, value]) => [name.toLowerCase(), value]));
     const messageId = headers['message-id']?.trim() || options.dedupeId;
-    if (options.injectionScore === undefined && deps.scorer !== deps.fallbackScorer) {
+    if (options.scored === undefined && deps.scorer !== deps.fallbackScorer) {
       // A remote scorer is not sent mail that no agent would receive.
       const owned = await knex()('postbox_addresses').where({ address: recipient }).first('address');
       if (!owned) throw new NotFoundError(`No agent has the address "${recipient}".`);
     }
-    const injectionScore =
-      options.injectionScore ?? (await score({ subject: message.subject, text: message.body, html: message.html ?? null }));
+    const scored = options.scored ?? (await scoreWithReasons({ subject: message.subject, text: message.body, html: message.html ?? null }));
     return batcher.submit({
       message,
       recipient,
-      headers,
+      headers: { ...withoutInjectionHeaders(headers), ...scored.headers },
       dedupeKey: messageId ? dedupeKeyOf(recipient, messageId) : null,
       mimeOwned: options.mimeOwned ?? false,
-      injectionScore,
+      injectionScore: scored.score,
     });
   }
 
@@ -219,12 +261,13 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
   /**
    * The SMTP path: stores the raw message once in the blob store (key
    * `postbox/mime/<sha256>.eml`, so a re-delivery writes the same object;
-   * the write and its fsync run while mailparser reads the message), parses
-   * and scores it once, and ingests it for each recipient once the write
+   * the write and its fsync run while mailparser reads the message in a worker
+   * thread), parses and scores it once, and ingests it for each recipient once the write
    * succeeded. A recipient whose address disappeared since RCPT TO is
    * skipped.
    * @returns the ids of the stored (or already stored) messages, once all are committed.
-   * @throws the blob store's error when the raw message could not be stored (nothing is then stored).
+   * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
+   *   MalformedMessageError when mailparser refuses the message (only the raw blob is then stored).
    */
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
     const hash = createHash('sha256').update(options.raw).digest('hex');
@@ -235,12 +278,12 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
     stored.catch(() => undefined);
     let parsed: ParsedMessage;
     try {
-      parsed = await parseMimeMessage(options.raw);
+      parsed = await deps.mimeParser.parse(options.raw);
     } catch (error) {
       await stored.catch(() => undefined);
       throw error;
     }
-    const injectionScore = await score({ subject: parsed.subject, text: parsed.text, html: parsed.html });
+    const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html });
     await stored;
     const results = await Promise.allSettled(
       options.recipients.map((recipient) =>
@@ -255,7 +298,7 @@ export function createInbound(deps: PostboxDeps & { scorer: InjectionScorer; fal
             mimeRef,
             attachments: parsed.attachments,
           },
-          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, injectionScore },
+          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored },
         ),
       ),
     );

@@ -5,12 +5,21 @@ export { composeMessage, createMailRelay, type MailRelay, RelayError } from './m
 export { type MessageStatus, type MessageView, messageViewSchema } from './message-view.js';
 export { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './mime-message.js';
 export { postboxModule, postboxModule as default } from './module.js';
-export { applyRules, likePattern, type MailRule, type RuleAction, type RuleMatch, ruleActionSchema, ruleMatchSchema } from './rules.js';
-export { type LinearModel, LOCAL_SCORER_MODEL } from './scoring/feature-weights.js';
+export { type PostboxPermission, postboxPermissions } from './permissions.js';
+export {
+  applyRules,
+  type MailRule,
+  matchesLike,
+  type RuleAction,
+  type RuleMatch,
+  ruleActionSchema,
+  ruleMatchSchema,
+} from './rules.js';
 export { createHttpInjectionScorer, type HttpInjectionScorerOptions } from './scoring/http-scorer.js';
-export { FEATURE_NAMES, injectionFeatures } from './scoring/injection-features.js';
+export { FEATURE_NAMES, type FeatureName, injectionFeatures, type MessageFeatures } from './scoring/injection-features.js';
+export { bundledInjectionModel, decodeInjectionModel, type InjectionModel } from './scoring/injection-model.js';
 export type { InjectionScorer, ScoringInput } from './scoring/injection-scorer.js';
-export { createLocalInjectionScorer, type LocalInjectionScorer } from './scoring/local-scorer.js';
+export { createLocalInjectionScorer, type InjectionExplanation, type LocalInjectionScorer } from './scoring/local-scorer.js';
 export { createPostboxService, type PostboxService, type PostboxServiceOptions } from './service.js';
 export type { PostboxDeps } from './service-deps.js';
 export { WEBHOOK_EVENTS, type WebhookEvent } from './webhooks.js';

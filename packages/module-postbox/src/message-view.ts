@@ -1,6 +1,7 @@
 import { isoTimestamp } from '@agentinfra/core';
 import { z } from 'zod';
 import type { AttachmentInfo } from './mime-message.js';
+import { INJECTION_HEADER } from './scoring/injection-headers.js';
 
 /** A row of `postbox_messages`. */
 export interface MessageRow {
@@ -97,8 +98,23 @@ export function messageView(row: MessageRow, reveal: boolean): MessageView {
   };
 }
 
-/** Headers that carry no free text a sender controls are kept on withheld messages. */
-const ROUTING_HEADERS = new Set(['message-id', 'date', 'from', 'to', 'cc', 'return-path', 'received', 'content-type', 'mime-version']);
+/**
+ * Headers that carry no free text a sender controls are kept on withheld
+ * messages, and so is the postbox's own `x-agentinfra-injection` (scorer and
+ * signal names), so that a reviewer sees why a message was quarantined.
+ */
+const ROUTING_HEADERS = new Set([
+  'message-id',
+  'date',
+  'from',
+  'to',
+  'cc',
+  'return-path',
+  'received',
+  'content-type',
+  'mime-version',
+  INJECTION_HEADER,
+]);
 
 function withheldHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => ROUTING_HEADERS.has(name)));

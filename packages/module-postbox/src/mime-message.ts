@@ -3,6 +3,14 @@ import { type AddressObject, type HeaderValue, simpleParser } from 'mailparser';
 /** Headers kept per message at most, and characters per header value. */
 const MAX_HEADERS = 200;
 const MAX_HEADER_CHARS = 8_192;
+/** Characters of the subject and of the `From` header kept (the subject bound of /ingest). */
+const MAX_SUBJECT_CHARS = 16_384;
+/**
+ * Longest HTML body turned into text, in characters (issue #11: `html-to-text`
+ * reads about 3 MB/s). A longer HTML-only message keeps its HTML and gets an
+ * empty text body.
+ */
+export const MAX_HTML_TO_TEXT_CHARS = 1_048_576;
 
 /** An attachment as listed on a message (its bytes stay in the raw MIME). */
 export interface AttachmentInfo {
@@ -62,7 +70,10 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
  * text and HTML bodies, headers (incl. `message-id`) and the list of
  * attachments. Links in text are not rewritten and embedded images are not
  * inlined, so the HTML is the sender's; attachments are not hashed (only
- * their size is kept).
+ * their size is kept). The subject and `From` are cut to 16,384 characters;
+ * HTML over {@link MAX_HTML_TO_TEXT_CHARS} is not turned into text. This is
+ * seconds of CPU for a large message: the server calls it in a worker thread
+ * (`createMimeParserPool`).
  * @throws Error from mailparser when the input cannot be read at all (it is lenient with malformed mail).
  */
 export async function parseMimeMessage(raw: Buffer): Promise<ParsedMessage> {
@@ -72,10 +83,11 @@ export async function parseMimeMessage(raw: Buffer): Promise<ParsedMessage> {
     skipImageLinks: true,
     keepCidLinks: true,
     checksumAlgo: false,
+    maxHtmlLengthToParse: MAX_HTML_TO_TEXT_CHARS,
   });
   return {
-    from: addressText(parsed.from),
-    subject: parsed.subject ?? '',
+    from: addressText(parsed.from).slice(0, MAX_SUBJECT_CHARS),
+    subject: (parsed.subject ?? '').slice(0, MAX_SUBJECT_CHARS),
     text: parsed.text ?? '',
     html: typeof parsed.html === 'string' ? parsed.html : null,
     headers: flattenHeaders(parsed.headers),

@@ -1,7 +1,9 @@
 import { defineModule } from '@agentinfra/core';
+import { postboxAdminRoutes } from './admin-routes.js';
 import { postboxConfigSchema, postboxEnv } from './config.js';
 import { postboxJobs } from './jobs/postbox-jobs.js';
 import { postboxMigrations } from './migrations/index.js';
+import { postboxPermissions } from './permissions.js';
 import { postboxRoutes } from './routes.js';
 import { createPostboxService } from './service.js';
 
@@ -16,10 +18,10 @@ export const postboxModule = defineModule({
   name: 'agent-postbox',
   ports: ['sql', 'clock', 'jobs', 'settings', 'rateLimiter', 'blobStore', 'delivery', 'secretBox', 'logger'],
   migrations: postboxMigrations,
-  permissions: ['postbox.read', 'postbox.send', 'postbox.admin'],
+  permissions: postboxPermissions,
   config: { key: 'postbox', schema: postboxConfigSchema, env: postboxEnv },
   service: (deps) => createPostboxService(deps),
-  routes: postboxRoutes,
+  routes: [...postboxRoutes, ...postboxAdminRoutes],
   jobs: postboxJobs,
   start: (service) => service.start(),
   describe: (service) => {

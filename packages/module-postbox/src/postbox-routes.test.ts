@@ -75,10 +75,10 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
       expect(await count('postbox_addresses')).toBe(before);
     });
 
-    it('takes the agent’s device key (403 for another agent’s) and refuses no credential (401)', async () => {
+    it('takes the agent’s device key (403 for another agent’s or the bridge key) and refuses no credential (401)', async () => {
       expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'mine' }, 'alice')).status).toBe(403);
       expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'mine' }, {})).status).toBe(401);
-      expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'bob.ops' }, t.bridge)).status).toBe(200);
+      expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'bob.ops' }, t.bridge)).status).toBe(403); // #11: SPEC.md §5 requires a device key
     });
   });
 

@@ -1,15 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { applyRules, likePattern, type MailRule, ruleActionSchema, ruleMatchSchema } from './rules.js';
+import { seededRandom } from './build/seeded-random.js';
+import { applyRules, type MailRule, matchesLike, ruleActionSchema, ruleMatchSchema } from './rules.js';
 
 describe('like patterns', () => {
   it('treats % as any run of characters, everything else literally, case-insensitively, whole value', () => {
-    expect(likePattern('%@shop.example').test('News@Shop.Example')).toBe(true);
-    expect(likePattern('%@shop.example').test('news@shop.example.evil')).toBe(false);
-    expect(likePattern('a_b%').test('a_bc')).toBe(true);
-    expect(likePattern('a_b%').test('axbc')).toBe(false);
-    expect(likePattern('re: %(urgent)%').test('Re: call me (urgent) now')).toBe(true);
-    expect(likePattern('%').test('')).toBe(true);
+    expect(matchesLike('%@shop.example', 'News@Shop.Example')).toBe(true);
+    expect(matchesLike('%@shop.example', 'news@shop.example.evil')).toBe(false);
+    expect(matchesLike('a_b%', 'a_bc')).toBe(true);
+    expect(matchesLike('a_b%', 'axbc')).toBe(false);
+    expect(matchesLike('re: %(urgent)%', 'Re: call me (urgent) now')).toBe(true);
+    expect(matchesLike('%', '')).toBe(true);
+    expect(matchesLike('a.*b', 'a.*b')).toBe(true);
+    expect(matchesLike('a.*b', 'axxb')).toBe(false);
+    expect(matchesLike('ab%ba', 'aba')).toBe(false);
+    expect(matchesLike('%ab%ab%', 'xabyab')).toBe(true);
+    expect(matchesLike('%ab%ab%', 'xaby')).toBe(false);
   });
+
+  it('agrees with the equivalent anchored regular expression on random patterns and values', () => {
+    const random = seededRandom(5);
+    const draw = (alphabet: string, length: number) =>
+      Array.from({ length: Math.floor(random() * length) }, () => alphabet.charAt(Math.floor(random() * alphabet.length))).join('');
+    for (let trial = 0; trial < 5_000; trial += 1) {
+      const pattern = draw('aAb%.', 8);
+      const value = draw('aAb.', 10);
+      const source = pattern
+        .split('%')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+        .join('[\\s\\S]*');
+      expect(matchesLike(pattern, value), `${pattern} ~ ${value}`).toBe(new RegExp(`^${source}$`, 'i').test(value));
+    }
+  });
+
+  // #11: patterns were turned into regular expressions whose backtracking on `%a%a%…%b` took seconds.
+  it('matches the longest hostile pattern against the longest subject at once', () => {
+    const pattern = `${'%a'.repeat(255)}%b`;
+    expect(pattern.length).toBeLessThanOrEqual(512);
+    expect(ruleMatchSchema.safeParse({ subject_like: pattern }).success).toBe(true);
+    expect(matchesLike(pattern, 'a'.repeat(16_384))).toBe(false);
+    expect(matchesLike(pattern, `${'a'.repeat(16_384)}b`)).toBe(true);
+  }, 5_000);
 });
 
 describe('rules', () => {

@@ -75,28 +75,41 @@ export interface RuleOutcome {
   matched: string[];
 }
 
-const compiled = new Map<string, RegExp>();
-
-/** Turns a `%` pattern into an anchored, case-insensitive regular expression (cached). */
-export function likePattern(pattern: string): RegExp {
-  let regex = compiled.get(pattern);
-  if (!regex) {
-    const source = pattern
-      .split('%')
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-      .join('[\\s\\S]*');
-    regex = new RegExp(`^${source}$`, 'i');
-    if (compiled.size > 10_000) compiled.clear();
-    compiled.set(pattern, regex);
+/**
+ * Whether `value` matches a `%` pattern (see {@link ruleMatchSchema}): `%`
+ * stands for any run of characters, everything else is literal, the whole
+ * value must match, and both sides are compared lower-cased.
+ *
+ * Linear work (issue #11; no regular expression is built from the pattern,
+ * whose `%a%a%…%b` forms backtracked for seconds on a long subject): the
+ * literal between the first and the last `%` are found left to right, each
+ * at its first occurrence after the previous one, which is the match if there
+ * is any; each search starts where the previous one ended.
+ */
+export function matchesLike(pattern: string, value: string): boolean {
+  const parts = pattern.toLowerCase().split('%');
+  const text = value.toLowerCase();
+  const first = parts[0] ?? '';
+  if (parts.length === 1) return text === first;
+  const last = parts[parts.length - 1] ?? '';
+  const end = text.length - last.length;
+  if (end < first.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  for (let index = 1; index < parts.length - 1; index += 1) {
+    const part = parts[index] ?? '';
+    if (part === '') continue;
+    const found = text.indexOf(part, at);
+    if (found < 0 || found + part.length > end) return false;
+    at = found + part.length;
   }
-  return regex;
+  return true;
 }
 
 /** Whether every pattern of `match` matches the message. */
 export function ruleMatches(match: RuleMatch, message: RuleSubject): boolean {
-  if (match.from_like !== undefined && !likePattern(match.from_like).test(message.from)) return false;
-  if (match.to_like !== undefined && !likePattern(match.to_like).test(message.to)) return false;
-  if (match.subject_like !== undefined && !likePattern(match.subject_like).test(message.subject)) return false;
+  if (match.from_like !== undefined && !matchesLike(match.from_like, message.from)) return false;
+  if (match.to_like !== undefined && !matchesLike(match.to_like, message.to)) return false;
+  if (match.subject_like !== undefined && !matchesLike(match.subject_like, message.subject)) return false;
   return true;
 }
 

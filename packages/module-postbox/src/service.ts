@@ -1,9 +1,11 @@
-import { ConflictError, InputError, isoTimestamp, NotFoundError, PayloadTooLargeError } from '@agentinfra/core';
+import { ConflictError, createListCursor, InputError, isoTimestamp, NotFoundError, PayloadTooLargeError } from '@agentinfra/core';
+import { z } from 'zod';
 import { createAcceptedRecipients } from './accepted-recipients.js';
 import { localPartProblem, normalizeAddress } from './addresses.js';
+import { createPostboxAdmin } from './admin-queries.js';
 import { createInbound, type InboundMessage, MIME_PREFIX } from './inbound.js';
-import { decodeCursor, encodeCursor } from './list-cursor.js';
 import { type MessageRow, type MessageView, messageView } from './message-view.js';
+import { createMimeParserPool } from './mime-parser-pool.js';
 import { createOutbound } from './outbound.js';
 import type { MailRule, RuleAction, RuleMatch } from './rules.js';
 import { createHttpInjectionScorer } from './scoring/http-scorer.js';
@@ -15,8 +17,15 @@ import { createWebhooks } from './webhooks.js';
 
 /** Rules one agent may keep. */
 export const MAX_RULES_PER_AGENT = 100;
+/** Worker threads parsing SMTP mail (one: the event loop keeps the other core of a small host). */
+const MIME_PARSER_THREADS = 1;
+/** SMTP messages waiting for the parser at most; more get 451 and are retried by the sender. */
+const MIME_PARSER_QUEUE = 64;
 /** Rows deleted per statement by the retention job. */
 const RETENTION_BATCH = 500;
+
+/** /list positions: the `seq` of the last message returned, passed back as `since`. */
+const listCursor = createListCursor({ schema: z.strictObject({ s: z.int().min(0) }), field: 'since' });
 const DAY_MS = 86_400_000;
 /** How long RCPT TO reuses "this address exists" (see `accepted-recipients.ts`). */
 const RECIPIENT_MEMORY_MS = 1_000;
@@ -43,7 +52,8 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       ? createHttpInjectionScorer({ url: config.scorer.url, token: config.scorer.token, timeoutMs: config.scorer.timeoutMs })
       : fallbackScorer);
   const webhooks = createWebhooks(deps);
-  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks });
+  const mimeParser = createMimeParserPool({ threads: MIME_PARSER_THREADS, maxQueue: MIME_PARSER_QUEUE });
+  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser });
   const outbound = createOutbound({ ...deps, webhooks });
   let listener: SmtpListener | null = null;
   const acceptedRecipients = createAcceptedRecipients(
@@ -126,7 +136,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       unreadOnly?: boolean | undefined;
       revealQuarantined?: boolean | undefined;
     }): Promise<{ messages: MessageView[]; next_cursor: string | null; has_more: boolean }> {
-      const after = request.since === null ? 0 : decodeCursor(request.since);
+      const after = request.since === null ? 0 : listCursor.decode(request.since).s;
       const query = knex()('postbox_messages').where({ agent_id: request.agentId, direction: request.direction }).where('seq', '>', after);
       if (request.folder !== undefined) query.where({ folder: request.folder });
       if (request.unreadOnly) query.whereNull('read_at');
@@ -135,7 +145,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       const last = page[page.length - 1];
       return {
         messages: page.map((row) => messageView(row, request.revealQuarantined ?? false)),
-        next_cursor: last ? encodeCursor(Number(last.seq)) : request.since,
+        next_cursor: last ? listCursor.encode({ s: Number(last.seq) }) : request.since,
         has_more: rows.length > request.limit,
       };
     },
@@ -219,6 +229,9 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     relayDescription: outbound.relayDescription,
 
     webhooks,
+
+    /** Mail across agents and the quarantine queue for operators (the `/admin/*` routes). */
+    admin: createPostboxAdmin(deps, webhooks),
 
     /**
      * A short-lived download URL of a message's raw MIME (when the postbox stored it).
@@ -311,11 +324,12 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       return listener ? { ...listener.address, starttls: listener.starttls } : null;
     },
 
-    /** Stops the MTA and closes relay connections. */
+    /** Stops the MTA, its MIME parser threads and relay connections. */
     async stop(): Promise<void> {
       const current = listener;
       listener = null;
       await current?.close();
+      await mimeParser.close();
       outbound.close();
     },
   };

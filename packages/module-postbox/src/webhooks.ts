@@ -21,6 +21,9 @@ export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);
 /** Name of the durable job that delivers one event to one webhook. */
 export const WEBHOOK_JOB = 'postbox.webhook';
 
+/** Characters of a failed delivery's error kept for operators. */
+const DELIVERY_ERROR_CHARS = 500;
+
 /** Webhooks one agent may register. */
 const MAX_WEBHOOKS_PER_AGENT = 20;
 
@@ -121,6 +124,25 @@ export function createWebhooks(deps: PostboxDeps) {
     const row = (await knex()('postbox_webhooks').where({ id: webhookId, agent_id: agentId }).first()) as WebhookRow | undefined;
     if (!row) throw new NotFoundError(`Agent "${agentId}" has no webhook "${webhookId}".`);
     return row;
+  }
+
+  /**
+   * Stores a delivery attempt's outcome on the webhook (shown to operators, #16).
+   * Never throws: a failed write is logged and the delivery goes on.
+   */
+  async function recordDelivery(webhookId: string, outcome: { ok: boolean; status: number | null; error: string | null }) {
+    try {
+      await knex()('postbox_webhooks')
+        .where({ id: webhookId })
+        .update({
+          last_delivery_at: deps.clock.now(),
+          last_delivery_ok: outcome.ok,
+          last_delivery_status: outcome.status,
+          last_delivery_error: outcome.error === null ? null : outcome.error.slice(0, DELIVERY_ERROR_CHARS),
+        });
+    } catch (error) {
+      deps.logger.warn({ err: error, webhook_id: webhookId }, 'could not record the webhook delivery result');
+    }
   }
 
   /** Enqueues one durable delivery job per payload inside `trx` (see {@link deliveriesOf}). */
@@ -278,8 +300,9 @@ export function createWebhooks(deps: PostboxDeps) {
       if (row.previous_sealed && row.previous_expires_at !== null && Number(row.previous_expires_at) > deps.clock.now()) {
         secrets.push(open(row.id, row.previous_sealed));
       }
+      let result: { ok: boolean; status: number };
       try {
-        const result = await deps.delivery.send({
+        result = await deps.delivery.send({
           url: row.url,
           secrets,
           messageId: payload.event_id,
@@ -288,14 +311,16 @@ export function createWebhooks(deps: PostboxDeps) {
           timeoutMs: deps.moduleConfig.webhookTimeoutMs,
           signal: options.signal,
         });
-        if (!result.ok) throw new Error(`Webhook ${row.id} answered HTTP ${result.status}.`);
       } catch (error) {
+        await recordDelivery(row.id, { ok: false, status: null, error: (error as Error).message });
         if (error instanceof InputError) {
           deps.logger.warn({ webhook_id: row.id, reason: error.message }, 'webhook target refused; delivery dropped');
           return;
         }
         throw error;
       }
+      await recordDelivery(row.id, { ok: result.ok, status: result.status, error: result.ok ? null : `answered HTTP ${result.status}` });
+      if (!result.ok) throw new Error(`Webhook ${row.id} answered HTTP ${result.status}.`);
     },
   };
 }

@@ -3,6 +3,7 @@ export { JOB_RUN_EVENT, messageIdOf } from './callback-run.js';
 export { type SchedulerConfig, type SchedulerConfigInput, schedulerConfigSchema, schedulerEnv } from './config.js';
 export { schedulerMigrations } from './migrations/index.js';
 export { schedulerModule, schedulerModule as default } from './module.js';
+export { type SchedulerPermission, schedulerPermissions } from './permissions.js';
 export type { ReconcileResult } from './reconcile.js';
 export { schedulerRoutes } from './routes.js';
 export * from './schemas.js';

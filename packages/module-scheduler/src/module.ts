@@ -1,9 +1,11 @@
 import { defineModule } from '@agentinfra/core';
+import { schedulerAdminRoutes } from './admin-routes.js';
 import { schedulerConfigSchema, schedulerEnv } from './config.js';
 import { reconcileJob } from './jobs/reconcile.js';
 import { resealSecretsJob } from './jobs/reseal-secrets.js';
 import { runCallbackJob } from './jobs/run-callback.js';
 import { schedulerMigrations } from './migrations/index.js';
+import { schedulerPermissions } from './permissions.js';
 import { schedulerRoutes } from './routes.js';
 import { createSchedulerService } from './service.js';
 
@@ -20,9 +22,9 @@ export const schedulerModule = defineModule({
   name: 'agent-scheduler',
   ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger'],
   migrations: schedulerMigrations,
-  permissions: ['scheduler.read', 'scheduler.write'],
+  permissions: schedulerPermissions,
   config: { key: 'scheduler', schema: schedulerConfigSchema, env: schedulerEnv },
   service: (deps) => createSchedulerService(deps),
-  routes: schedulerRoutes,
+  routes: [...schedulerRoutes, ...schedulerAdminRoutes],
   jobs: [runCallbackJob, reconcileJob, resealSecretsJob],
 });

@@ -76,6 +76,8 @@ describe.runIf(postgresAvailability().available)('agent-scheduler replicas on Po
         cadence: '@every 10s',
         callback_url: `${receiver.url}/fire`,
         secret: newWebhookSecret(),
+        max_attempts: 3,
+        catch_up: 'once',
       });
       firstFire.set(`agent-${index % 25}/${name}`, Date.parse(put.next_run_at));
     }

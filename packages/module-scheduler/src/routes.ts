@@ -1,4 +1,5 @@
 import { routesFor } from '@agentinfra/core';
+import type { SchedulerPermission } from './permissions.js';
 import {
   jobRefRequestSchema,
   jobStatusResponseSchema,
@@ -12,7 +13,7 @@ import {
 } from './schemas.js';
 import type { SchedulerService } from './service.js';
 
-const route = routesFor<SchedulerService>();
+const route = routesFor<SchedulerService, SchedulerPermission>();
 
 /** The agent named in the payload: its device key, a delegation from it with `permission`, or the bridge key. */
 const agentAuth = (permission: 'scheduler.read' | 'scheduler.write') =>
@@ -23,6 +24,9 @@ export const schedulerRoutes = [
   route({
     path: '/job/put',
     summary: 'Create or replace a job (upsert by agent_id + name) and activate it; returns its next run.',
+    description:
+      'Create or replace a scheduled job by name: on each tick of `cadence` (cron, or @every 5m) the service POSTs a signed callback to callback_url, retried up to max_attempts. Returns job_id, name and next_run_at.',
+    effects: { destructive: true, idempotent: true, openWorld: true },
     request: putJobRequestSchema,
     response: putJobResponseSchema,
     auth: agentAuth('scheduler.write'),
@@ -31,6 +35,8 @@ export const schedulerRoutes = [
   route({
     path: '/job/pause',
     summary: 'Pause a job: its queued fire is cancelled until /job/resume or /job/put.',
+    description: 'Pause a job: no runs until it is resumed or put again. Returns name and status.',
+    effects: { idempotent: true },
     request: jobRefRequestSchema,
     response: jobStatusResponseSchema,
     auth: agentAuth('scheduler.write'),
@@ -39,6 +45,8 @@ export const schedulerRoutes = [
   route({
     path: '/job/resume',
     summary: 'Resume a paused job from now; returns its next run.',
+    description: 'Resume a paused job from now. Returns name, status and next_run_at.',
+    effects: { idempotent: true },
     request: jobRefRequestSchema,
     response: resumeJobResponseSchema,
     auth: agentAuth('scheduler.write'),
@@ -47,6 +55,8 @@ export const schedulerRoutes = [
   route({
     path: '/job/delete',
     summary: 'Delete a job and its runs; its queued fire and pending retries are cancelled.',
+    description: 'Delete a job and its run history; queued runs and retries are cancelled. Returns name and status.',
+    effects: { destructive: true, idempotent: true },
     request: jobRefRequestSchema,
     response: jobStatusResponseSchema,
     auth: agentAuth('scheduler.write'),
@@ -55,6 +65,9 @@ export const schedulerRoutes = [
   route({
     path: '/runs/list',
     summary: 'Runs of a job, newest scheduled instant first (limit 1..500, default 50).',
+    description:
+      'The runs of a job, newest first, with status (queued, running, succeeded, failed), attempts and the last error. Use it to check that callbacks succeed.',
+    effects: { readOnly: true, idempotent: true },
     request: listRunsRequestSchema,
     response: listRunsResponseSchema,
     auth: agentAuth('scheduler.read'),
@@ -63,6 +76,9 @@ export const schedulerRoutes = [
   route({
     path: '/runs/retry',
     summary: 'Re-queue a finished run as a new attempt series (409 while it is queued or running).',
+    description:
+      'Run a finished run again as a new attempt series (conflict while it is queued or running). Returns run_id and status queued.',
+    effects: { openWorld: true },
     request: retryRunRequestSchema,
     response: retryRunResponseSchema,
     auth: agentAuth('scheduler.write'),

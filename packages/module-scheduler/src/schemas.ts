@@ -1,4 +1,4 @@
-import { agentIdSchema, WEBHOOK_SECRET_PREFIX } from '@agentinfra/core';
+import { agentIdSchema, instantSchema, WEBHOOK_SECRET_PREFIX } from '@agentinfra/core';
 import { z } from 'zod';
 
 /**
@@ -7,7 +7,6 @@ import { z } from 'zod';
  * these shapes, so HTTP and library callers see the same thing.
  */
 
-const iso = z.string();
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** A job name: 1–128 letters, digits or `_ . : @ / -`, starting with a letter or digit; unique per agent. */
@@ -64,18 +63,16 @@ export const putJobRequestSchema = z.strictObject({
     .default('once')
     .describe('A fire missed while the server was down: "once" (default) runs it once, "skip" drops it.'),
 });
-export type PutJobRequest = z.input<typeof putJobRequestSchema>;
-/** A validated /job/put body (defaults applied). */
-export type PutJobBody = z.output<typeof putJobRequestSchema>;
-export const putJobResponseSchema = z.object({ job_id: z.string(), name: z.string(), next_run_at: iso });
+export type PutJobRequest = z.output<typeof putJobRequestSchema>;
+export const putJobResponseSchema = z.object({ job_id: z.string(), name: z.string(), next_run_at: instantSchema });
 export type PutJobResponse = z.output<typeof putJobResponseSchema>;
 
 /** POST /job/pause, /job/resume, /job/delete. */
 export const jobRefRequestSchema = z.strictObject({ agent_id: agentIdSchema, name: jobNameSchema });
-export type JobRefRequest = z.input<typeof jobRefRequestSchema>;
+export type JobRefRequest = z.output<typeof jobRefRequestSchema>;
 export const jobStatusResponseSchema = z.object({ name: z.string(), status: z.enum(['active', 'paused', 'deleted']) });
 export type JobStatusResponse = z.output<typeof jobStatusResponseSchema>;
-export const resumeJobResponseSchema = jobStatusResponseSchema.extend({ next_run_at: iso });
+export const resumeJobResponseSchema = jobStatusResponseSchema.extend({ next_run_at: instantSchema });
 export type ResumeJobResponse = z.output<typeof resumeJobResponseSchema>;
 
 /** POST /runs/list: newest scheduled instant first. */
@@ -84,15 +81,15 @@ export const listRunsRequestSchema = z.strictObject({
   name: jobNameSchema,
   limit: z.number().int().min(1).max(500).default(50).describe('Runs returned: 1..500, default 50.'),
 });
-export type ListRunsRequest = z.input<typeof listRunsRequestSchema>;
+export type ListRunsRequest = z.output<typeof listRunsRequestSchema>;
 export const runViewSchema = z.object({
   id: z.string(),
-  scheduled_for: iso,
+  scheduled_for: instantSchema,
   status: runStatusSchema,
   attempts: z.number().int(),
   error: z.string().nullable(),
-  started_at: iso.nullable(),
-  finished_at: iso.nullable(),
+  started_at: instantSchema.nullable(),
+  finished_at: instantSchema.nullable(),
 });
 export type RunView = z.output<typeof runViewSchema>;
 export const listRunsResponseSchema = z.object({ runs: z.array(runViewSchema) });
@@ -100,7 +97,7 @@ export type ListRunsResponse = z.output<typeof listRunsResponseSchema>;
 
 /** POST /runs/retry: re-queues a finished run as a new attempt series. */
 export const retryRunRequestSchema = z.strictObject({ agent_id: agentIdSchema, run_id: z.string().min(1).max(64) });
-export type RetryRunRequest = z.input<typeof retryRunRequestSchema>;
+export type RetryRunRequest = z.output<typeof retryRunRequestSchema>;
 export const retryRunResponseSchema = z.object({ run_id: z.string(), status: z.literal('queued') });
 export type RetryRunResponse = z.output<typeof retryRunResponseSchema>;
 

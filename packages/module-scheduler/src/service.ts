@@ -1,5 +1,6 @@
 import { ConflictError, InputError, isoTimestamp, NotFoundError, newId, resealSealedColumn } from '@agentinfra/core';
 import type { Knex } from 'knex';
+import { createSchedulerAdmin } from './admin-queries.js';
 import { type Cadence, parseCadence, sameCadence } from './cadence.js';
 import { createCallbackRunner } from './callback-run.js';
 import { schedulerConfigSchema } from './config.js';
@@ -7,23 +8,17 @@ import { scheduleNextFire } from './fire-chain.js';
 import { cadenceColumns, cadenceOf, JOBS, type JobRow, lockedWhen, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
 import { jobKeyPrefix, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, retryKey } from './queue-keys.js';
 import { type ReconcileResult, reconcileScheduler } from './reconcile.js';
-import { parseRequest } from './request-validation.js';
 import {
   type JobRefRequest,
   type JobStatusResponse,
-  jobRefRequestSchema,
   type ListRunsRequest,
   type ListRunsResponse,
-  listRunsRequestSchema,
-  type PutJobBody,
   type PutJobRequest,
   type PutJobResponse,
-  putJobRequestSchema,
   type ResumeJobResponse,
   type RetryRunRequest,
   type RetryRunResponse,
   type RunPayload,
-  retryRunRequestSchema,
   runPayloadSchema,
 } from './schemas.js';
 import type { SchedulerDeps } from './service-deps.js';
@@ -38,9 +33,10 @@ import type { SchedulerDeps } from './service-deps.js';
  * core job runner, with dedupe key (job, instant). Executing a fire creates
  * the run (unique per job and instant) and queues the next instant in one
  * transaction holding the job row, so every instant fires once across
- * replicas, and a restart loses nothing (the queue is durable). Every method
- * validates its input with the route's schema (400 `InputError` with
- * `details.fields`), so library and HTTP callers get the same answers.
+ * replicas, and a restart loses nothing (the queue is durable). Methods take
+ * the parsed request (`z.output` of the route's schema): the kernel parses
+ * each HTTP body once; library callers parse with `parseRequest` from core
+ * when their input is not already typed.
  */
 export function createSchedulerService(deps: SchedulerDeps) {
   const config = schedulerConfigSchema.parse(deps.moduleConfig ?? {});
@@ -60,7 +56,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
 
   /** Upserts in one transaction. @returns the job id, its next fire and a superseded queue job to cancel. */
   async function upsert(
-    body: PutJobBody,
+    body: PutJobRequest,
     cadence: Cadence,
   ): Promise<{ jobId: string; next: number | null; supersededQueueId: string | null }> {
     return knex().transaction(async (trx: Knex.Transaction) => {
@@ -119,8 +115,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * @throws InputError (400) for a malformed body, an invalid cadence (with the reason) or a
      *   callback URL refused by the SSRF rules (not HTTPS, private address, unresolvable).
      */
-    async putJob(input: PutJobRequest): Promise<PutJobResponse> {
-      const body = parseRequest(putJobRequestSchema, input);
+    async putJob(body: PutJobRequest): Promise<PutJobResponse> {
       const cadence = parseCadence({
         cadence: body.cadence,
         timezone: body.timezone,
@@ -146,8 +141,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * @returns `{ name, status: 'paused' }` (also when it was already paused).
      * @throws NotFoundError (404) when the agent has no such job.
      */
-    async pauseJob(input: JobRefRequest): Promise<JobStatusResponse> {
-      const body = parseRequest(jobRefRequestSchema, input);
+    async pauseJob(body: JobRefRequest): Promise<JobStatusResponse> {
       const cancel = await knex().transaction(async (trx: Knex.Transaction) => {
         const job = await lockJob(trx, body.agent_id, body.name);
         if (!job) throw notFound(body.name);
@@ -166,8 +160,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * @returns `{ name, status: 'active', next_run_at }`; an active job is returned unchanged.
      * @throws NotFoundError (404) when the agent has no such job.
      */
-    async resumeJob(input: JobRefRequest): Promise<ResumeJobResponse> {
-      const body = parseRequest(jobRefRequestSchema, input);
+    async resumeJob(body: JobRefRequest): Promise<ResumeJobResponse> {
       const next = await knex().transaction(async (trx: Knex.Transaction) => {
         const job = await lockJob(trx, body.agent_id, body.name);
         if (!job) throw notFound(body.name);
@@ -186,8 +179,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * @returns `{ name, status: 'deleted' }`.
      * @throws NotFoundError (404) when the agent has no such job.
      */
-    async deleteJob(input: JobRefRequest): Promise<JobStatusResponse> {
-      const body = parseRequest(jobRefRequestSchema, input);
+    async deleteJob(body: JobRefRequest): Promise<JobStatusResponse> {
       const jobId = await knex().transaction(async (trx: Knex.Transaction) => {
         const job = await lockJob(trx, body.agent_id, body.name);
         if (!job) throw notFound(body.name);
@@ -205,8 +197,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
      *   at most `limit` (default 50, 1..500).
      * @throws NotFoundError (404) when the agent has no such job.
      */
-    async listRuns(input: ListRunsRequest): Promise<ListRunsResponse> {
-      const body = parseRequest(listRunsRequestSchema, input);
+    async listRuns(body: ListRunsRequest): Promise<ListRunsResponse> {
       const job = (await knex()(JOBS).select('id').where({ agent_id: body.agent_id, name: body.name }).first()) as
         | Pick<JobRow, 'id'>
         | undefined;
@@ -229,8 +220,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * @throws NotFoundError (404) when the agent has no such run; ConflictError (409) while the
      *   run is still queued or running.
      */
-    async retryRun(input: RetryRunRequest): Promise<RetryRunResponse> {
-      const body = parseRequest(retryRunRequestSchema, input);
+    async retryRun(body: RetryRunRequest): Promise<RetryRunResponse> {
       await knex().transaction(async (trx: Knex.Transaction) => {
         const run = (await lockedWhen(trx(RUNS).where({ id: body.run_id, agent_id: body.agent_id }), lock).first()) as RunRow | undefined;
         const job = run ? ((await trx(JOBS).where({ id: run.job_id }).first()) as JobRow | undefined) : undefined;
@@ -298,6 +288,9 @@ export function createSchedulerService(deps: SchedulerDeps) {
         signal: options.signal,
       });
     },
+
+    /** Jobs and runs across agents for operators (the `/admin/*` routes). */
+    admin: createSchedulerAdmin(deps),
   };
 }
 

@@ -1,5 +1,5 @@
-export { postgresAvailability, redisAvailability, type ServiceAvailability } from './service-availability.js';
-export { PROBE_TIMEOUT_MS, type ProbeResult, probePostgres, probeRedis } from './service-probes.js';
+export { pgvectorAvailability, postgresAvailability, redisAvailability, type ServiceAvailability } from './service-availability.js';
+export { PROBE_TIMEOUT_MS, type ProbeResult, probePgvector, probePostgres, probeRedis } from './service-probes.js';
 export {
   DEFAULT_TEST_DATABASE_URL,
   DEFAULT_TEST_REDIS_URL,

@@ -1,4 +1,4 @@
-import { type ProbeResult, probePostgres, probeRedis } from './service-probes.js';
+import { type ProbeResult, probePgvector, probePostgres, probeRedis } from './service-probes.js';
 import { redactUrl, servicesRequired, testDatabaseUrl, testRedisUrl } from './service-urls.js';
 import { printOncePerRun } from './skip-notice.js';
 
@@ -12,28 +12,43 @@ export interface ServiceAvailability {
   reason?: string;
 }
 
-/** A server the test suites may need. */
+/** A server (or a server feature) the test suites may need. */
 interface ServiceSpec {
-  key: 'postgres' | 'redis';
+  key: 'postgres' | 'redis' | 'pgvector';
   label: string;
-  envVar: string;
   url: string;
   probe(url: string): Promise<ProbeResult>;
+  /** What is wrong, from the redacted URL and the probe's reason. */
+  problem(url: string, reason: string): string;
+  /** What to do about it. */
+  remedy: string;
 }
+
+const cannotConnect = (url: string, reason: string) => `cannot connect to ${url} (${reason})`;
 
 const postgres: ServiceSpec = {
   key: 'postgres',
   label: 'PostgreSQL',
-  envVar: 'AGENTINFRA_TEST_DATABASE_URL',
   url: testDatabaseUrl(),
   probe: probePostgres,
+  problem: cannotConnect,
+  remedy: 'start it or set AGENTINFRA_TEST_DATABASE_URL',
 };
 const redis: ServiceSpec = {
   key: 'redis',
   label: 'Redis',
-  envVar: 'AGENTINFRA_TEST_REDIS_URL',
   url: testRedisUrl(),
   probe: probeRedis,
+  problem: cannotConnect,
+  remedy: 'start it or set AGENTINFRA_TEST_REDIS_URL',
+};
+const pgvector: ServiceSpec = {
+  key: 'pgvector',
+  label: 'pgvector',
+  url: testDatabaseUrl(),
+  probe: probePgvector,
+  problem: (url, reason) => `${url}: ${reason}`,
+  remedy: 'install pgvector on that server (.ci/install-pgvector.sh)',
 };
 
 /** Probe results of this process, kept on `globalThis` so that vitest's per-file module reloading does not probe again. */
@@ -45,12 +60,12 @@ const cache: ProbeCache = processGlobals[PROBES];
 const cacheKey = (spec: ServiceSpec) => `${spec.key} ${spec.url}`;
 
 /**
- * Both servers are probed (in parallel, about 1 s at most each) when this
+ * Both servers, and pgvector on PostgreSQL, are probed (in parallel, about 1 s at most each) when this
  * module is first loaded in a process, so that the gating functions can answer
  * synchronously while vitest collects tests (`describe.each`, `describe.runIf`).
  */
 await Promise.all(
-  [postgres, redis]
+  [postgres, redis, pgvector]
     .filter((spec) => !cache.has(cacheKey(spec)))
     .map(async (spec) => {
       cache.set(cacheKey(spec), await spec.probe(spec.url));
@@ -62,13 +77,11 @@ function gate(spec: ServiceSpec): ServiceAvailability {
   const url = redactUrl(spec.url);
   const result = cache.get(cacheKey(spec)) ?? { reachable: false, reason: 'not probed' };
   if (result.reachable) return { available: true, url };
+  const problem = spec.problem(url, result.reason);
   if (servicesRequired()) {
-    throw new Error(
-      `[agentinfra] ${spec.label} is required (AGENTINFRA_TEST_REQUIRE_SERVICES=1) but cannot connect to ${url} ` +
-        `(${result.reason}); start it or set ${spec.envVar}`,
-    );
+    throw new Error(`[agentinfra] ${spec.label} is required (AGENTINFRA_TEST_REQUIRE_SERVICES=1) but ${problem}; ${spec.remedy}`);
   }
-  printOncePerRun(spec.key, `[agentinfra] skipping ${spec.label} suites: cannot connect to ${url} (${result.reason}); set ${spec.envVar}`);
+  printOncePerRun(spec.key, `[agentinfra] skipping ${spec.label} suites: ${problem}; ${spec.remedy}`);
   return { available: false, url, reason: result.reason };
 }
 
@@ -94,4 +107,20 @@ export function postgresAvailability(): ServiceAvailability {
  */
 export function redisAvailability(): ServiceAvailability {
   return gate(redis);
+}
+
+/**
+ * Whether suites needing pgvector run: PostgreSQL is available (see
+ * {@link postgresAvailability}, whose rule applies first) and its server
+ * lists the `vector` extension. Without it: prints one `[agentinfra]
+ * skipping pgvector suites: …` line per test run and returns
+ * `available: false`.
+ * @throws Error when PostgreSQL or pgvector is missing and
+ *   `AGENTINFRA_TEST_REQUIRE_SERVICES=1` (CI installs pgvector).
+ * @example it.runIf(pgvectorAvailability().available)('uses HNSW', async () => { … });
+ */
+export function pgvectorAvailability(): ServiceAvailability {
+  const server = gate(postgres);
+  if (!server.available) return server;
+  return gate(pgvector);
 }

@@ -31,6 +31,31 @@ export async function probePostgres(url: string): Promise<ProbeResult> {
 }
 
 /**
+ * Whether the PostgreSQL server at `url` can create pgvector's `vector`
+ * extension: it is listed in `pg_available_extensions` (installed on the
+ * server, whether or not this database has run `create extension`). Same
+ * timeouts as {@link probePostgres}; never throws.
+ */
+export async function probePgvector(url: string): Promise<ProbeResult> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query(`select default_version from pg_available_extensions where name = 'vector'`);
+    if (rows.length > 0) return { reachable: true };
+    return { reachable: false, reason: 'the server has no vector extension in pg_available_extensions' };
+  } catch (error) {
+    return { reachable: false, reason: probeFailureReason(error) };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
  * Connects to Redis at `url` (RESP, with the URL's credentials and database)
  * and sends `PING`, connecting within {@link PROBE_TIMEOUT_MS} and without
  * reconnect attempts. Never throws; the connection is always closed.

@@ -1,4 +1,4 @@
-import { ConflictError, defineModule, type Principal, routesFor } from '@agentinfra/core';
+import { ConflictError, credentialsPort, defineModule, type Principal, provide, routesFor } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -66,7 +66,7 @@ const toyModule = defineModule({
       },
     }),
   ],
-  provides: { credentials: () => ({ verify: async ({ credential }) => principals[credential] ?? null }) },
+  provides: [provide(credentialsPort, () => ({ verify: async ({ credential }) => principals[credential] ?? null }))],
 });
 
 describe('kernel HTTP layer', () => {

@@ -9,6 +9,11 @@ import type { Principal } from './principal.js';
  *   named agent or lacks the permission.
  */
 export function authorize<Req>(auth: RouteAuth<Req>, principal: Principal | null, body: Req): string {
+  if (auth.kind === 'any' && auth.permission !== undefined && principal?.kind === 'delegation') {
+    if (!principal.permissions.includes(auth.permission)) {
+      throw new NotAllowedError(`The delegation does not grant the permission "${auth.permission}".`);
+    }
+  }
   if (auth.kind === 'none' || auth.kind === 'any') return principal && principal.kind !== 'bridge' ? principal.agentId : '';
   if (auth.kind === 'bridge') {
     if (principal?.kind !== 'bridge') throw new NotAllowedError('This operation takes the bridge key.');

@@ -1,3 +1,5 @@
+import { createPortRef } from '../kernel/port-ref.js';
+
 /**
  * Who is calling, as established from the request's credential.
  * - `bridge`: the service-level bridge key (acts for any agent).
@@ -22,6 +24,12 @@ export interface CredentialVerifier {
   verify(options: { credential: string }): Promise<Principal | null>;
 }
 
+/** The port through which a module (identity) gives the kernel its credential verifier. */
+export const credentialsPort = createPortRef<CredentialVerifier>({
+  id: 'credentials',
+  description: 'resolves device keys and delegation tokens to principals',
+});
+
 /** Team membership, provided by the identity module to the others. */
 export interface TeamDirectory {
   /** Whether `agentId` is a member of `team` (the name without the `team:` prefix). */
@@ -29,6 +37,9 @@ export interface TeamDirectory {
   /** Names of the teams `agentId` belongs to, sorted. */
   teamsOf(options: { agentId: string }): Promise<string[]>;
 }
+
+/** The port through which a module (identity) gives the others team membership. */
+export const teamsPort = createPortRef<TeamDirectory>({ id: 'teams', description: 'team membership for team:<name> scopes' });
 
 /** A short, non-secret description of a principal for logs. */
 export function describePrincipal(principal: Principal | null): string {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import { auditMigration } from '../audit/audit-migrations.js';
 import type { ModuleMigrations } from '../kernel/migrations.js';
 
-/** Core tables: the durable job queue and the service settings. */
+/** Core tables: the durable job queue, the service settings and the audit log. */
 export const coreMigrations: ModuleMigrations = {
   '20261122000000_core_jobs': {
     async up(knex: Knex) {
@@ -40,4 +41,5 @@ export const coreMigrations: ModuleMigrations = {
       await knex.schema.dropTable('core_settings');
     },
   },
+  '20261124000000_core_audit': auditMigration,
 };

@@ -22,6 +22,16 @@ export interface JobRunnerOptions {
   retryMaxMs: number;
   /** Lease length, ms: a claimed job whose lease is not renewed (crashed process) is claimed again after it. */
   leaseMs?: number;
+  /** Told about claims and failures (the kernel's metrics). */
+  observer?: JobObserver;
+}
+
+/** What the runner reports as it works (for metrics). */
+export interface JobObserver {
+  /** A worker claimed a job `latenessMs` after it fell due. */
+  claimed(name: string, latenessMs: number): void;
+  /** An attempt failed; `final` when no attempt remains. */
+  failed(name: string, final: boolean): void;
 }
 
 interface Registered {
@@ -70,7 +80,7 @@ function toRecord(row: JobRow): JobRecord {
  * unique dedupe key, so an instant fires once however many replicas run.
  */
 export class JobRunner implements JobQueue {
-  private readonly options: Required<JobRunnerOptions>;
+  private readonly options: Required<Omit<JobRunnerOptions, 'observer'>> & Pick<JobRunnerOptions, 'observer'>;
   private readonly handlers = new Map<string, Registered>();
   private readonly workerId = `${hostname().slice(0, 24)}:${process.pid}:${newId('').slice(0, 8)}`;
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -226,7 +236,11 @@ export class JobRunner implements JobQueue {
     const capacity = this.options.concurrency - this.inFlight.size;
     if (capacity <= 0 || this.handlers.size === 0) return 0;
     const rows = await this.claim(capacity);
-    for (const row of rows) this.execute(row);
+    const now = this.options.clock.now();
+    for (const row of rows) {
+      this.options.observer?.claimed(row.name, Math.max(0, now - Number(row.run_at)));
+      this.execute(row);
+    }
     return rows.length;
   }
 
@@ -298,6 +312,7 @@ export class JobRunner implements JobQueue {
       log.debug({ ms: this.options.clock.now() - started }, 'job succeeded');
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
+      this.options.observer?.failed(row.name, row.attempts >= row.max_attempts);
       if (row.attempts >= row.max_attempts) {
         await this.finish(row, 'failed', message);
         log.warn({ error: message }, 'job failed for good');

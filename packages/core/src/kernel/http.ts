@@ -1,24 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import { authorize } from '../auth/authorize.js';
 import { readCredential } from '../auth/credential-transport.js';
-import { describePrincipal, type Principal } from '../auth/principal.js';
+import type { FailedAuthLimit } from '../auth/failed-auth-limit.js';
+import type { Principal } from '../auth/principal.js';
 import { equalsSecret } from '../credentials.js';
-import {
-  AgentInfraError,
-  AuthenticationError,
-  errorBody,
-  InputError,
-  NotFoundError,
-  PayloadTooLargeError,
-  RateLimitError,
-} from '../errors.js';
+import { AgentInfraError, AuthenticationError, errorBody, NotFoundError, PayloadTooLargeError, RateLimitError } from '../errors.js';
+import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import { corsHeaders } from './cors.js';
+import { readJsonBody } from './json-body.js';
 import type { AnyModule, AnyRoute } from './module.js';
+import { fieldIssues, parseRequest } from './request-parse.js';
 
 /** Base path of every module (SPEC.md: `{base_url}` ends with `/functions/v1`). */
 export const FUNCTIONS_BASE = '/functions/v1';
@@ -32,8 +26,9 @@ export interface HttpMount {
    * @param body the request body as byte chunks; read it instead of
    *   `request.body`: on @hono/node-server it is Node's request stream, which
    *   costs about a third less CPU per byte than a web `ReadableStream`.
+   * @param info.client the caller's address as the API sees it (for the failed-authentication limit).
    */
-  fetch(request: Request, body: AsyncIterable<Uint8Array>): Response | Promise<Response>;
+  fetch(request: Request, body: AsyncIterable<Uint8Array>, info?: { client: string }): Response | Promise<Response>;
 }
 
 /** What the HTTP layer needs from the kernel. */
@@ -44,15 +39,19 @@ export interface HttpOptions {
   bodyLimitBytes: number;
   mounts: readonly HttpMount[];
   rateLimitPerMinute: number;
+  /** Failed authentications per client address (see {@link createFailedAuthLimit}). */
+  failedAuth: FailedAuthLimit;
   validateResponses: boolean;
   rateLimiter: () => RateLimiter;
   verifyCredential: (credential: string) => Promise<Principal | null>;
   serviceOf: (moduleName: string) => unknown;
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   openapi: () => unknown;
+  /** The first middleware: request id, client address, metrics, audit, the log line (see `observeRequests`). */
+  observe: MiddlewareHandler<{ Variables: RequestVariables }>;
 }
 
-type Variables = { requestId: string; principal: Principal | null; module: string };
+type Variables = RequestVariables;
 
 /** The JSON error response for a domain error (plus `Retry-After` / `WWW-Authenticate` where they apply). */
 export function errorResponse(c: Context, error: AgentInfraError): Response {
@@ -61,10 +60,6 @@ export function errorResponse(c: Context, error: AgentInfraError): Response {
   // The rest of an oversized body is never read: close the connection so the client does not reuse it.
   if (error instanceof PayloadTooLargeError) c.header('Connection', 'close');
   return c.json(errorBody(error), error.status as 400);
-}
-
-function fieldIssues(error: z.ZodError): Array<{ path: string; message: string }> {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message }));
 }
 
 /** The request body as chunks: Node's request stream on @hono/node-server, else the web stream (empty when there is none). */
@@ -76,35 +71,6 @@ function bodyChunks(c: Context): AsyncIterable<Uint8Array> {
 }
 
 /**
- * Reads the request body ({@link bodyChunks}) as UTF-8 text, refusing more
- * than `limit` bytes (413) whether or not `content-length` is sent, and
- * without reading past the limit.
- */
-async function readBody(c: Context, limit: number): Promise<string> {
-  const tooLarge = () => new PayloadTooLargeError(`The request body is over ${limit} bytes.`);
-  const declared = Number(c.req.header('content-length'));
-  if (declared > limit) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of bodyChunks(c)) {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
-
-async function readJson(c: Context, limit: number): Promise<unknown> {
-  const text = await readBody(c, limit);
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new InputError('The request body is not valid JSON.');
-  }
-}
-
-/**
  * Builds the Hono app: `/health`, `/ready`, `/openapi.json`, and every
  * module route under `/functions/v1/<module>/<path>` (POST only; other
  * methods 405 with `Allow: POST`; unknown paths 404 JSON). Parsing,
@@ -112,33 +78,13 @@ async function readJson(c: Context, limit: number): Promise<unknown> {
  * per-credential rate limits, error mapping and one log line per request
  * happen here once.
  */
-export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables }> {
+export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Variables }>; mount: (mount: HttpMount) => void } {
   const app = new Hono<{ Variables: Variables }>();
   const { logger } = options;
   const isBridgeKey = equalsSecret(options.bridgeKey);
+  const { failedAuth } = options;
 
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    const requestId = c.req.header('x-request-id')?.slice(0, 128) || randomUUID();
-    c.set('requestId', requestId);
-    c.set('principal', null);
-    c.header('x-request-id', requestId);
-    await next();
-    if (!logger.isLevelEnabled('info')) return;
-    const principal = c.get('principal');
-    logger.info(
-      {
-        request_id: requestId,
-        module: c.get('module'),
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        caller: describePrincipal(principal ?? null),
-      },
-      'request',
-    );
-  });
+  app.use('*', options.observe);
 
   app.use(
     `${FUNCTIONS_BASE}/*`,
@@ -157,24 +103,30 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
   });
   app.get('/openapi.json', (c) => c.json(options.openapi() as object));
 
-  for (const mount of options.mounts) {
-    app.all(`${mount.path}/*`, (c) => mount.fetch(c.req.raw, bodyChunks(c)));
-  }
+  const mount = (target: HttpMount) => {
+    app.all(target.path, (c) => target.fetch(c.req.raw, bodyChunks(c), { client: c.get('client') }));
+    app.all(`${target.path}/*`, (c) => target.fetch(c.req.raw, bodyChunks(c), { client: c.get('client') }));
+  };
+  for (const target of options.mounts) mount(target);
 
   for (const module of options.modules) {
     for (const route of module.routes as readonly AnyRoute<unknown>[]) {
       const path = `${FUNCTIONS_BASE}/${module.name}${route.path}`;
       app.post(path, async (c) => {
         c.set('module', module.name);
-        const principal = await authenticate(c, route, options, isBridgeKey);
-        const raw = await readJson(c, options.bodyLimitBytes);
-        const parsed = route.request.safeParse(raw);
-        if (!parsed.success) {
-          throw new InputError('The request body does not match the schema.', { fields: fieldIssues(parsed.error) });
-        }
-        const agentId = authorize(route.auth, principal, parsed.data);
+        const principal = await authenticate(c, route, options, isBridgeKey, failedAuth);
+        const raw = await readJsonBody({
+          contentType: c.req.header('content-type'),
+          contentLength: c.req.header('content-length'),
+          chunks: bodyChunks(c),
+          limitBytes: options.bodyLimitBytes,
+        });
+        const body = parseRequest(route.request, raw);
+        c.set('body', body);
+        const agentId = authorize(route.auth, principal, body);
         await enforceRateLimit(principal, options);
-        const result = await route.handler({ body: parsed.data, principal, agentId, service: options.serviceOf(module.name), c });
+        const result = await route.handler({ body, principal, agentId, service: options.serviceOf(module.name), c });
+        c.set('result', result);
         if (result instanceof Response) return result;
         if (options.validateResponses) {
           const checked = route.response.safeParse(result);
@@ -197,7 +149,7 @@ export function createHttpApp(options: HttpOptions): Hono<{ Variables: Variables
     logger.error({ err: error, request_id: c.get('requestId'), path: c.req.path }, 'unhandled error');
     return c.json({ error: { code: 'internal', message: 'Internal error. The request id is in the x-request-id header.' } }, 500);
   });
-  return app;
+  return { app, mount };
 }
 
 async function authenticate(
@@ -205,14 +157,21 @@ async function authenticate(
   route: AnyRoute<unknown>,
   options: HttpOptions,
   isBridgeKey: (credential: string) => boolean,
+  failedAuth: FailedAuthLimit,
 ) {
   if (route.auth.kind === 'none') return null;
+  const client = c.get('client');
+  await failedAuth.check(client);
   const credential = readCredential({ get: (name) => c.req.header(name) });
-  if (!credential) throw new AuthenticationError();
-  let principal: Principal | null = null;
-  if (isBridgeKey(credential)) principal = { kind: 'bridge' };
-  else principal = await options.verifyCredential(credential);
-  if (!principal) throw new AuthenticationError('The credential is unknown, expired or revoked.');
+  if (!credential) {
+    await failedAuth.fail(client, 'missing');
+    throw new AuthenticationError();
+  }
+  const principal: Principal | null = isBridgeKey(credential) ? { kind: 'bridge' } : await options.verifyCredential(credential);
+  if (!principal) {
+    await failedAuth.fail(client, 'unknown');
+    throw new AuthenticationError('The credential is unknown, expired or revoked.');
+  }
   c.set('principal', principal);
   return principal;
 }

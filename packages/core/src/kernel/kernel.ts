@@ -3,12 +3,23 @@ import { type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { type DependencyContainer, container as globalContainer, instanceCachingFactory } from 'tsyringe';
-import type { CredentialVerifier, Principal } from '../auth/principal.js';
+import { type AuditLog, createAuditLog } from '../audit/audit-log.js';
+import { createRefusalTally } from '../audit/refusal-tally.js';
+import { createFailedAuthLimit } from '../auth/failed-auth-limit.js';
+import { createPermissionRegistry } from '../auth/permission-registry.js';
+import { type CredentialVerifier, credentialsPort, type Principal } from '../auth/principal.js';
 import { type CoreConfig, parseConfigSection } from '../config.js';
+import { equalsSecret } from '../credentials.js';
 import { createHttpDelivery } from '../delivery/index.js';
 import { coreMigrations } from '../jobs/migrations.js';
 import { JobRunner, pruneFinishedJobs } from '../jobs/runner.js';
 import { createLogger } from '../logger.js';
+import { createCoreMetrics } from '../observability/core-metrics.js';
+import { guardedMetricsMount, type MetricsListener, startMetricsListener } from '../observability/metrics-endpoint.js';
+import { createMetricsRegistry, type MetricsRegistry } from '../observability/metrics-registry.js';
+import { observedDelivery, observedEmbedder } from '../observability/observed-adapters.js';
+import { observedFailedAuth } from '../observability/observed-failed-auth.js';
+import { observeRequests } from '../observability/request-observer.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
@@ -21,10 +32,11 @@ import { createMemoryLock } from '../services/memory-lock.js';
 import { createMemoryRateLimiter } from '../services/memory-rate-limiter.js';
 import { createAesGcmSecretBox } from '../services/secret-box.js';
 import { createSettingsService } from '../settings/settings-service.js';
-import { createHttpApp, type HttpMount } from './http.js';
+import { createHttpApp, FUNCTIONS_BASE, type HttpMount } from './http.js';
 import { migrateLatest, migrationTableOf, pendingMigrations } from './migrations.js';
-import type { AnyModule, PortMap, PortName, ProvidablePort } from './module.js';
+import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
+import type { AnyPortRef } from './port-ref.js';
 
 /** Adapters the host (CLI, embedding app, tests) hands to the kernel. Missing optional ones get in-process defaults. */
 export interface KernelAdapters {
@@ -62,7 +74,16 @@ export interface KernelOptions {
   logger?: Logger;
   /** Version string for the OpenAPI document. */
   version?: string;
+  /**
+   * Surfaces built on the kernel and served beside the API (the MCP server at
+   * `/mcp`, the console at `/console`, the docs page at `/docs`): each is
+   * called once with the kernel and mounted at its `path` and below.
+   */
+  surfaces?: readonly KernelSurface[];
 }
+
+/** Builds an HTTP surface from the kernel (its modules, routes, credential check and in-process `app.request`). */
+export type KernelSurface = (kernel: Kernel) => HttpMount;
 
 /** A running or runnable server instance. */
 export interface Kernel {
@@ -71,15 +92,30 @@ export interface Kernel {
   readonly logger: Logger;
   readonly jobs: JobRunner;
   readonly sql: SqlDatabase;
+  /** The audit log of security events (also the `audit` port). */
+  readonly audit: AuditLog;
+  /** This kernel's Prometheus registry (also the `metrics` port). */
+  readonly metrics: MetricsRegistry;
+  /** The loaded modules, in order (their route declarations drive the generated surfaces). */
+  readonly modules: readonly AnyModule[];
+  /**
+   * Resolves a bearer credential: the bridge key, a device key or a
+   * delegation token. With `client` (the caller's address), failures count
+   * against the failed-authentication limit as on the HTTP API.
+   * @returns the principal, or `null` when missing, unknown, expired or revoked.
+   * @throws RateLimitError (429) when `client` is over the failed-authentication limit.
+   */
+  authenticate(credential: string | null, options?: { client?: string }): Promise<Principal | null>;
   /** Applies core and module migrations. @returns what was applied per module. */
   migrate(): Promise<Array<{ module: string; applied: string[] }>>;
   /** Migrates, runs module start hooks (start-up checks) and starts the job runner. */
   start(): Promise<void>;
   /**
-   * Starts the HTTP server (after {@link Kernel.start}).
-   * @returns the URL with the real port (also when `port` is 0).
+   * Starts the HTTP server (after {@link Kernel.start}), and the metrics
+   * listener when `metrics.port` is set.
+   * @returns the URL with the real port (also when `port` is 0), and the metrics listener's URL.
    */
-  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number }>;
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; metricsUrl?: string }>;
   /** Graceful stop: stop accepting, finish in-flight requests and jobs, run module stop hooks, close adapters. */
   stop(): Promise<void>;
   /** The service of a loaded module. @throws Error when no such module is loaded. */
@@ -114,10 +150,23 @@ export function createKernel(options: KernelOptions): Kernel {
     names.add(module.name);
   }
 
+  const metrics = createMetricsRegistry({
+    onCollectError: (metric, error) => logger.warn({ err: error, metric }, 'metrics: a gauge could not be collected'),
+  });
+  const coreMetrics = createCoreMetrics({ metrics, knex: sql.knex, clock });
+  /** Per-request measurements, off with `metrics.enabled: false`. */
+  const requestMetrics = config.metrics.enabled ? coreMetrics : null;
+  const audit = createAuditLog({ knex: sql.knex, clock, enabled: config.audit.enabled });
+  const settings = createSettingsService({ knex: sql.knex, clock });
+
   const jobs = new JobRunner({
     sql,
     clock,
     logger: logger.child({ component: 'jobs' }),
+    observer: {
+      claimed: (name, latenessMs) => coreMetrics.jobClaimLateness.observe({ job: name }, latenessMs / 1000),
+      failed: (name, final) => coreMetrics.jobFailures.inc({ job: name, final: String(final) }),
+    },
     pollIntervalMs: config.jobs.pollIntervalMs,
     concurrency: config.jobs.concurrency,
     retryBaseMs: config.jobs.retryBaseMs,
@@ -136,10 +185,16 @@ export function createKernel(options: KernelOptions): Kernel {
   );
   value('rateLimiter', options.adapters.rateLimiter ?? createMemoryRateLimiter({ clock }));
   value('lock', options.adapters.lock ?? createMemoryLock({ clock }));
-  value('settings', createSettingsService({ knex: sql.knex, clock }));
-  if (options.adapters.embedder) value('embedder', options.adapters.embedder);
+  value('settings', settings);
+  value('permissions', createPermissionRegistry(modules));
+  value('audit', audit);
+  value('metrics', metrics);
+  if (options.adapters.embedder) value('embedder', observedEmbedder(options.adapters.embedder, coreMetrics));
   if (options.adapters.blobStore) value('blobStore', options.adapters.blobStore);
-  value('delivery', options.adapters.delivery ?? createHttpDelivery({ allowPrivate: config.allowPrivateCallbacks, clock }));
+  value(
+    'delivery',
+    observedDelivery(options.adapters.delivery ?? createHttpDelivery({ allowPrivate: config.allowPrivateCallbacks, clock }), coreMetrics),
+  );
 
   const serviceOf = (moduleName: string): unknown => {
     if (!services.has(moduleName)) throw new Error(`Module "${moduleName}" is not loaded.`);
@@ -147,9 +202,9 @@ export function createKernel(options: KernelOptions): Kernel {
   };
 
   for (const module of modules) {
-    for (const [port, factory] of Object.entries(module.provides ?? {}) as Array<[ProvidablePort, (service: unknown) => unknown]>) {
-      if (root.isRegistered(port)) throw new Error(`Port "${port}" is provided by two modules.`);
-      root.register(port, { useFactory: instanceCachingFactory(() => factory(serviceOf(module.name))) });
+    for (const { ref, factory } of module.provides ?? []) {
+      if (root.isRegistered(ref.id)) throw new Error(`Port "${ref.id}" is provided twice (again by "${module.name}").`);
+      root.register(ref.id, { useFactory: instanceCachingFactory(() => factory(serviceOf(module.name))) });
     }
   }
 
@@ -161,12 +216,22 @@ export function createKernel(options: KernelOptions): Kernel {
     const moduleConfig = module.config
       ? parseConfigSection({ schema: module.config.schema, value: options.moduleConfigs?.[module.name] ?? {}, prefix: [module.config.key] })
       : undefined;
-    const deps: Record<string, unknown> = { moduleConfig };
-    for (const port of module.ports as readonly PortName[]) {
-      if (!child.isRegistered(port, true)) {
-        throw new Error(`Module "${module.name}" needs the port "${port}", which no adapter or loaded module provides.`);
+    const declared = new Set<string>();
+    const deps: Record<string, unknown> = {
+      moduleConfig,
+      use: (ref: AnyPortRef) => {
+        if (!declared.has(ref.id)) throw new Error(`Module "${module.name}" uses the port "${ref.id}" without listing it in its ports.`);
+        return child.resolve(ref.id);
+      },
+    };
+    for (const entry of module.ports) {
+      const id = typeof entry === 'string' ? entry : entry.id;
+      if (!child.isRegistered(id, true)) {
+        const what = typeof entry === 'string' ? '' : ` (${entry.description})`;
+        throw new Error(`Module "${module.name}" needs the port "${id}"${what}, which no adapter or loaded module provides.`);
       }
-      Object.defineProperty(deps, port, { enumerable: true, get: () => child.resolve(port) });
+      declared.add(id);
+      if (typeof entry === 'string') Object.defineProperty(deps, id, { enumerable: true, get: () => child.resolve(id) });
     }
     services.set(module.name, module.service(deps as never));
   }
@@ -179,13 +244,24 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     null,
   );
+  jobs.register(
+    {
+      name: 'core.audit-sweep',
+      schedule: { every: 3_600_000 },
+      run: async () => {
+        const days = await settings.get<number>('audit_retention_days');
+        await audit.sweep({ before: clock.now() - days * 86_400_000 });
+      },
+    },
+    null,
+  );
   for (const module of modules) {
     for (const job of module.jobs ?? []) jobs.register(job, serviceOf(module.name));
   }
 
   let verifier: CredentialVerifier | null | undefined;
   const verifyCredential = async (credential: string): Promise<Principal | null> => {
-    verifier ??= root.isRegistered('credentials') ? root.resolve<CredentialVerifier>('credentials') : null;
+    verifier ??= root.isRegistered(credentialsPort.id) ? root.resolve<CredentialVerifier>(credentialsPort.id) : null;
     return verifier === null ? null : verifier.verify({ credential });
   };
 
@@ -212,12 +288,23 @@ export function createKernel(options: KernelOptions): Kernel {
     return openapiDocument;
   };
 
-  const app = createHttpApp({
+  const isBridgeKey = equalsSecret(config.bridgeKey);
+  const refusals = createRefusalTally({ audit, clock, logger, windowMs: config.audit.refusalWindowMs });
+  const failedAuth = observedFailedAuth(
+    createFailedAuthLimit({
+      perMinute: config.http.failedAuthPerMinute,
+      rateLimiter: () => root.resolve<RateLimiter>('rateLimiter'),
+      logger,
+    }),
+    { tally: refusals, metrics: requestMetrics },
+  );
+  const { app, mount: mountSurface } = createHttpApp({
     modules,
     logger,
     bridgeKey: config.bridgeKey,
     bodyLimitBytes: config.http.bodyLimitBytes,
     rateLimitPerMinute: config.http.rateLimitPerMinute,
+    failedAuth,
     validateResponses: config.http.validateResponses,
     mounts: options.adapters.mounts ?? [],
     rateLimiter: () => root.resolve<RateLimiter>('rateLimiter'),
@@ -225,9 +312,33 @@ export function createKernel(options: KernelOptions): Kernel {
     serviceOf,
     ready,
     openapi,
+    observe: observeRequests({
+      modules,
+      base: FUNCTIONS_BASE,
+      logger,
+      trustProxyHops: config.http.trustProxyHops,
+      metrics: requestMetrics,
+      audit,
+    }),
   });
+  if (config.metrics.enabled && config.metrics.port === undefined) {
+    mountSurface(
+      guardedMetricsMount({
+        registry: metrics.registry,
+        bridgeKey: config.bridgeKey,
+        token: config.metrics.token,
+        check: (client) => failedAuth.check(client),
+        refused: (client, reason) => failedAuth.fail(client, reason),
+        bridgeUsed: (client) =>
+          audit
+            .record({ action: 'bridge.use', outcome: 'success', actor: { kind: 'bridge' }, target: 'kernel/metrics', client })
+            .catch((error: unknown) => logger.error({ err: error }, 'audit: could not record the event')),
+      }),
+    );
+  }
 
   let server: ServerType | undefined;
+  let metricsListener: MetricsListener | undefined;
   let started = false;
   let stopped = false;
 
@@ -237,6 +348,17 @@ export function createKernel(options: KernelOptions): Kernel {
     logger,
     jobs,
     sql,
+    audit,
+    metrics,
+    modules,
+    async authenticate(credential, authOptions) {
+      const client = authOptions?.client;
+      if (client !== undefined) await failedAuth.check(client);
+      const principal =
+        credential === null ? null : isBridgeKey(credential) ? { kind: 'bridge' as const } : await verifyCredential(credential);
+      if (principal === null && client !== undefined) await failedAuth.fail(client, credential === null ? 'missing' : 'unknown');
+      return principal;
+    },
     async migrate() {
       return sql.exclusive({ key: 'agentinfra:migrations' }, async () => {
         const results: Array<{ module: string; applied: string[] }> = [];
@@ -258,12 +380,16 @@ export function createKernel(options: KernelOptions): Kernel {
       if (!started) await kernel.start();
       const port = listenOptions?.port ?? config.port;
       const hostname = listenOptions?.host ?? config.host;
+      if (config.metrics.enabled && config.metrics.port !== undefined && !metricsListener) {
+        metricsListener = await startMetricsListener({ registry: metrics.registry, port: config.metrics.port, host: config.metrics.host });
+      }
+      const metricsUrl = metricsListener?.url;
       return new Promise((resolve, reject) => {
         // Blob uploads to a mount may take longer than Node's default 300 s request timeout.
         const serverOptions = { requestTimeout: 0, headersTimeout: 60_000 };
         const instance = serve({ fetch: app.fetch, port, hostname, serverOptions }, (info) => {
           const host = hostname.includes(':') ? `[${hostname}]` : hostname;
-          resolve({ url: `http://${host}:${info.port}`, port: info.port });
+          resolve({ url: `http://${host}:${info.port}`, port: info.port, ...(metricsUrl ? { metricsUrl } : {}) });
         });
         instance.once('error', reject);
         server = instance;
@@ -283,7 +409,9 @@ export function createKernel(options: KernelOptions): Kernel {
         await closed;
         clearTimeout(force);
       }
+      await metricsListener?.close();
       await jobs.stop(config.http.shutdownGraceMs);
+      await refusals.close();
       for (const module of [...modules].reverse()) await module.stop?.(serviceOf(module.name));
       const embedder = root.isRegistered('embedder') ? root.resolve<Embedder>('embedder') : undefined;
       await embedder?.close?.();
@@ -305,5 +433,6 @@ export function createKernel(options: KernelOptions): Kernel {
       });
     },
   };
+  for (const surface of options.surfaces ?? []) mountSurface(surface(kernel));
   return kernel;
 }

@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { PermissionRegistry } from '../auth/permission-registry.js';
 import type { CredentialVerifier, TeamDirectory } from '../auth/principal.js';
 import type { CoreConfig, EnvBinding } from '../config.js';
 import type { JobDefinition, JobQueue } from '../jobs/job.js';
+import type { MetricsRegistry } from '../observability/metrics-registry.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
@@ -14,12 +17,14 @@ import type { SqlDatabase } from '../ports/sql-database.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import type { SettingsService } from '../settings/settings-service.js';
 import type { ModuleMigrations } from './migrations.js';
+import type { AnyPortRef, PortProvision, PortRef } from './port-ref.js';
 import type { RouteDefinition } from './route.js';
 
 /**
  * Every port and core service a module can ask for by name, with its type.
  * `vectorIndex` is per module (tables prefixed with the module's name);
- * `teams` and `credentials` are provided by the identity module.
+ * `teams` and `credentials` are provided by a module (identity) through
+ * {@link teamsPort} and {@link credentialsPort}.
  */
 export interface PortMap {
   sql: SqlDatabase;
@@ -31,22 +36,36 @@ export interface PortMap {
   lock: Lock;
   jobs: JobQueue;
   settings: SettingsService;
+  /** Every permission the loaded modules declare (what a delegation may carry). */
+  permissions: PermissionRegistry;
   teams: TeamDirectory;
   credentials: CredentialVerifier;
   logger: Logger;
   config: CoreConfig;
   blobStore: BlobStore;
   delivery: HttpDelivery;
+  /** The audit log of security events (`record` what the route declarations do not cover). */
+  audit: AuditLog;
+  /** The kernel's Prometheus registry; modules add their own series. */
+  metrics: MetricsRegistry;
 }
 
 /** Name of a port in {@link PortMap}. */
 export type PortName = keyof PortMap;
 
-/** The resolved ports a module declared, plus its own validated config section. */
-export type ModuleDeps<P extends PortName, C> = Pick<PortMap, P> & { moduleConfig: C };
-
-/** Ports a module can provide to the others (resolved lazily, after every module's service exists). */
-export type ProvidablePort = 'teams' | 'credentials';
+/**
+ * The resolved ports a module declared, plus its own validated config
+ * section. Core ports are properties by name; ports other modules provide
+ * are read with `use(ref)`.
+ */
+export type ModuleDeps<P extends PortName, C> = Pick<PortMap, P> & {
+  moduleConfig: C;
+  /**
+   * The port behind `ref`, which the module must list in `ports`.
+   * @throws Error when `ref` is not among the module's declared ports.
+   */
+  use<T>(ref: PortRef<T>): T;
+};
 
 /**
  * A module: one value that declares everything the kernel needs
@@ -55,11 +74,19 @@ export type ProvidablePort = 'teams' | 'credentials';
 export interface ModuleDefinition<P extends PortName = PortName, S = unknown, C = unknown> {
   /** SPEC.md module name, e.g. `agent-memory`; routes mount at `/functions/v1/<name>`. */
   name: string;
-  /** Ports the kernel must resolve for this module. */
-  ports: readonly P[];
+  /**
+   * Ports the kernel must resolve for this module: core ports by name
+   * (`'sql'`), ports of other modules by reference (`greeterPort`). A
+   * missing one stops the kernel before it starts.
+   */
+  ports: readonly (P | AnyPortRef)[];
   /** The module's own knex migrations (own migrations table). */
   migrations: ModuleMigrations;
-  /** Permission names (`<area>.<action>`) this module checks. */
+  /**
+   * Permission names (`<area>.<action>`) this module's routes check; the
+   * kernel collects them into the {@link PermissionRegistry} that
+   * delegations are validated against.
+   */
   permissions: readonly string[];
   /** The module's config section (key `configKey`) schema; the kernel validates it before start. */
   config?: { key: string; schema: z.ZodType<C>; env?: readonly EnvBinding[] };
@@ -67,8 +94,8 @@ export interface ModuleDefinition<P extends PortName = PortName, S = unknown, C 
   service: (deps: ModuleDeps<P, C>) => S;
   routes: readonly AnyRoute<S>[];
   jobs?: readonly JobDefinition<S>[];
-  /** Ports this module provides to the kernel and other modules, built from its service. */
-  provides?: Partial<{ [K in ProvidablePort]: (service: S) => PortMap[K] }>;
+  /** Ports this module provides to the kernel and other modules, built from its service: `[provide(ref, (service) => …)]`. */
+  provides?: readonly PortProvision<S>[];
   /** Called after migrations and before the server listens (start-up checks). */
   start?: (service: S) => Promise<void>;
   /** One short phrase for the start-up banner once started (e.g. `smtp on 127.0.0.1:2525`), or nothing. */

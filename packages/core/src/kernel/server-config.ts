@@ -1,4 +1,13 @@
-import { type CoreConfig, coreConfigSchema, coreEnvBindings, type EnvBinding, parseConfigSection, readRawConfig } from '../config.js';
+import {
+  type ConfigProblem,
+  type CoreConfig,
+  checkConfigSection,
+  configErrorFor,
+  coreConfigSchema,
+  coreEnvBindings,
+  type EnvBinding,
+  readConfigSources,
+} from '../config.js';
 import type { AnyModule } from './module.js';
 
 /** The validated configuration of a server: core settings plus each module's section. */
@@ -16,26 +25,31 @@ export interface ServerConfig {
  * starts: `agentinfra.config.json` (or `options.file`, or `AGENTINFRA_CONFIG`),
  * then the `AGENTINFRA_*` environment variables of core and of every module
  * (the environment wins).
- * @throws ConfigError naming every invalid config path and its variable.
+ * @throws ConfigError listing every invalid setting of core and of every
+ *   module at once, each with its source: the variable that set it, the
+ *   config file key, or "not set" (`problems`, `configFile` say the same).
  */
 export function loadServerConfig(options: { modules: readonly AnyModule[]; file?: string; env?: NodeJS.ProcessEnv }): ServerConfig {
   const moduleBindings: EnvBinding[] = options.modules.flatMap((module) =>
     (module.config?.env ?? []).map((binding: EnvBinding) => ({ ...binding, path: [module.config?.key ?? '', ...binding.path] })),
   );
   const bindings = [...coreEnvBindings, ...moduleBindings];
-  const { raw, file, fileFound } = readRawConfig({ file: options.file, env: options.env, bindings });
-  const source = fileFound ? file : 'the environment (no config file found)';
-  const core = parseConfigSection({ schema: coreConfigSchema, value: raw, bindings, source });
+  const { raw, sources, problems } = readConfigSources({ file: options.file, env: options.env, bindings });
+  // A variable that could not be converted was left out; zod would only add a second line for the same path.
+  const unconverted = new Set(problems.map((problem) => problem.path));
+  const collect = <T>(checked: { ok: true; data: T } | { ok: false; problems: ConfigProblem[] }): T | undefined => {
+    if (checked.ok) return checked.data;
+    problems.push(...checked.problems.filter((problem) => !unconverted.has(problem.path)));
+    return undefined;
+  };
+  const core = collect(checkConfigSection({ schema: coreConfigSchema, value: raw, sources }));
   const modules: Record<string, unknown> = {};
   for (const module of options.modules) {
     if (!module.config) continue;
-    modules[module.name] = parseConfigSection({
-      schema: module.config.schema,
-      value: raw[module.config.key] ?? {},
-      prefix: [module.config.key],
-      bindings,
-      source,
-    });
+    modules[module.name] = collect(
+      checkConfigSection({ schema: module.config.schema, value: raw[module.config.key] ?? {}, prefix: [module.config.key], sources }),
+    );
   }
-  return { core, modules, file, fileFound };
+  if (problems.length > 0 || core === undefined) throw configErrorFor(problems, sources);
+  return { core, modules, file: sources.file, fileFound: sources.fileFound };
 }

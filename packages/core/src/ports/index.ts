@@ -3,6 +3,7 @@ export type { Clock } from './clock.js';
 export { isoTimestamp, systemClock } from './clock.js';
 export type { Embedder } from './embedder.js';
 export type { DeliveryResult, HttpDelivery } from './http-delivery.js';
+export type { LexicalFilter, LexicalHit, LexicalIndex, LexicalSource } from './lexical-index.js';
 export type { Lock, LockLease } from './lock.js';
 export type { RateDecision, RateLimiter } from './rate-limiter.js';
 export type { SecretBox } from './secret-box.js';

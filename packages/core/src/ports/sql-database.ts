@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { LexicalIndex, LexicalSource } from './lexical-index.js';
 import type { VectorIndex } from './vector-index.js';
 
 /** What a SQL adapter can do; contract suites and modules branch on these, never on adapter names. */
@@ -37,6 +38,12 @@ export interface SqlDatabase {
    * (e.g. `memory_vectors`). Each call with the same name addresses the same data.
    */
   vectorIndex(options: { table: string }): VectorIndex;
+  /**
+   * A full-text index stored in this database under table name prefix
+   * `table` (e.g. `memory_lexical`) that follows `source`'s rows by itself.
+   * Each call with the same name addresses the same data.
+   */
+  lexicalIndex(options: { table: string; source: LexicalSource }): LexicalIndex;
   /**
    * Runs `work` while holding a database-wide lock named `key`, so that only
    * one process (and one caller in this process) runs it at a time — e.g.

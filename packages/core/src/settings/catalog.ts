@@ -31,4 +31,11 @@ export const settingsCatalog: readonly SettingDefinition[] = [
     schema: z.number().min(0).max(1),
     default: 0.5,
   },
+  {
+    key: 'audit_retention_days',
+    description:
+      'Days audit events are kept before the hourly sweep removes them; the hash of the last removed event is kept, so the rest still verifies.',
+    schema: z.number().int().min(1).max(36500),
+    default: 365,
+  },
 ];

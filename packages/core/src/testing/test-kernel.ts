@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type CoreConfigInput, coreConfigSchema } from '../config.js';
 import { newCredential } from '../credentials.js';
-import { createKernel, type Kernel, type KernelAdapters } from '../kernel/kernel.js';
+import { createKernel, type Kernel, type KernelAdapters, type KernelSurface } from '../kernel/kernel.js';
 import type { AnyModule } from '../kernel/module.js';
 import { createLogger } from '../logger.js';
 
@@ -45,6 +45,8 @@ export async function startTestKernel(options: {
   moduleConfigs?: Record<string, unknown>;
   logger?: Logger;
   listen?: boolean;
+  /** Surfaces mounted beside the API (e.g. the MCP server). */
+  surfaces?: readonly KernelSurface[];
 }): Promise<TestKernel> {
   const bridgeKey = newCredential('bk_');
   const config = coreConfigSchema.parse({
@@ -52,7 +54,7 @@ export async function startTestKernel(options: {
     masterKey: randomBytes(32).toString('base64'),
     port: 0,
     ...options.config,
-    http: { validateResponses: true, rateLimitPerMinute: 0, ...options.config?.http },
+    http: { validateResponses: true, rateLimitPerMinute: 0, failedAuthPerMinute: 0, ...options.config?.http },
     jobs: { pollIntervalMs: 50, retryBaseMs: 20, retryMaxMs: 200, ...options.config?.jobs },
   });
   const kernel = createKernel({
@@ -60,6 +62,7 @@ export async function startTestKernel(options: {
     modules: options.modules,
     moduleConfigs: options.moduleConfigs,
     adapters: options.adapters,
+    surfaces: options.surfaces,
     logger: options.logger ?? createLogger({ level: process.env.AGENTINFRA_TEST_LOG_LEVEL ?? 'silent' }),
   });
   await kernel.start();

@@ -1,5 +1,5 @@
 import type { SqlDatabase } from '@agentinfra/core';
-import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityModule } from '@agentinfra/module-identity';
 import type { ArtifactsConfigInput } from '../config.js';
 import { artifactsModule } from '../module.js';
@@ -27,18 +27,19 @@ export async function startArtifactsTestServer(options: {
   blobs: BlobBackend;
   config?: ArtifactsConfigInput;
 }): Promise<ArtifactsTestServer> {
-  const server = await startTestKernel({
+  const { server, keys, call } = await startModuleTestServer({
+    module: 'agent-artifacts',
+    agents: AGENTS,
     modules: [identityModule, artifactsModule],
     adapters: { sql: options.db, blobStore: options.blobs.store, mounts: options.blobs.mounts },
     moduleConfigs: { 'agent-artifacts': options.config ?? {} },
   });
   options.blobs.serverListening(server.url);
-  const keys = await seedAgentKeys(server, AGENTS);
   return {
     server,
     keys,
     service: server.kernel.service<ArtifactsService>('agent-artifacts'),
-    artifacts: (path, body, as) => server.call(`agent-artifacts/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as),
+    artifacts: call,
     stop: () => server.stop(),
   };
 }

@@ -1,8 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { isMainThread } from 'node:worker_threads';
 
 const TOOLS = ['pebble', 'pebble-challtestsrv', 'knotd'] as const;
 
@@ -15,30 +11,23 @@ function onPath(command: string): boolean {
   }
 }
 
-/** Prints `line` once per vitest run (a marker file named after the run's process), like the testkit's skip notices. */
-function printOnce(line: string): void {
-  const runPid = isMainThread ? process.ppid : process.pid;
-  try {
-    closeSync(openSync(join(tmpdir(), `agentinfra-gateway-tools-${runPid}`), 'wx'));
-  } catch {
-    return;
-  }
-  console.warn(line);
-}
-
 /**
  * Whether the ACME and DNS test servers (Debian's `pebble`,
- * `pebble-challtestsrv`, `knotd`) are installed. Missing: the suites that
- * need them are skipped after one printed line, or the calling file fails
- * under `AGENTINFRA_TEST_REQUIRE_SERVICES=1` (CI). `.ci/start-pebble.sh`
- * installs them.
- * @throws Error when a tool is missing and services are required.
+ * `pebble-challtestsrv`, `knotd`) are installed for the suite named `suite`.
+ * Missing: prints one `[agentinfra] skipping <suite>: …` line, under the
+ * calling test file in vitest's output, so every skipped suite says why
+ * (#13); or the calling file fails under `AGENTINFRA_TEST_REQUIRE_SERVICES=1`
+ * (CI). `.ci/start-pebble.sh` installs them.
+ * @throws Error naming the suite and the missing tools when services are required.
+ * @example describe.runIf(acmeToolsAvailable('HTTP-01 with real validation'))('HTTP-01 …', () => { … });
  */
-export function acmeToolsAvailable(): boolean {
+export function acmeToolsAvailable(suite: string): boolean {
   const missing = TOOLS.filter((tool) => !onPath(tool));
   if (missing.length === 0) return true;
   const why = `${missing.join(', ')} not installed; run .ci/start-pebble.sh (apt-get install pebble knot)`;
-  if (process.env.AGENTINFRA_TEST_REQUIRE_SERVICES === '1') throw new Error(`[agentinfra] ACME test servers are required but ${why}`);
-  printOnce(`[agentinfra] skipping ACME gateway suites: ${why}`);
+  if (process.env.AGENTINFRA_TEST_REQUIRE_SERVICES === '1') {
+    throw new Error(`[agentinfra] ${suite} needs the ACME test servers (AGENTINFRA_TEST_REQUIRE_SERVICES=1) but ${why}`);
+  }
+  console.warn(`[agentinfra] skipping ${suite}: ${why}`);
   return false;
 }

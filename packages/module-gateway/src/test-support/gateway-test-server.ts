@@ -1,5 +1,5 @@
 import type { Clock, SqlDatabase } from '@agentinfra/core';
-import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityModule } from '@agentinfra/module-identity';
 import { expect } from 'vitest';
 import type { GatewayConfigInput } from '../config.js';
@@ -9,11 +9,6 @@ import type { GatewayExtensions, GatewayService } from '../service.js';
 /** The agents of every gateway test server. */
 export const AGENTS = ['alice', 'bob'] as const;
 export type TestAgent = (typeof AGENTS)[number];
-
-/** `db` with a `close()` that does nothing, so a test can stop one kernel and start another on the same open database. */
-export function keepOpen(db: SqlDatabase): SqlDatabase {
-  return Object.assign(Object.create(db) as SqlDatabase, { close: async () => undefined });
-}
 
 /** A clock tests can move forward (`offsetMs`). */
 export interface TestClock extends Clock {
@@ -56,7 +51,10 @@ export async function startGatewayTestServer(options: {
   /** Earlier master keys still configured (a restart in the middle of a master-key rotation). */
   previousMasterKeys?: string[];
 }): Promise<GatewayTestServer> {
-  const server = await startTestKernel({
+  const { server, keys, bridge, call } = await startModuleTestServer({
+    module: 'agent-gateway',
+    agents: AGENTS,
+    createAgents: options.agents !== false,
     modules: [identityModule, createGatewayModule(options.extensions)],
     adapters: { sql: options.db, ...(options.clock ? { clock: options.clock } : {}) },
     moduleConfigs: { 'agent-gateway': options.gateway },
@@ -67,11 +65,7 @@ export async function startGatewayTestServer(options: {
       ...(options.previousMasterKeys ? { previousMasterKeys: options.previousMasterKeys } : {}),
     },
   });
-  const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });
-  const gateway: GatewayTestServer['gateway'] = (path, body, as) => {
-    const credential = as === 'bridge' ? server.bridgeKey : typeof as === 'string' ? keys[as] : as.credential;
-    return server.call(`agent-gateway${path}`, body, credential === undefined ? {} : { credential });
-  };
+  const gateway: GatewayTestServer['gateway'] = (path, body, as) => call(path.replace(/^\//, ''), body, as === 'bridge' ? bridge : as);
   return {
     server,
     keys,

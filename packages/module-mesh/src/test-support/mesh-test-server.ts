@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock, SqlDatabase } from '@agentinfra/core';
-import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityConfigSchema, identityModule } from '@agentinfra/module-identity';
 import { expect } from 'vitest';
 import { meshModule } from '../module.js';
@@ -46,11 +46,6 @@ export function randomPublicKey(): string {
   return randomBytes(32).toString('base64');
 }
 
-/** `db` with a `close()` that does nothing, so a test can stop one kernel and start another on the same open database. */
-export function keepOpen(db: SqlDatabase): SqlDatabase {
-  return Object.assign(Object.create(db) as SqlDatabase, { close: async () => undefined });
-}
-
 /**
  * Starts `[identityModule, meshModule]` on `db` and creates alice, bob and
  * carol with device keys (`agents: false` only issues new keys, for a
@@ -65,8 +60,19 @@ export async function startMeshTestServer(options: {
   previousMasterKeys?: string[];
   jobs?: { enabled?: boolean };
   agents?: boolean;
+  /** Serve on a real port (default); `false` answers calls through `app.request()` for tests that need no socket. */
+  listen?: boolean;
 }): Promise<MeshTestServer> {
-  const server = await startTestKernel({
+  const {
+    server,
+    keys,
+    bridge,
+    call: mesh,
+  } = await startModuleTestServer({
+    module: 'agent-mesh',
+    agents: AGENTS,
+    createAgents: options.agents !== false,
+    listen: options.listen,
     modules: [identityModule, meshModule],
     adapters: { sql: options.db, ...(options.clock ? { clock: options.clock } : {}) },
     moduleConfigs: { 'agent-identity': identityConfigSchema.parse({}), 'agent-mesh': options.meshConfig },
@@ -76,10 +82,6 @@ export async function startMeshTestServer(options: {
       ...(options.jobs ? { jobs: options.jobs } : {}),
     },
   });
-  const bridge = { credential: server.bridgeKey };
-  const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });
-  const mesh: MeshTestServer['mesh'] = (path, body, as) =>
-    server.call(`agent-mesh/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as);
   return {
     server,
     keys,

@@ -1,7 +1,9 @@
 import type { ModuleMigrations } from '@agentinfra/core';
 import { postboxTables } from './20261122000900_postbox_tables.js';
+import { postboxOperatorColumns } from './20261124000100_postbox_operator_columns.js';
 
 /** agent-postbox migrations, applied in name order with the table `postbox_migrations`. */
 export const postboxMigrations: ModuleMigrations = {
   '20261122000900_postbox_tables': postboxTables,
+  '20261124000100_postbox_operator_columns': postboxOperatorColumns,
 };

@@ -1,6 +1,6 @@
 import { findHiddenContent } from './hidden-content.js';
 import type { ScoringInput } from './injection-scorer.js';
-import { countPhrases, INSTRUCTION_FAMILIES, PHRASE_FAMILIES } from './instruction-phrasing.js';
+import { findPhrases, INSTRUCTION_FAMILIES, PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
 
 /** Characters of text and of HTML examined at most (the scan stays within a millisecond for any message). */
 export const MAX_SCANNED_TEXT = 100_000;
@@ -25,20 +25,38 @@ export type FeatureName = (typeof FEATURE_NAMES)[number];
 /** `log(1 + n)`, so that the tenth hit adds less than the first. */
 const damp = (count: number) => Math.log1p(Math.min(count, 20));
 
+/** The hand-written signals of one message and the texts the n-gram features are taken from. */
+export interface MessageFeatures {
+  /** One value per {@link FEATURE_NAMES} entry. */
+  signals: Float64Array;
+  /** Subject and text (capped at {@link MAX_SCANNED_TEXT}) without invisible characters, NFKC-normalised and lower-cased. */
+  visibleText: string;
+  /** Hidden content (hidden HTML, comments, tag characters, decoded base64/hex), normalised the same way; `''` when none. */
+  hiddenText: string;
+  /** The instruction phrases found in `visibleText`, by position. */
+  visibleMatches: PhraseMatch[];
+  /** The instruction phrases found in `hiddenText`, by position. */
+  hiddenMatches: PhraseMatch[];
+}
+
 /**
- * The feature vector of one message (see {@link FEATURE_NAMES}): damped
- * counts of each instruction phrasing family in the subject and visible
- * text; instruction phrasing found in hidden content (hidden HTML, comments,
- * Unicode tag characters, decoded base64/hex); counts of each hiding or
- * link trick; and the share of sentences that read as instructions.
+ * The hand-written signals of one message (see {@link FEATURE_NAMES}):
+ * damped counts of each instruction phrasing family in the subject and
+ * visible text; instruction phrasing found in hidden content (hidden HTML,
+ * comments, Unicode tag characters, decoded base64/hex); counts of each
+ * hiding or link trick; and the share of sentences that read as
+ * instructions. Also returns the visible and hidden text, prepared.
  */
-export function injectionFeatures(input: ScoringInput): Float64Array {
+export function injectionFeatures(input: ScoringInput): MessageFeatures {
   const text = `${input.subject}\n${input.text.length > MAX_SCANNED_TEXT ? input.text.slice(0, MAX_SCANNED_TEXT) : input.text}`;
   const html = input.html && input.html.length > MAX_SCANNED_HTML ? input.html.slice(0, MAX_SCANNED_HTML) : input.html;
   const hidden = findHiddenContent(text, html);
   const visible = hidden.cleanText.normalize('NFKC').toLowerCase();
-  const phrases = countPhrases(visible);
-  const hiddenPhrases = hidden.hiddenText ? countPhrases(hidden.hiddenText.normalize('NFKC').toLowerCase()) : null;
+  const visibleFound = findPhrases(visible);
+  const phrases = visibleFound.counts;
+  const hiddenText = hidden.hiddenText ? hidden.hiddenText.normalize('NFKC').toLowerCase() : '';
+  const hiddenFound = hiddenText ? findPhrases(hiddenText) : null;
+  const hiddenPhrases = hiddenFound?.counts ?? null;
   const hiddenInstructions = hiddenPhrases ? INSTRUCTION_FAMILIES.reduce((sum, name) => sum + hiddenPhrases[name], 0) : 0;
   const sentences = Math.max(1, (visible.match(/[.!?]+(?:\s|$)|\n\s*\n/g) ?? []).length);
   const instructionSentences = phrases.task_opening + phrases.question + phrases.output_direction + phrases.override;
@@ -55,5 +73,11 @@ export function injectionFeatures(input: ScoringInput): Float64Array {
   vector[index++] = damp(hidden.trickLinks);
   vector[index++] = hidden.markdownExfil;
   vector[index++] = Math.min(1, instructionSentences / sentences);
-  return vector;
+  return {
+    signals: vector,
+    visibleText: visible,
+    hiddenText,
+    visibleMatches: visibleFound.matches,
+    hiddenMatches: hiddenFound?.matches ?? [],
+  };
 }

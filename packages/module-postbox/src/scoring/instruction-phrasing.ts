@@ -1,9 +1,10 @@
 /**
  * Families of phrasing that prompt injections use, as regular expressions
- * over lower-cased text. Each family is counted separately; the local
- * scorer weighs the counts (weights fitted on labelled mail, see
- * `feature-weights.ts`). None of them alone decides: ordinary mail says
- * "reply to this email" or "click here" too.
+ * over lower-cased text. Each family is counted separately and each match
+ * is located: the local scorer uses them per sentence (a `cue` feature of
+ * the sentence a match ends in, weights fitted on labelled mail, see
+ * `segment-features.ts`), and in hidden text per message. None of them
+ * alone decides: ordinary mail says "reply to this email" or "click here" too.
  */
 
 /** Override of earlier instructions ("ignore all previous instructions", "new instructions:", "from now on"). */
@@ -63,20 +64,37 @@ export const PHRASE_FAMILIES = [
 /** Names of the phrase families, in {@link PHRASE_FAMILIES} order. */
 export type PhraseFamily = (typeof PHRASE_FAMILIES)[number][0];
 
-/** Occurrences of each phrase family in lower-cased `text`. */
-export function countPhrases(text: string): Record<PhraseFamily, number> {
+/** One phrase found: its family (index into {@link PHRASE_FAMILIES}) and the position of its last character. */
+export interface PhraseMatch {
+  family: number;
+  at: number;
+}
+
+/** Matches of each family recorded at most (counts stop there too). */
+export const MAX_MATCHES_PER_FAMILY = 200;
+
+/**
+ * Occurrences of each phrase family in lower-cased `text` (counted up to
+ * {@link MAX_MATCHES_PER_FAMILY}), and the matches sorted by position.
+ */
+export function findPhrases(text: string): { counts: Record<PhraseFamily, number>; matches: PhraseMatch[] } {
   const counts = {} as Record<PhraseFamily, number>;
-  for (const [name, pattern] of PHRASE_FAMILIES) {
+  const matches: PhraseMatch[] = [];
+  PHRASE_FAMILIES.forEach(([name, pattern], family) => {
     pattern.lastIndex = 0;
     let count = 0;
-    while (pattern.exec(text) !== null) {
+    let match = pattern.exec(text);
+    while (match !== null) {
       count += 1;
-      if (count >= 20) break;
+      matches.push({ family, at: match.index + Math.max(0, match[0].length - 1) });
+      if (count >= MAX_MATCHES_PER_FAMILY) break;
+      match = pattern.exec(text);
     }
     pattern.lastIndex = 0;
     counts[name] = count;
-  }
-  return counts;
+  });
+  matches.sort((a, b) => a.at - b.at);
+  return { counts, matches };
 }
 
 /** Families that are instructions to a model wherever they appear (used on hidden text). */

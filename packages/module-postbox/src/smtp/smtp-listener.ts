@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { MalformedMessageError } from '../mime-parser-pool.js';
 
 /** An SMTP reply as an error `smtp-server` sends: `responseCode` and text (with its RFC 3463 enhanced code). */
 function smtpReply(code: number, message: string): Error {
@@ -45,8 +46,10 @@ export interface SmtpListener {
  * certificate is configured; SIZE (RFC 1870) announced and enforced (552);
  * RCPT TO refused with 550 5.1.1 for addresses the postbox does not have, at
  * RCPT time rather than by a later bounce; one accepted DATA is stored
- * once and delivered to every accepted recipient. A failure while storing
- * answers 451 so that the sending MTA retries.
+ * once and delivered to every accepted recipient. A message mailparser
+ * refuses (a header block over 1 MiB, more than 1,000 MIME parts) gets
+ * 554 5.6.0, a permanent failure; any other failure while storing answers
+ * 451 so that the sending MTA retries.
  * @throws Error when the port cannot be bound or the certificate files cannot be read.
  */
 export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
@@ -95,6 +98,11 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
         handlers.deliver({ raw: Buffer.concat(chunks, size), recipients, envelopeFrom }).then(
           (ids) => callback(null, `2.0.0 OK: queued as ${ids.join(',') || 'nothing'}`),
           (error: unknown) => {
+            if (error instanceof MalformedMessageError) {
+              logger.info({ reason: error.message }, 'smtp: refused a message mailparser cannot read');
+              callback(smtpReply(554, `5.6.0 Message cannot be read: ${error.message}`));
+              return;
+            }
             logger.error({ err: error }, 'smtp: storing a message failed');
             callback(smtpReply(451, '4.3.0 Temporary failure while storing the message, try again later'));
           },

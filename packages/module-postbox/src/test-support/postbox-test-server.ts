@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { type BlobStore, type Clock, createHttpDelivery, type HostResolver, type RateLimiter, type SqlDatabase } from '@agentinfra/core';
-import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityModule } from '@agentinfra/module-identity';
 import { expect } from 'vitest';
 import { postboxModule } from '../module.js';
@@ -58,7 +58,15 @@ export async function startPostboxTestServer(options: {
   let base = 'http://127.0.0.1';
   const blobs = createFsBlobStore({ dir: blobDir, publicUrl: () => base, signingKey: randomBytes(32), durable: false });
   const blobStore = options.wrapBlobStore ? options.wrapBlobStore(blobs.store) : blobs.store;
-  const server = await startTestKernel({
+  const agents = options.seed === false ? [] : AGENTS;
+  const {
+    server,
+    keys,
+    bridge,
+    call: postbox,
+  } = await startModuleTestServer({
+    module: 'agent-postbox',
+    agents,
     modules: [identityModule, postboxModule],
     adapters: {
       sql: options.db,
@@ -84,14 +92,10 @@ export async function startPostboxTestServer(options: {
   });
   base = server.url;
   const service = server.kernel.service<PostboxService>('agent-postbox');
-  const bridge = { credential: server.bridgeKey };
-  const keys = await seedAgentKeys(server, options.seed === false ? [] : AGENTS);
-  for (const agent of options.seed === false ? [] : AGENTS) {
+  for (const agent of agents) {
     const allocated = await server.call('agent-postbox/alloc', { agent_id: agent, local_part: agent }, { credential: keys[agent] });
     expect(allocated.status).toBe(200);
   }
-  const postbox: PostboxTestServer['postbox'] = (path, body, as) =>
-    server.call(`agent-postbox/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as);
   return {
     server,
     service,

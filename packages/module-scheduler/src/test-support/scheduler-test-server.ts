@@ -1,5 +1,5 @@
 import { type Clock, createHttpDelivery, type HttpDelivery, type SqlDatabase } from '@agentinfra/core';
-import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityConfigSchema, identityModule } from '@agentinfra/module-identity';
 import { schedulerModule } from '../module.js';
 
@@ -38,7 +38,12 @@ export async function startSchedulerTestServer(options: {
 }): Promise<SchedulerTestServer> {
   const clock = options.clock;
   const delivery = options.delivery ?? createHttpDelivery({ allowPrivate: options.allowPrivate ?? true, ...(clock ? { clock } : {}) });
-  const server = await startTestKernel({
+  const { server, keys, call } = await startModuleTestServer({
+    module: 'agent-scheduler',
+    agents: AGENTS,
+    createAgents: options.agents !== false,
+    // The API needs no socket here (callbacks go out, nothing comes in): calls run through app.request().
+    listen: false,
     modules: [identityModule, schedulerModule],
     adapters: { sql: options.db, delivery, ...(clock ? { clock } : {}) },
     config: {
@@ -51,12 +56,7 @@ export async function startSchedulerTestServer(options: {
       'agent-scheduler': { minIntervalMs: 1_000, ...options.schedulerConfig },
     },
   });
-  const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });
-  return {
-    server,
-    keys,
-    scheduler: (path, body, as) => server.call(`agent-scheduler/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as),
-  };
+  return { server, keys, scheduler: call };
 }
 
 /**

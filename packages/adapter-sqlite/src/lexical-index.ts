@@ -1,0 +1,198 @@
+import type { LexicalHit, LexicalIndex, LexicalSource, VectorAttach } from '@agentinfra/core';
+import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms } from '@agentinfra/core';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { withConnection } from './connection-lease.js';
+import { createSqliteLexicalTables, keysExpression, type SqliteLexicalTables, sqliteLexicalTables } from './lexical-tables.js';
+
+/** Source rows indexed per transaction while `ensure` builds the index of an existing table. */
+const BACKFILL_BATCH = 2_000;
+
+/** Options of {@link createSqliteLexicalIndex}. */
+export const sqliteLexicalIndexOptions = z.object({
+  /** A knex on better-sqlite3 (the adapter's, whose pool holds one connection). */
+  knex: z.custom<Knex>(
+    (value) => typeof value === 'function' && typeof (value as { raw?: unknown }).raw === 'function',
+    'knex must be a Knex instance',
+  ),
+  /** Name prefix of the index's tables and triggers, e.g. `memory_lexical`. */
+  table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/, 'table must be a plain identifier of at most 48 characters'),
+  source: z.object({
+    table: z.string(),
+    key: z.string(),
+    text: z.string(),
+    owner: z.string(),
+    scopes: z.string(),
+    only: z.object({ column: z.string(), equals: z.string() }).optional(),
+  }),
+});
+export type SqliteLexicalIndexOptions = z.input<typeof sqliteLexicalIndexOptions>;
+
+/** A row of a lexical query: FTS5's bm25 (negative, lower is better) and any attached columns. */
+type RankedRow = { id: string; rank: number } & Record<string, unknown>;
+
+/**
+ * {@link LexicalIndex} on SQLite's FTS5 ({@link SqliteLexicalTables}): a
+ * contentless FTS5 table with the `porter` stemmer, kept in step with the
+ * source table by triggers, so the index changes in the transaction that
+ * changes the source row. A query is one statement: the FTS5 match (the
+ * query's words joined with OR), the visibility filter on each match's keys,
+ * ordered by BM25 (FTS5's `bm25()`, k1 = 1.2, b = 0.75) and limited to `k`;
+ * `score` is −bm25, so higher is better.
+ *
+ * @throws ZodError when options are invalid; RangeError when a source name is not a plain identifier.
+ *   Methods throw an Error with the driver error as `cause` when SQLite fails.
+ */
+export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): LexicalIndex {
+  const { knex, table, source } = sqliteLexicalIndexOptions.parse(options);
+  const tables = sqliteLexicalTables(table, source as LexicalSource);
+
+  async function attempt<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof RangeError) throw error;
+      throw new Error(`sqlite lexical index ${table}: ${operation} failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  function search(db: BetterSqlite3.Database, match: string, keys: string[], k: number, attach?: VectorAttach): RankedRow[] {
+    let columns = '';
+    let join = '';
+    if (attach !== undefined) {
+      const sql = attachSql(attach, 'd.id');
+      columns = `, ${sql.select.join(', ')}`;
+      join = sql.join;
+    }
+    return db
+      .prepare(
+        `select d.id as id, bm25(${tables.fts}) as rank${columns}
+         from ${tables.fts} join ${tables.docs} d on d.rid = ${tables.fts}.rowid ${join}
+         where ${tables.fts} match ?
+           and exists (select 1 from json_each(d.keys) k where k.value in (select value from json_each(?)))
+         order by rank, d.id limit ?`,
+      )
+      .all(match, JSON.stringify(keys), k) as RankedRow[];
+  }
+
+  return {
+    async ensure(request = {}) {
+      const { onProgress } = request;
+      await attempt('ensure', async () => {
+        const building = await withConnection(knex, (db) => prepare(db, tables));
+        if (!building) return;
+        let { done, total } = await withConnection(knex, (db) => backfillOn(db, tables).start());
+        onProgress?.(done, total);
+        for (;;) {
+          // One lease per batch: other statements run between batches of a long build.
+          const walked = await withConnection(knex, (db) => backfillOn(db, tables).step());
+          if (walked === 0) return;
+          done += walked;
+          total = Math.max(total, done);
+          onProgress?.(done, total);
+        }
+      });
+    },
+
+    async query({ text, k, filter, attach }) {
+      if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
+      if (attach !== undefined) attachSql(attach, 'd.id');
+      const terms = lexicalTerms(text);
+      const keys = filterVisibilityKeys(filter);
+      if (k === 0 || terms.length === 0 || keys.length === 0) return [];
+      const match = terms.map((term) => `"${term}"`).join(' OR ');
+      return attempt('query', () =>
+        withConnection(knex, (db) =>
+          search(db, match, keys, k, attach).map((row) => {
+            const hit: LexicalHit = { id: row.id, score: -row.rank };
+            const attached = attachedRow(row);
+            if (attached !== undefined) hit.row = attached;
+            return hit;
+          }),
+        ),
+      );
+    },
+
+    async count() {
+      return attempt('count', () =>
+        withConnection(knex, (db) => Number((db.prepare(`select count(*) as n from ${tables.docs}`).get() as { n: number }).n)),
+      );
+    },
+  };
+}
+
+/**
+ * Creates what is missing in one transaction; when the source's triggers were
+ * missing (a new index, or a source table dropped and created again), empties
+ * the index so the backfill rebuilds it from the source.
+ * @returns whether a backfill must run (the index is not `ready`).
+ */
+function prepare(db: BetterSqlite3.Database, tables: SqliteLexicalTables): boolean {
+  return db
+    .transaction(() => {
+      if (createSqliteLexicalTables(db, tables)) {
+        db.exec(`insert into ${tables.fts} (${tables.fts}) values ('delete-all')`);
+        db.exec(`delete from ${tables.docs}`);
+        db.exec(`delete from ${tables.meta}`);
+      }
+      const state = db.prepare(`select value from ${tables.meta} where key = 'state'`).get() as { value: string } | undefined;
+      return state?.value !== 'ready';
+    })
+    .immediate();
+}
+
+/** Statements of the backfill, prepared on one connection. */
+interface Backfill {
+  /** Source rows to index and the total, with the stored cursor. */
+  start(): { done: number; total: number };
+  /** Indexes the next batch in one transaction. @returns rows walked (0 once finished, when the state becomes `ready`). */
+  step(): number;
+}
+
+/**
+ * The backfill of the source rows the triggers have not seen (those written
+ * before the index existed), in key order, {@link BACKFILL_BATCH} per
+ * transaction; the last key done is stored with each batch, so an
+ * interrupted build resumes there. Rows already indexed (by a trigger
+ * meanwhile) are skipped.
+ */
+function backfillOn(db: BetterSqlite3.Database, tables: SqliteLexicalTables): Backfill {
+  const { source } = tables;
+  const count = (condition: string, ...bindings: unknown[]) =>
+    Number(
+      (db.prepare(`select count(*) as n from ${source.table} s where ${source.only('s')}${condition}`).get(...bindings) as { n: number }).n,
+    );
+  const readCursor = () =>
+    (db.prepare(`select value from ${tables.meta} where key = 'cursor'`).get() as { value: string } | undefined)?.value ?? null;
+  const batch = db.prepare(
+    `select s.${source.key} as id, s.${source.text} as text, ${keysExpression(tables, 's')} as keys
+     from ${source.table} s where ${source.only('s')} and (? is null or s.${source.key} > ?)
+     order by s.${source.key} limit ?`,
+  );
+  const insertDoc = db.prepare(`insert into ${tables.docs} (id, keys) values (?, ?) on conflict (id) do nothing`);
+  const insertText = db.prepare(`insert into ${tables.fts} (rowid, text) values (?, ?)`);
+  const save = db.prepare(`insert or replace into ${tables.meta} (key, value) values (?, ?)`);
+  return {
+    start() {
+      const cursor = readCursor();
+      return { done: cursor === null ? 0 : count(` and s.${source.key} <= ?`, cursor), total: count('') };
+    },
+    step() {
+      return db
+        .transaction(() => {
+          const cursor = readCursor();
+          const rows = batch.all(cursor, cursor, BACKFILL_BATCH) as Array<{ id: string; text: string; keys: string }>;
+          for (const row of rows) {
+            const inserted = insertDoc.run(row.id, row.keys);
+            if (inserted.changes === 1) insertText.run(inserted.lastInsertRowid, row.text);
+          }
+          const last = rows[rows.length - 1];
+          if (last === undefined) save.run('state', 'ready');
+          else save.run('cursor', last.id);
+          return rows.length;
+        })
+        .immediate();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { runStdioProxy } from '@agentinfra/mcp';
+import { type Command, Option } from 'commander';
+import { CliError } from '../cli-error.js';
+
+/**
+ * `agentinfra mcp --url URL --key KEY`: the agentinfra MCP tools over stdio,
+ * for MCP clients that launch a local process. Every request is forwarded to
+ * the server's `/mcp` endpoint with the key (a device key or delegation
+ * token; also from `AGENTINFRA_KEY`). Only MCP messages go to stdout;
+ * diagnostics go to stderr.
+ */
+export function registerMcpCommand(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve the MCP tools of an agentinfra server over stdio (for MCP clients that launch a process)')
+    .addOption(
+      new Option('--url <base_url>', 'agentinfra server URL (its /mcp endpoint is used)').env('AGENTINFRA_URL').makeOptionMandatory(),
+    )
+    .addOption(new Option('--key <key>', 'device key or delegation token').env('AGENTINFRA_KEY'))
+    .action(async (options: { url: string; key?: string }) => {
+      if (!options.key) throw new CliError('A key is required: --key or AGENTINFRA_KEY (a device key or delegation token).', 2);
+      try {
+        await runStdioProxy({ url: options.url, key: options.key });
+      } catch (error) {
+        throw new CliError((error as Error).message, 1);
+      }
+    });
+}

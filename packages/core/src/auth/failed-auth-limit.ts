@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import { RateLimitError } from '../errors.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Limits failed authentications per client address (#11): after `perMinute`
+ * failures within a sliding minute, every authentication attempt from that
+ * address is refused with 429 until the window has room again, whether or
+ * not its credential is valid, so that guessing stops too. Counts live in
+ * the rate-limit port (shared by replicas on Redis).
+ */
+export interface FailedAuthLimit {
+  /**
+   * Refuses an address that is over the limit.
+   * @throws RateLimitError (429) with the window as `Retry-After`.
+   */
+  check(client: string): Promise<void>;
+  /**
+   * Counts one failure for `client`; logs once (the reason, never the
+   * credential) when this failure uses up the window.
+   * @throws RateLimitError when the window was already full (concurrent failures).
+   */
+  fail(client: string, reason: 'missing' | 'unknown'): Promise<void>;
+}
+
+/** Builds the limit; `perMinute` 0 turns it off. */
+export function createFailedAuthLimit(options: { perMinute: number; rateLimiter: () => RateLimiter; logger: Logger }): FailedAuthLimit {
+  const { perMinute } = options;
+  const key = (client: string) => `authfail:${client}`;
+  const refuse = () => new RateLimitError(`Too many failed authentications from this address; at most ${perMinute} per minute.`, WINDOW_MS);
+  return {
+    async check(client) {
+      if (perMinute === 0) return;
+      const failures = await options.rateLimiter().peek({ key: key(client), windowMs: WINDOW_MS });
+      if (failures >= perMinute) throw refuse();
+    },
+    async fail(client, reason) {
+      if (perMinute === 0) return;
+      const decision = await options.rateLimiter().consume({ key: key(client), limit: perMinute, windowMs: WINDOW_MS });
+      if (!decision.allowed) throw refuse();
+      if (decision.remaining === 0) {
+        options.logger.warn(
+          { client, reason, limit_per_minute: perMinute },
+          'failed authentications reached the limit; refusing this address',
+        );
+      }
+    },
+  };
+}

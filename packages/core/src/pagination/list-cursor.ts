@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import { InputError } from '../errors.js';
+
+const PREFIX = 'c1.';
+
+/** Encodes and decodes one list's opaque cursors (see {@link createListCursor}). */
+export interface ListCursor<T> {
+  /** The opaque `next_cursor` for a position: `c1.` + base64url of its JSON. */
+  encode(position: T): string;
+  /**
+   * Reads a cursor the client passed back.
+   * @throws InputError (400, naming `field`) when it was not made by `encode` of this list.
+   */
+  decode(cursor: string): T;
+}
+
+/**
+ * A cursor codec for keyset pagination: the position after the last listed
+ * row (its sort keys), validated by `schema` when it comes back, so a forged
+ * or foreign cursor is a 400 and never reaches SQL.
+ * @param options.schema the position's shape, e.g. `z.object({ c: z.number().int(), i: z.string() })`.
+ * @param options.field the request field that carries it (`cursor`, `since`), for the error.
+ */
+export function createListCursor<T>(options: { schema: z.ZodType<T>; field: string }): ListCursor<T> {
+  const invalid = () =>
+    new InputError(`${options.field} is not a cursor returned by this list.`, {
+      fields: [{ path: options.field, message: 'unknown cursor' }],
+    });
+  return {
+    encode: (position) => PREFIX + Buffer.from(JSON.stringify(position), 'utf8').toString('base64url'),
+    decode(cursor) {
+      if (!cursor.startsWith(PREFIX)) throw invalid();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8'));
+      } catch {
+        throw invalid();
+      }
+      const checked = options.schema.safeParse(parsed);
+      if (!checked.success) throw invalid();
+      return checked.data;
+    },
+  };
+}

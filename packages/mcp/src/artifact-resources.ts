@@ -1,0 +1,98 @@
+import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { type CallerContext, invokeRoute } from './route-call.js';
+
+const ARTIFACTS = 'agent-artifacts';
+/** URI scheme and prefix of artifact resources: `agentinfra://artifacts/<artifact_id>`. */
+export const ARTIFACT_URI_PREFIX = 'agentinfra://artifacts/';
+/** MCP's "resource not found" error code (MCP 2025-11-25 "Resources: Error Handling"). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** The resource template of committed artifacts. */
+export function artifactTemplate(maxInlineBytes: number): ResourceTemplate {
+  return {
+    uriTemplate: `${ARTIFACT_URI_PREFIX}{artifact_id}`,
+    name: 'artifact',
+    title: 'Artifact',
+    description: `A committed artifact of your agent by artifact_id: its text, or its bytes as base64, up to ${maxInlineBytes} bytes; a larger one reads as a short-lived download link (text/uri-list).`,
+  };
+}
+
+/** Media types whose bytes are returned as text rather than base64. */
+function isTextual(mime: string): boolean {
+  const type = mime.split(';')[0]!.trim().toLowerCase();
+  return (
+    type.startsWith('text/') ||
+    ['application/json', 'application/xml', 'application/javascript', 'application/yaml', 'application/x-ndjson'].includes(type) ||
+    type.endsWith('+json') ||
+    type.endsWith('+xml')
+  );
+}
+
+/**
+ * One page (50) of the caller's committed artifacts as resources, newest
+ * first; `cursor` is the artifacts /list cursor.
+ */
+export async function listArtifactResources(
+  caller: CallerContext,
+  cursor: string | undefined,
+): Promise<{ resources: Resource[]; nextCursor?: string }> {
+  const outcome = await invokeRoute(caller, ARTIFACTS, '/list', { agent_id: caller.principal.agentId, limit: 50, cursor: cursor ?? null });
+  if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, `${outcome.error.error.code}: ${outcome.error.error.message}`);
+  const page = outcome.body as {
+    artifacts: Array<{ artifact_id: string; key: string; mime: string; size: number; status: string }>;
+    next_cursor: string | null;
+  };
+  const resources = page.artifacts
+    .filter((artifact) => artifact.status === 'committed')
+    .map((artifact) => ({
+      uri: `${ARTIFACT_URI_PREFIX}${artifact.artifact_id}`,
+      name: artifact.key,
+      mimeType: artifact.mime,
+      size: artifact.size,
+    }));
+  return { resources, ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
+}
+
+/**
+ * Reads an artifact resource through agent-artifacts /download (so the same
+ * authorization applies): up to `maxInlineBytes` its text or base64 blob,
+ * otherwise the signed download link as `text/uri-list`. The link is fetched
+ * in process when this server serves it, else over HTTP (it came from this
+ * server's own blob store, never from the client).
+ * @throws McpError -32002 for an unknown, foreign, pending or expired artifact.
+ */
+export async function readArtifactResource(caller: CallerContext, uri: string, maxInlineBytes: number): Promise<ReadResourceResult> {
+  const artifactId = uri.startsWith(ARTIFACT_URI_PREFIX) ? decodeURIComponent(uri.slice(ARTIFACT_URI_PREFIX.length)) : '';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(artifactId)) throw new McpError(RESOURCE_NOT_FOUND, `No resource ${uri}.`, { uri });
+  const outcome = await invokeRoute(caller, ARTIFACTS, '/download', { artifact_id: artifactId });
+  if (!outcome.ok) throw new McpError(RESOURCE_NOT_FOUND, `${outcome.error.error.code}: ${outcome.error.error.message}`, { uri });
+  const download = outcome.body as { mime: string; size: number; url: string; expires_at: string };
+  if (download.size > maxInlineBytes) {
+    return {
+      contents: [
+        {
+          uri,
+          mimeType: 'text/uri-list',
+          text: download.url,
+          _meta: { size: download.size, mime: download.mime, expires_at: download.expires_at },
+        },
+      ],
+    };
+  }
+  const target = new URL(download.url);
+  let response = await caller.appRequest(`${target.pathname}${target.search}`, { method: 'GET' });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    response = await fetch(download.url);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new McpError(ErrorCode.InternalError, `The artifact could not be read (HTTP ${response.status}).`);
+  }
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (isTextual(download.mime)) {
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+    return { contents: [{ uri, mimeType: download.mime, text }] };
+  }
+  return { contents: [{ uri, mimeType: download.mime, blob: bytes.toString('base64') }] };
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import {
+  errorBody,
+  type HttpMount,
+  type Kernel,
+  type KernelSurface,
+  NotAllowedError,
+  RateLimitError,
+  readCredential,
+} from '@agentinfra/core';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createMcpServer } from './mcp-server.js';
+import { buildToolCatalog } from './tool-catalog.js';
+
+/** Options of {@link mcpSurface}. */
+export interface McpSurfaceOptions {
+  /** Mount path (default `/mcp`). */
+  path?: string;
+  /** Largest MCP request body in bytes (default 8 MiB, room for `artifacts_upload` content); 413 above. */
+  bodyLimitBytes?: number;
+  /** Artifacts up to this many bytes are returned inline by `resources/read` (default 1 MiB). */
+  maxInlineBytes?: number;
+  /** Server version reported at initialization. */
+  version?: string;
+}
+
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-request-id',
+  'access-control-expose-headers': 'www-authenticate, mcp-session-id, x-request-id',
+  'access-control-max-age': '600',
+};
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...CORS, ...headers } });
+}
+
+/** A JSON-RPC error response with no id (the request could not be read). */
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return json(status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+}
+
+/** The body as one buffer, or `null` past `limit` bytes. */
+async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer | null> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > limit) return null;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * The MCP server at `/mcp` (Streamable HTTP, MCP 2025-11-25 and the older
+ * revisions the SDK supports), in stateless mode: every POST is
+ * authenticated on its own (`Authorization: Bearer <device key or
+ * delegation token>`, as the HTTP API) and answered by a fresh SDK server
+ * for that credential, so no session state lives in a process and any
+ * replica can answer any request. No or unknown credential: 401 with
+ * `WWW-Authenticate: Bearer` before any MCP message is read; the bridge key:
+ * 403 (it is valid, but not an agent's credential). GET (a server-initiated
+ * event stream) and DELETE (ending a session) answer 405: there are no
+ * sessions to stream on or end.
+ */
+export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
+  return (kernel: Kernel): HttpMount => {
+    const catalog = buildToolCatalog(kernel.modules);
+    const bodyLimit = options.bodyLimitBytes ?? 8 * 1024 * 1024;
+    const maxInlineBytes = options.maxInlineBytes ?? 1024 * 1024;
+    const appRequest = async (path: string, init: RequestInit) => kernel.app.request(path, init);
+    return {
+      path: options.path ?? '/mcp',
+      async fetch(request, body, info) {
+        if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
+        if (request.method !== 'POST') {
+          return rpcError(405, -32000, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST.', {
+            allow: 'POST, OPTIONS',
+          });
+        }
+        const credential = readCredential(request.headers);
+        let principal: Awaited<ReturnType<Kernel['authenticate']>>;
+        try {
+          principal = await kernel.authenticate(credential, info ? { client: info.client } : undefined);
+        } catch (error) {
+          if (error instanceof RateLimitError) return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
+          throw error;
+        }
+        if (principal === null) {
+          return json(
+            401,
+            {
+              error: {
+                code: 'unauthenticated',
+                message: 'Send Authorization: Bearer <device key or delegation token>; this one is missing, unknown, expired or revoked.',
+              },
+            },
+            { 'www-authenticate': 'Bearer' },
+          );
+        }
+        if (principal.kind === 'bridge') {
+          return json(
+            403,
+            errorBody(new NotAllowedError('The bridge key is not an MCP credential: use a device key or a delegation token of the agent.')),
+          );
+        }
+        const raw = await readLimited(body, bodyLimit);
+        if (raw === null) return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { connection: 'close' });
+        let parsedBody: unknown;
+        try {
+          parsedBody = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return rpcError(400, -32700, 'Parse error: the body is not JSON.');
+        }
+        const requestId = request.headers.get('x-request-id')?.slice(0, 128) || randomUUID();
+        const server = createMcpServer({
+          catalog,
+          caller: { appRequest, credential: credential as string, principal, requestId },
+          maxInlineBytes,
+          version: options.version ?? '0.1.0',
+        });
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await server.connect(transport);
+        // Not closed afterwards: with JSON responses the transport keeps nothing once it has answered,
+        // and the SDK's close() builds an error for every closed connection (a tenth of a request's CPU).
+        const response = await transport.handleRequest(request, { parsedBody });
+        for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
+        response.headers.set('x-request-id', requestId);
+        return response;
+      },
+    };
+  };
+}

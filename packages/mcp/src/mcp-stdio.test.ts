@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sqlDatabases } from '@agentinfra/testkit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callError, callOk, runAgentScenario } from './test-support/agent-scenario.js';
+import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
+
+/** The built CLI (`pnpm exec tsc -b`; `pnpm test` builds before vitest). */
+const binPath = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
+
+/** `agentinfra mcp --url <server>` as an MCP client launches it, with the key in AGENTINFRA_KEY, and what it wrote to stderr. */
+async function launch(url: string, key: string): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [binPath, 'mcp', '--url', url],
+    env: { PATH: process.env.PATH ?? '', AGENTINFRA_KEY: key },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  // A line on stdout that is not an MCP message fails the transport, so this also checks that stdout carries only protocol.
+  const problems: Error[] = [];
+  client.onerror = (error) => problems.push(error);
+  await client.connect(transport);
+  return { client, stderr: () => `${stderr}${problems.map((problem) => problem.message).join('\n')}` };
+}
+
+describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ create }) => {
+  let t: McpTestServer;
+  let cleanup: () => Promise<void>;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(binPath)) throw new Error(`Build the CLI first (pnpm exec tsc -b): ${binPath} is missing.`);
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    t = await startMcpTestServer(fixture.db);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await t.stop();
+    await cleanup();
+  });
+
+  it('serves the same tools as /mcp and runs memory, artifacts, postbox and scheduler through them', async () => {
+    const { client, stderr } = await launch(t.server.url, t.keys.alice);
+    clients.push(client);
+    const overHttp = await t.connect(t.keys.alice);
+    expect((await client.listTools()).tools).toEqual((await overHttp.listTools()).tools);
+    expect(client.getInstructions()).toMatch(/untrusted/);
+    await runAgentScenario(client, t.server, 'stdio');
+    expect(stderr()).toMatch(/serving http:\/\/127\.0\.0\.1:\d+\/mcp over stdio/);
+    expect(stderr()).not.toContain(t.keys.alice);
+  });
+
+  it('lists only what a narrow delegation may call, and reports its expiry as an error result', async () => {
+    const expiresAt = new Date(Date.now() + 2_000);
+    const { client } = await launch(t.server.url, await t.delegate(['memory.read'], expiresAt));
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['memory_kv_get', 'memory_query', 'memory_set_get']);
+    await callOk(client, 'memory_query', { q: 'deploy' });
+    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
+    expect(await callError(client, 'memory_query', { q: 'deploy' })).toMatch(/^unauthenticated: /);
+  });
+
+  it('exits with a message on stderr when the key is refused', async () => {
+    // Asynchronous: the server under test runs in this process.
+    const child = spawn(process.execPath, [binPath, 'mcp', '--url', t.server.url, '--key', 'dk_nope']);
+    const run = { stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/refused the key/);
+  });
+});

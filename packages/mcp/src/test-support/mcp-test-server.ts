@@ -1,0 +1,81 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFsBlobStore } from '@agentinfra/adapter-fs';
+import { createWordVectorEmbedder } from '@agentinfra/adapter-wordvec';
+import type { AnyModule, SqlDatabase } from '@agentinfra/core';
+import { seedAgentKeys, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { documentedModules } from '../docs/documented-modules.js';
+import { mcpSurface } from '../http-surface.js';
+
+/** A server with every default module and `/mcp`, agents `alice` and `bob` with device keys. */
+export interface McpTestServer {
+  server: TestKernel;
+  keys: { alice: string; bob: string };
+  /** An SDK client connected to `/mcp` over Streamable HTTP with `credential`. */
+  connect(credential: string): Promise<Client>;
+  /** A delegation token from alice to bob for `scope`, ending at `expiresAt` (default in a day). */
+  delegate(scope: string[], expiresAt?: Date): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const embedder = createWordVectorEmbedder();
+
+/**
+ * Starts the default modules with the MCP surface on a real port, on `sql`
+ * (the SQLite/PostgreSQL matrix), the real offline embedder and a local blob
+ * folder whose signed URLs this server serves; postbox mail domain `localhost`.
+ */
+export async function startMcpTestServer(
+  sql: SqlDatabase,
+  options: { maxInlineBytes?: number; modules?: readonly AnyModule[] } = {},
+): Promise<McpTestServer> {
+  let listenUrl = 'http://127.0.0.1';
+  const blobs = createFsBlobStore({
+    dir: mkdtempSync(join(tmpdir(), 'agentinfra-mcp-')),
+    publicUrl: () => listenUrl,
+    signingKey: 'k'.repeat(32),
+  });
+  const server = await startTestKernel({
+    modules: options.modules ?? documentedModules,
+    adapters: { sql, embedder, blobStore: blobs.store, mounts: [blobs.mount] },
+    moduleConfigs: {
+      'agent-gateway': { httpPort: 0, dnsServers: ['127.0.0.1:1'] },
+      'agent-postbox': { smtp: { port: 0 } },
+      'agent-scheduler': { minIntervalMs: 1_000 },
+    },
+    config: { allowPrivateCallbacks: true },
+    surfaces: [mcpSurface({ maxInlineBytes: options.maxInlineBytes })],
+  });
+  listenUrl = server.url;
+  const keys = await seedAgentKeys(server, ['alice', 'bob'] as const);
+  const clients: Client[] = [];
+  return {
+    server,
+    keys,
+    async connect(credential) {
+      const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${credential}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async delegate(scope, expiresAt = new Date(Date.now() + 86_400_000)) {
+      const response = await server.call(
+        'agent-identity/delegate',
+        { from_agent: 'alice', to_agent: 'bob', scope, expires_at: expiresAt.toISOString() },
+        { credential: keys.alice },
+      );
+      if (response.status !== 200) throw new Error(`delegate: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body.token as string;
+    },
+    async stop() {
+      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { createListCursor, isoTimestamp } from '@agentinfra/core';
+import { z } from 'zod';
+import type { MemoryDeps } from './service.js';
+
+/** Characters of a memory's text an operator listing carries (the rest is cut, `text_truncated: true`). */
+export const LISTED_TEXT_CHARS = 500;
+
+const idCursor = createListCursor({ schema: z.strictObject({ i: z.string() }), field: 'cursor' });
+const provenanceCursor = createListCursor({ schema: z.strictObject({ p: z.string() }), field: 'cursor' });
+
+const countOf = (row: unknown) => Number((row as { n: number | string } | undefined)?.n ?? 0);
+
+/**
+ * What operators list across agents' memories (the console's reads):
+ * memories newest first by agent, kind and provenance, an agent's
+ * provenances with counts, and service-wide counts. Memory ids sort by
+ * creation time, so the primary key orders the listing.
+ */
+export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
+  const knex = () => deps.sql.knex;
+  return {
+    /**
+     * Memories newest first, optionally one agent's, of one kind, with one provenance.
+     * @throws InputError for a cursor this list did not make.
+     */
+    async listMemories(input: {
+      agentId?: string | undefined;
+      kind?: string | undefined;
+      provenance?: string | undefined;
+      limit: number;
+      cursor: string | null;
+    }) {
+      const query = knex()('memory_records').select('id', 'agent_id', 'kind', 'text', 'provenance', 'scope', 'created_at');
+      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.kind !== undefined) query.where({ kind: input.kind });
+      if (input.provenance !== undefined) query.where({ provenance: input.provenance });
+      if (input.cursor !== null) query.where('id', '<', idCursor.decode(input.cursor).i);
+      const rows = (await query.orderBy('id', 'desc').limit(input.limit + 1)) as Array<{
+        id: string;
+        agent_id: string;
+        kind: string;
+        text: string;
+        provenance: string;
+        scope: string;
+        created_at: number | string;
+      }>;
+      const page = rows.slice(0, input.limit);
+      const last = page[page.length - 1];
+      return {
+        memories: page.map((row) => ({
+          id: row.id,
+          agent_id: row.agent_id,
+          kind: row.kind,
+          text: row.text.length > LISTED_TEXT_CHARS ? row.text.slice(0, LISTED_TEXT_CHARS) : row.text,
+          text_truncated: row.text.length > LISTED_TEXT_CHARS,
+          provenance: row.provenance,
+          scope: JSON.parse(row.scope) as string[],
+          created_at: isoTimestamp(Number(row.created_at)),
+        })),
+        next_cursor: rows.length > input.limit && last ? idCursor.encode({ i: last.id }) : null,
+      };
+    },
+
+    /**
+     * An agent's provenance tags in code-point order with how many memories carry each.
+     * @throws InputError for a cursor this list did not make.
+     */
+    async listProvenances(input: { agentId: string; limit: number; cursor: string | null }) {
+      const query = knex()('memory_records').select('provenance').count({ n: '*' }).where({ agent_id: input.agentId });
+      if (input.cursor !== null) query.where('provenance', '>', provenanceCursor.decode(input.cursor).p);
+      const rows = (await query
+        .groupBy('provenance')
+        .orderBy('provenance')
+        .limit(input.limit + 1)) as Array<{ provenance: string; n: number | string }>;
+      const page = rows.slice(0, input.limit);
+      const last = page[page.length - 1];
+      return {
+        provenances: page.map((row) => ({ provenance: row.provenance, memories: Number(row.n) })),
+        next_cursor: rows.length > input.limit && last ? provenanceCursor.encode({ p: last.provenance }) : null,
+      };
+    },
+
+    /** Service-wide counts: memories, and memories of each kind. */
+    async summary() {
+      const rows = (await knex()('memory_records').select('kind').count({ n: '*' }).groupBy('kind')) as Array<{
+        kind: string;
+        n: number | string;
+      }>;
+      const count = (kind: string) => countOf(rows.find((row) => row.kind === kind));
+      return {
+        memories: rows.reduce((sum, row) => sum + countOf(row), 0),
+        by_kind: { episode: count('episode'), semantic: count('semantic'), kv: count('kv') },
+      };
+    },
+  };
+}
+
+/** The operator listings of agent-memory (see {@link createMemoryAdmin}). */
+export type MemoryAdmin = ReturnType<typeof createMemoryAdmin>;

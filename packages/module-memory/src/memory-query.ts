@@ -1,0 +1,71 @@
+import { isoTimestamp, type LexicalHit, type VectorHit } from '@agentinfra/core';
+import type { MemoryConfig } from './config.js';
+import type { EmbedderStartup } from './embedder-startup.js';
+import type { MemoryDeps } from './memory-deps.js';
+import type { RecordRow } from './memory-records.js';
+import { FUSION_EXTRA_CANDIDATES, fuseRankings } from './rank-fusion.js';
+import type { MemoryHit, QueryRequest, QueryResponse } from './schemas.js';
+import { assertTeamScopes, isVisible, normalizeScopes, scopeFilterOf } from './scopes.js';
+import { assertMaxBytes } from './size-limits.js';
+import { embedTexts, isZeroVector } from './text-embedding.js';
+
+/** Columns of `memory_records` each leg returns with its hits (joined in the leg's SQL statement). */
+const RECORD_COLUMNS = ['agent_id', 'kind', 'text', 'provenance', 'scope', 'created_at'] as const;
+const ATTACH = { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS };
+
+/**
+ * Hybrid search over semantic memories (`/mem/query`): a vector leg (cosine
+ * similarity of the embedded `q`, the module's `VectorIndex`) and a lexical
+ * leg (full-text match of `q`'s words, the module's `LexicalIndex`), each
+ * filtered by visibility in its own SQL statement before ranking, fused by
+ * reciprocal rank ({@link fuseRankings}) before `k` is applied.
+ */
+export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
+  return {
+    /**
+     * The `k` semantic memories that best match `q`, best first, among those
+     * visible under `scope`: with `self`, the agent's own memories scoped
+     * `self`; with `team:<name>`, every memory scoped to that team (any
+     * member's). Each leg returns its best `k + 10` visible memories; the
+     * fused score is in (0, 1] (1: first in both legs), non-increasing down
+     * the list. Episodes and kv rows are not searched. A `q` with neither a
+     * word the embedder knows nor a word outside the English stop words has
+     * no hits.
+     * @returns `{ hits: [{ id, text, provenance, score, agent_id, scope, created_at }] }`.
+     * @throws PayloadTooLargeError (413) when `q` is over `memory.maxTextBytes`; NotAllowedError (403) for a team the
+     *   agent is not in; Error (500) when the embedder fails.
+     */
+    async query(input: QueryRequest): Promise<QueryResponse> {
+      assertMaxBytes(input.q, 'q', config.maxTextBytes);
+      const scopes = normalizeScopes(input.scope);
+      await assertTeamScopes(deps.teams, input.agent_id, scopes);
+      const state = await startup.ready();
+      const [vector] = await embedTexts(deps.embedder, [input.q]);
+      const filter = { ownerAgentId: input.agent_id, ...scopeFilterOf(scopes) };
+      const candidates = input.k + FUSION_EXTRA_CANDIDATES;
+      const [vectorHits, lexicalHits] = await Promise.all([
+        vector === undefined || isZeroVector(vector)
+          ? ([] as VectorHit[])
+          : startup.indexOf(state.generation).query({ vector, k: candidates, filter, attach: ATTACH }),
+        startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH }),
+      ]);
+      const hits: MemoryHit[] = [];
+      for (const fused of fuseRankings<VectorHit | LexicalHit>([vectorHits, lexicalHits], input.k)) {
+        const row = fused.hits.find((hit) => hit?.row !== undefined)?.row as Omit<RecordRow, 'id'> | undefined;
+        if (row?.kind !== 'semantic') continue;
+        const rowScopes = JSON.parse(row.scope) as string[];
+        if (!isVisible({ agentId: row.agent_id, scopes: rowScopes }, input.agent_id, filter)) continue;
+        hits.push({
+          id: fused.id,
+          text: row.text,
+          provenance: row.provenance,
+          score: fused.score,
+          agent_id: row.agent_id,
+          scope: rowScopes,
+          created_at: isoTimestamp(Number(row.created_at)),
+        });
+      }
+      return { hits };
+    },
+  };
+}

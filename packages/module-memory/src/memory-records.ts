@@ -1,0 +1,132 @@
+import { createGroupCommit, type ItemOutcome, isoTimestamp, newTimeOrderedId } from '@agentinfra/core';
+import type { MemoryConfig } from './config.js';
+import type { EmbedderStartup } from './embedder-startup.js';
+import type { MemoryDeps } from './memory-deps.js';
+import type { ForgetRequest, ForgetResponse, WriteRequest, WriteResponse } from './schemas.js';
+import { assertTeamScopes, normalizeScopes } from './scopes.js';
+import { assertMaxBytes } from './size-limits.js';
+import { embedTexts, isZeroVector } from './text-embedding.js';
+
+/** A `memory_records` row. */
+export interface RecordRow {
+  id: string;
+  agent_id: string;
+  kind: string;
+  text: string;
+  provenance: string;
+  /** JSON array of the normalized scopes. */
+  scope: string;
+  created_at: number;
+}
+
+/** Ids deleted per SQL statement (well under SQLite's and PostgreSQL's parameter limits). */
+export const ID_CHUNK = 500;
+/** Most semantic writes stored in one group commit. */
+const WRITE_BATCH = 64;
+
+/** A validated semantic memory waiting for its group commit. */
+interface SemanticWrite {
+  row: RecordRow;
+  scopes: string[];
+}
+
+/** `items` in slices of at most `size`. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/**
+ * Writing and forgetting memories (`/mem/write`, `/mem/forget`). A semantic
+ * record, its vector and its lexical entry are stored in one transaction:
+ * the record goes in with the vectors (`VectorIndex.upsert` with `insert`)
+ * and the lexical index follows the records table by trigger.
+ */
+export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
+  const knex = () => deps.sql.knex;
+
+  /**
+   * Stores a batch of semantic memories: one embedder call, then one
+   * vector-index upsert that inserts the records in the same transaction
+   * (one commit, and a failure stores neither records nor vectors). Rows
+   * whose text embeds to the zero vector are stored without a vector.
+   */
+  async function storeSemantic(batch: readonly SemanticWrite[]): Promise<ItemOutcome<null>[]> {
+    const state = await startup.ready();
+    const vectors = await embedTexts(
+      deps.embedder,
+      batch.map((write) => write.row.text),
+    );
+    const items = batch.flatMap((write, i) => {
+      const vector = vectors[i] as Float32Array;
+      return isZeroVector(vector) ? [] : [{ id: write.row.id, agentId: write.row.agent_id, scopes: write.scopes, vector }];
+    });
+    await startup
+      .indexOf(state.generation)
+      .upsert({ items, insert: { table: 'memory_records', rows: batch.map((write) => ({ ...write.row })) } });
+    return batch.map(() => ({ ok: true, value: null }));
+  }
+  const semanticWrites = createGroupCommit(storeSemantic, { maxBatch: WRITE_BATCH, maxInFlight: 2 });
+
+  return {
+    /**
+     * Stores one memory. A `semantic` memory is embedded first, then its row,
+     * vector and lexical entry are stored in one transaction; when embedding
+     * or storing fails nothing is stored. A semantic text in which the
+     * embedder finds nothing (zero vector, e.g. only punctuation) is stored
+     * without a vector.
+     * @returns `{ id: 'mem_…', created_at: ISO 8601 UTC with ms }`.
+     * @throws PayloadTooLargeError (413) when `text` is over `memory.maxTextBytes` (UTF-8); NotAllowedError (403) for a
+     *   `team:<name>` scope of a team the agent is not in; Error (500) when the embedder fails.
+     */
+    async write(input: WriteRequest): Promise<WriteResponse> {
+      assertMaxBytes(input.text, 'text', config.maxTextBytes);
+      const scopes = normalizeScopes(input.scope);
+      await assertTeamScopes(deps.teams, input.agent_id, scopes);
+      const createdAt = deps.clock.now();
+      const id = newTimeOrderedId('mem_', createdAt);
+      const row: RecordRow = {
+        id,
+        agent_id: input.agent_id,
+        kind: input.kind,
+        text: input.text,
+        provenance: input.provenance,
+        scope: JSON.stringify(scopes),
+        created_at: createdAt,
+      };
+      if (input.kind === 'semantic') await semanticWrites.submit({ row, scopes });
+      else await knex()('memory_records').insert(row);
+      return { id, created_at: isoTimestamp(createdAt) };
+    },
+
+    /**
+     * Deletes every memory of `agent_id` whose provenance equals `provenance`
+     * (all kinds), their vectors (removed first, so they stop matching
+     * queries at once), their lexical entries (with the records, same
+     * transaction) and their set memberships.
+     * @returns `{ deleted }`, the number of memories deleted (0 when none matched).
+     */
+    async forget(input: ForgetRequest): Promise<ForgetResponse> {
+      const rows = (await knex()('memory_records')
+        .select('id', 'kind')
+        .where({ agent_id: input.agent_id, provenance: input.provenance })) as Array<{ id: string; kind: string }>;
+      if (rows.length === 0) return { deleted: 0 };
+      const semanticIds = rows.filter((row) => row.kind === 'semantic').map((row) => row.id);
+      if (semanticIds.length > 0) {
+        const index = startup.indexOf((await startup.ready()).generation);
+        for (const chunk of chunks(semanticIds, ID_CHUNK)) await index.remove({ ids: chunk });
+      }
+      let deleted = 0;
+      await knex().transaction(async (trx) => {
+        for (const chunk of chunks(
+          rows.map((row) => row.id),
+          ID_CHUNK,
+        )) {
+          deleted += await trx('memory_records').where({ agent_id: input.agent_id }).whereIn('id', chunk).delete();
+        }
+      });
+      return { deleted };
+    },
+  };
+}

@@ -1,0 +1,330 @@
+import { writeFileSync } from 'node:fs';
+import { FEATURE_NAMES, type FeatureName, injectionFeatures } from '../scoring/injection-features.js';
+import { defaultModelFile, encodeInjectionModel, type InjectionModel } from '../scoring/injection-model.js';
+import { createSegmentReader, segmentBuckets } from '../scoring/segment-features.js';
+import { operatingPoint, rocAuc, type ScoredLabel } from './classifier-metrics.js';
+import { bipiaDirectory, INSERT_POSITIONS, insertInto, type LabelledMail, readBipia, splitLabelledSet } from './injection-data.js';
+import { type LogisticModel, logitOf, type TrainingExample, type TrainingOptions, trainLogistic } from './logistic-training.js';
+import { seededRandom, shuffle } from './seeded-random.js';
+
+/**
+ * Trains the local injection model on training data only and writes
+ * `data/injection-model.json`:
+ *
+ *   pnpm --filter @agentinfra/module-postbox build:injection-model
+ *   (reads ../shared/datasets/bipia, or AGENTINFRA_BIPIA_DIR)
+ *
+ * Training data: BIPIA email_train × text_attack_train (attack at the
+ * start, middle or end → 1, the e-mail alone → 0), the training half of
+ * bench/data/postbox-injection-set.json, and ordinary-mail variants made
+ * from training e-mails only (a sentence of another training e-mail
+ * inserted at the start, middle or end → 0, so that an insertion alone is
+ * not evidence). Each source carries the same total weight per class.
+ *
+ * Calibration, also from training data only: 5-fold cross-validation
+ * grouped by e-mail, by attack category and by labelled message (each fold
+ * scores e-mails, attack categories and messages its model never saw); the
+ * threshold logit is set where the out-of-fold false-quarantine rate of the
+ * real ordinary mail of each source is at most {@link TARGET_FALSE_QUARANTINE}, and a
+ * one-parameter Platt fit on the out-of-fold logits sets the slope, so that
+ * score 0.5 (the default `postbox_quarantine_threshold`) is that operating
+ * point. The test splits are never read.
+ */
+
+/** Seed of the fold assignment and of the inserted sentences. */
+export const TRAINING_SEED = 1717;
+/**
+ * Out-of-fold false-quarantine rate of real ordinary mail, per source, that
+ * the 0.5 threshold is calibrated to: half of issue #17's limits (BIPIA 2 %,
+ * labelled set 5 %), as a margin for mail unlike the training mail.
+ */
+export const TARGET_FALSE_QUARANTINE = { bipia: 0.01, own: 0.025 } as const;
+const FOLDS = 5;
+/** Ordinary-mail variants per training e-mail. */
+const INSERTED_VARIANTS = 6;
+
+/** Adam steps of the pretraining on attack instructions alone. */
+const PRETRAINING_STEPS = 200;
+
+/**
+ * Hand-set prior weights of the message signals (raw logit units, before
+ * calibration), which the fit is pulled towards. Signals absent here are
+ * left out of the model (weight 0): the phrase families that ordinary mail
+ * uses too (tasks, questions, requests, directions about a reply,
+ * transformations, lures) and the share of instruction sentences enter the
+ * model per sentence, as `cue` features, instead; counted per message they
+ * fire on long ordinary mail (cross-validated ROC-AUC on BIPIA 0.971 with
+ * all ten families per message, 0.980 without). The families kept are rare
+ * in ordinary mail, and BIPIA's attacks never use them, so their weights
+ * come mostly from this prior.
+ */
+const SIGNAL_PRIOR: Readonly<Partial<Record<FeatureName, number>>> = {
+  override: 6,
+  model_address: 5,
+  role_marker: 5,
+  tool_or_exfiltration: 3,
+  hidden_instructions: 6,
+  invisible_chars: 1,
+  tag_chars: 6,
+  hidden_elements: 1,
+  text_comments: 1,
+  encoded_texts: 3,
+  mismatched_links: 2,
+  trick_links: 3,
+  markdown_exfil: 5,
+};
+const signalPrior = Float64Array.from(FEATURE_NAMES, (name) => SIGNAL_PRIOR[name] ?? 0);
+
+/** Chosen by the cross-validation below (L2 1e-4 … 1e-2, 0 … 300 steps tried; the test splits were not used). */
+export const TRAINING_OPTIONS: TrainingOptions = {
+  hashBits: 18,
+  l2Ngrams: 3e-3,
+  l2Signals: 1e-2,
+  signalPrior,
+  steps: 300,
+  learningRate: 0.05,
+};
+
+/** A training mail with the groups it draws text from (an inserted variant has two). */
+interface SourcedMail {
+  mail: LabelledMail;
+  /** `bipia` or `own`: weights are balanced per source and class. */
+  source: 'bipia' | 'own';
+  groups: string[];
+  /** Whether it is a real message (the calibration counts real ordinary mail only). */
+  real: boolean;
+  /** A BIPIA attack instruction on its own (used only to pretrain the n-gram weights). */
+  alone: boolean;
+}
+
+/** Sentences of 5 to 40 words of a text. */
+function sentencesOf(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+    .filter((sentence) => {
+      const words = sentence.split(' ').length;
+      return words >= 5 && words <= 40;
+    });
+}
+
+/**
+ * The training mails: BIPIA train (each e-mail alone, and each e-mail × attack
+ * with the attack at one position drawn with `random`), the labelled set's
+ * training half, and inserted-sentence variants of the ordinary ones.
+ */
+function trainingMails(random: () => number): SourcedMail[] {
+  const { emails, attacks } = readBipia('train');
+  const bipia: SourcedMail[] = [];
+  emails.forEach((email, index) => {
+    const group = `bipia:train:${index}`;
+    const mail: LabelledMail = { input: { ...email, html: null }, label: 0, group, kind: 'email' };
+    bipia.push({ mail, source: 'bipia', groups: [group], real: true, alone: false });
+    for (const attack of attacks) {
+      const position = INSERT_POSITIONS[Math.floor(random() * INSERT_POSITIONS.length)] ?? 'end';
+      const input = { subject: email.subject, text: insertInto(email.text, attack.text, position), html: null };
+      bipia.push({ mail: { input, label: 1, group, kind: attack.category }, source: 'bipia', groups: [group], real: true, alone: false });
+    }
+  });
+  const alone = attacks.map(
+    (attack, index): SourcedMail => ({
+      mail: { input: { subject: '', text: attack.text, html: null }, label: 1, group: `attack:${index}`, kind: attack.category },
+      source: 'bipia',
+      groups: [],
+      real: false,
+      alone: true,
+    }),
+  );
+  const own = splitLabelledSet().train.map(
+    (mail): SourcedMail => ({ mail, source: 'own', groups: [mail.group], real: true, alone: false }),
+  );
+  const ordinary = [...bipia, ...own].filter((item) => item.mail.label === 0);
+  const donors = ordinary.flatMap((item) => sentencesOf(item.mail.input.text).map((sentence) => ({ sentence, group: item.mail.group })));
+  const variants: SourcedMail[] = [];
+  for (const host of ordinary) {
+    for (let k = 0; k < INSERTED_VARIANTS; k += 1) {
+      let donor = donors[Math.floor(random() * donors.length)];
+      while (donor && donor.group === host.mail.group) donor = donors[Math.floor(random() * donors.length)];
+      if (!donor) continue;
+      const position = INSERT_POSITIONS[k % INSERT_POSITIONS.length] ?? 'end';
+      variants.push({
+        mail: { ...host.mail, input: { ...host.mail.input, text: insertInto(host.mail.input.text, donor.sentence, position) } },
+        source: host.source,
+        groups: [host.mail.group, donor.group],
+        real: false,
+        alone: false,
+      });
+    }
+  }
+  return [...bipia, ...alone, ...own, ...variants];
+}
+
+type Features = Pick<TrainingExample, 'signals' | 'segments'>;
+
+const reader = createSegmentReader(TRAINING_OPTIONS.hashBits);
+
+/** Signals and per-segment feature buckets of a mail. */
+function featuresOf(mail: LabelledMail): Features {
+  const features = injectionFeatures(mail.input);
+  const segments = segmentBuckets(reader, [
+    { text: features.visibleText, matches: features.visibleMatches },
+    { text: features.hiddenText, matches: features.hiddenMatches },
+  ]);
+  FEATURE_NAMES.forEach((name, index) => {
+    if (SIGNAL_PRIOR[name] === undefined) features.signals[index] = 0;
+  });
+  return { signals: features.signals, segments };
+}
+
+/** Training examples with weights: per source, each class carries a total weight of 1. */
+function weighted(items: readonly SourcedMail[], features: ReadonlyMap<SourcedMail, Features>) {
+  const totals = new Map<string, number>();
+  for (const item of items) totals.set(`${item.source}:${item.mail.label}`, (totals.get(`${item.source}:${item.mail.label}`) ?? 0) + 1);
+  return items.map((item): TrainingExample => {
+    const f = features.get(item) as Features;
+    return { ...f, label: item.mail.label, weight: 1 / (totals.get(`${item.source}:${item.mail.label}`) ?? 1) };
+  });
+}
+
+/** Assigns each group and each attack category to one of {@link FOLDS} folds. */
+function foldsOf(items: readonly SourcedMail[], random: () => number) {
+  const assign = (keys: string[]) => {
+    const unique = [...new Set(keys)].sort();
+    shuffle(unique, random);
+    return new Map(unique.map((key, index) => [key, index % FOLDS]));
+  };
+  const groupFold = assign(items.map((item) => item.mail.group));
+  const categoryFold = assign(items.filter((item) => item.source === 'bipia' && item.mail.label === 1).map((item) => item.mail.kind));
+  return { groupFold, categoryFold };
+}
+
+/**
+ * Fits the model in two stages: the n-gram weights are pretrained on BIPIA
+ * attack instructions alone and the labelled injections against real
+ * ordinary mail (no signals), then everything is fitted on whole messages
+ * from there.
+ */
+function fit(train: readonly SourcedMail[], features: ReadonlyMap<SourcedMail, Features>): LogisticModel {
+  const noSignals = new Float64Array(FEATURE_NAMES.length);
+  const pretraining = train.filter((item) => item.alone || (item.real && (item.source === 'own' || item.mail.label === 0)));
+  const initial = trainLogistic(
+    weighted(pretraining, features).map((example) => ({ ...example, signals: noSignals })),
+    { ...TRAINING_OPTIONS, steps: PRETRAINING_STEPS },
+  );
+  return trainLogistic(
+    weighted(
+      train.filter((item) => !item.alone),
+      features,
+    ),
+    { ...TRAINING_OPTIONS, initial: { ...initial, signalWeights: Float64Array.from(signalPrior) } },
+  );
+}
+
+/** Weighted log loss of `slope · (logit − offset)`, minimised over the slope by golden-section search. */
+function plattSlope(points: ReadonlyArray<{ logit: number; label: 0 | 1; weight: number }>, offset: number): number {
+  const loss = (slope: number) =>
+    points.reduce((sum, point) => {
+      const z = slope * (point.logit - offset);
+      const logP = -Math.log1p(Math.exp(-z));
+      const logNotP = -Math.log1p(Math.exp(z));
+      return sum - point.weight * (point.label === 1 ? logP : logNotP);
+    }, 0);
+  let low = 0.05;
+  let high = 5;
+  const ratio = (Math.sqrt(5) - 1) / 2;
+  for (let i = 0; i < 60; i += 1) {
+    const a = high - ratio * (high - low);
+    const b = low + ratio * (high - low);
+    if (loss(a) < loss(b)) high = b;
+    else low = a;
+  }
+  return (low + high) / 2;
+}
+
+function main() {
+  const started = Date.now();
+  const random = seededRandom(TRAINING_SEED);
+  const items = trainingMails(random);
+  const features = new Map(items.map((item) => [item, featuresOf(item.mail)]));
+  process.stdout.write(`${items.length} training mails featurised in ${Date.now() - started} ms (BIPIA from ${bipiaDirectory()})\n`);
+
+  const { groupFold, categoryFold } = foldsOf(items, random);
+  const outOfFold: Array<{ item: SourcedMail; logit: number }> = [];
+  for (let fold = 0; fold < FOLDS; fold += 1) {
+    const held = (item: SourcedMail) => item.groups.some((group) => groupFold.get(group) === fold);
+    const heldCategory = (item: SourcedMail) =>
+      item.source === 'bipia' && item.mail.label === 1 && categoryFold.get(item.mail.kind) === fold;
+    const train = items.filter((item) => !held(item) && !heldCategory(item));
+    const evaluate = items.filter(
+      (item) => item.real && held(item) && (item.source !== 'bipia' || item.mail.label === 0 || heldCategory(item)),
+    );
+    const model = fit(train, features);
+    for (const item of evaluate) outOfFold.push({ item, logit: logitOf(model, features.get(item) as Features) });
+    process.stdout.write(`fold ${fold + 1}/${FOLDS}: trained on ${train.length}, scored ${evaluate.length} (${Date.now() - started} ms)\n`);
+  }
+
+  const offset = Math.max(
+    ...(['bipia', 'own'] as const).map((source) => {
+      const negatives = outOfFold
+        .filter((point) => point.item.source === source && point.item.mail.label === 0)
+        .map((point) => point.logit)
+        .sort((a, b) => b - a);
+      return (negatives[Math.floor(TARGET_FALSE_QUARANTINE[source] * negatives.length)] ?? 0) + 1e-6;
+    }),
+  );
+  const sourceTotals = new Map<string, number>();
+  for (const point of outOfFold) {
+    const key = `${point.item.source}:${point.item.mail.label}`;
+    sourceTotals.set(key, (sourceTotals.get(key) ?? 0) + 1);
+  }
+  const slope = plattSlope(
+    outOfFold.map((point) => ({
+      logit: point.logit,
+      label: point.item.mail.label,
+      weight: 1 / (sourceTotals.get(`${point.item.source}:${point.item.mail.label}`) ?? 1),
+    })),
+    offset,
+  );
+  const calibrated = (logit: number) => 1 / (1 + Math.exp(-slope * (logit - offset)));
+  const crossValidation: Record<string, unknown> = {};
+  for (const source of ['bipia', 'own'] as const) {
+    const scored: ScoredLabel[] = outOfFold
+      .filter((point) => point.item.source === source)
+      .map((point) => ({ score: calibrated(point.logit), label: point.item.mail.label }));
+    const at = operatingPoint(scored, 0.5);
+    crossValidation[source] = {
+      rocAuc: round(rocAuc(scored)),
+      recall: round(at.recall),
+      falseQuarantine: round(at.falseQuarantine),
+      injections: at.injections,
+      ordinary: at.ordinary,
+    };
+  }
+  process.stdout.write(
+    `cross-validation at 0.5 (offset ${offset.toFixed(3)}, slope ${slope.toFixed(3)}): ${JSON.stringify(crossValidation)}\n`,
+  );
+
+  const final: LogisticModel = fit(items, features);
+  const model: InjectionModel = {
+    id: 'local-v2',
+    hashBits: TRAINING_OPTIONS.hashBits,
+    bias: slope * (final.bias - offset),
+    signalWeights: final.signalWeights.map((weight) => weight * slope),
+    ngramWeights: final.ngramWeights.map((weight) => weight * slope),
+  };
+  const file = encodeInjectionModel(model, {
+    trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
+    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half, inserted-sentence ordinary variants',
+    seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
+    options: TRAINING_OPTIONS,
+    calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },
+    crossValidation,
+  });
+  const path = defaultModelFile();
+  writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
+  process.stdout.write(`wrote ${path} (${file.ngramWeights.length} base64 chars of weights) in ${Date.now() - started} ms\n`);
+}
+
+const round = (value: number) => Math.round(value * 1_000) / 1_000;
+
+main();

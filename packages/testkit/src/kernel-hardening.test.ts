@@ -1,0 +1,150 @@
+import { request } from 'node:http';
+import { credentialsPort, defineModule, MAX_JSON_DEPTH, type Principal, provide, routesFor } from '@agentinfra/core';
+import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { sqlDatabases } from './sql-databases.js';
+
+/** Regression tests for #11: transport-level refusals happen before any schema or handler runs. */
+const principals: Record<string, Principal> = { dk_alice: { kind: 'device', agentId: 'alice', deviceId: 'dev_alice' } };
+
+const stored: unknown[] = [];
+const route = routesFor<null>();
+const storeModule = defineModule({
+  name: 'agent-store',
+  ports: [],
+  migrations: {},
+  permissions: ['store.write'],
+  service: () => null,
+  routes: [
+    route({
+      path: '/put',
+      summary: 'Keeps any JSON value.',
+      request: z.strictObject({ agent_id: z.string(), value: z.json() }),
+      response: z.object({ ok: z.boolean() }),
+      auth: { kind: 'agent', permission: 'store.write', agents: (body) => [body.agent_id] },
+      handler: async ({ body }) => {
+        stored.push(body.value);
+        return { ok: true };
+      },
+    }),
+  ],
+  provides: [provide(credentialsPort, () => ({ verify: async ({ credential }) => principals[credential] ?? null }))],
+});
+
+/** POSTs raw bytes with exactly the headers given (fetch would add a content type to a string body). */
+function post(url: string, body: Buffer, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }>((resolve, reject) => {
+    const target = new URL(`${url}/functions/v1/agent-store/put`);
+    const outgoing = request(target, { method: 'POST', headers: { 'content-length': String(body.length), ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+      );
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+const auth = { authorization: 'Bearer dk_alice' };
+
+describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create }) => {
+  let server: TestKernel;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    server = await startTestKernel({
+      modules: [storeModule],
+      adapters: { sql: fixture.db },
+      config: { http: { failedAuthPerMinute: 5, trustProxyHops: 1 } },
+    });
+  });
+
+  afterAll(async () => {
+    await server.stop();
+    await cleanup();
+  });
+
+  it('accepts application/json with or without a UTF-8 charset', async () => {
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"']) {
+      expect((await post(server.url, json({ agent_id: 'alice', value: 1 }), { ...auth, 'content-type': type })).status, type).toBe(200);
+    }
+  });
+
+  it('answers 415 to a JSON body sent as text/plain, form data, another charset or no content type, and stores nothing', async () => {
+    const before = stored.length;
+    for (const headers of [
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'application/json; charset=latin1' },
+      {} as Record<string, string>,
+    ]) {
+      const response = await post(server.url, json({ agent_id: 'alice', value: 1 }), { ...auth, ...headers });
+      expect(response.status, JSON.stringify(headers)).toBe(415);
+      expect(response.body).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
+    }
+    expect(stored.length).toBe(before);
+  });
+
+  it('answers 400 to bytes that are not UTF-8 instead of decoding them lossily', async () => {
+    const body = Buffer.concat([Buffer.from('{"agent_id":"alice","value":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+    const response = await post(server.url, body, { ...auth, 'content-type': 'application/json' });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/UTF-8/) } });
+  });
+
+  it(`answers 400 naming the limit to a body nested deeper than ${MAX_JSON_DEPTH} levels, however deep`, async () => {
+    const before = stored.length;
+    for (const depth of [MAX_JSON_DEPTH + 1, 3_000, 200_000]) {
+      const value = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const body = Buffer.from(`{"agent_id":"alice","value":${value}}`);
+      const response = await post(server.url, body, { ...auth, 'content-type': 'application/json' });
+      expect(response.status, String(depth)).toBe(400);
+      expect(response.body).toMatchObject({ error: { code: 'invalid_request', details: { max_depth: MAX_JSON_DEPTH } } });
+    }
+    expect(stored.length).toBe(before);
+    const deepest = `${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}`;
+    const ok = await post(server.url, Buffer.from(`{"agent_id":"alice","value":${deepest}}`), {
+      ...auth,
+      'content-type': 'application/json',
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('does not count brackets inside strings as nesting', async () => {
+    const response = await post(server.url, json({ agent_id: 'alice', value: '['.repeat(10_000) }), {
+      ...auth,
+      'content-type': 'application/json',
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('limits failed authentications per client address with 429 and Retry-After, also for valid keys, and only that address', async () => {
+    const from = (address: string, credential: string) =>
+      post(server.url, json({ agent_id: 'alice', value: 1 }), {
+        authorization: `Bearer ${credential}`,
+        'content-type': 'application/json',
+        'x-forwarded-for': `198.51.100.1, ${address}`,
+      });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await from('203.0.113.9', 'dk_guess')).status).toBe(401);
+    const refused = await from('203.0.113.9', 'dk_guess');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toMatchObject({ error: { code: 'rate_limited' } });
+    expect((await from('203.0.113.9', 'dk_alice')).status).toBe(429);
+    expect((await from('203.0.113.10', 'dk_alice')).status).toBe(200);
+    expect((await from('203.0.113.10', 'dk_guess')).status).toBe(401);
+  });
+
+  it('counts failed authentications of kernel surfaces through kernel.authenticate', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) expect(await server.kernel.authenticate(null, { client: '192.0.2.44' })).toBeNull();
+    await expect(server.kernel.authenticate('dk_alice', { client: '192.0.2.44' })).rejects.toMatchObject({ status: 429 });
+    expect(await server.kernel.authenticate('dk_alice', { client: '192.0.2.45' })).toMatchObject({ agentId: 'alice' });
+    expect(await server.kernel.authenticate(server.bridgeKey)).toEqual({ kind: 'bridge' });
+  });
+});
