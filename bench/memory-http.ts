@@ -4,7 +4,8 @@
  * word-vector embedder), against a bare Hono JSON route on the same HTTP
  * stack (the baseline, measured in the same run). Also start-up time and
  * idle RSS of `agentinfra serve`.
- * Targets: /mem/write ≥ 40 % of the bare route; /mem/query p50 ≤ 20 ms at 100k.
+ * Targets: /mem/write ≥ 40 % of the bare route; /mem/query p50 ≤ 20 ms at 100k;
+ * metrics and the audit log (on by default) cost ≤ 5 % of writes/s (issue #15).
  * Each row also gives the server's CPU time per request (all its threads,
  * from /proc), steadier than the rates on a machine shared with other work.
  */
@@ -17,12 +18,9 @@ import { printTable, type ServerProcess, startProcess } from './support/serve-pr
 
 const cli = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const bare = fileURLToPath(new URL('./support/bare-server.mjs', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'agentinfra-bench-'));
 const env = {
   AGENTINFRA_BRIDGE_KEY: 'bk_benchmark_bridge_key_0123456789abcdef',
   AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-  AGENTINFRA_DATA_DIR: dir,
-  AGENTINFRA_CONFIG: join(dir, 'none.json'),
   AGENTINFRA_PORT: '0',
   AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
   AGENTINFRA_LOG_LEVEL: 'warn',
@@ -128,26 +126,39 @@ async function load(options: {
   return { rate: answered / ((lastAnsweredAt - firstSentAt) / 1000), p50: result.latency.p50, p99: result.latency.p99, cpuUs };
 }
 
-const server = await startProcess([cli, 'serve'], { env });
-const idleRss = server.rssMb();
-const baseline = await startProcess([bare]);
-try {
-  await post(server.url, 'agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, env.AGENTINFRA_BRIDGE_KEY);
+/**
+ * Starts `agentinfra serve` on a fresh data folder with `extra` variables,
+ * creates agent `bench` and issues it a device key.
+ * @returns the server and the `authorization` header of the key.
+ */
+async function startMemoryServer(extra: Record<string, string> = {}) {
+  const data = mkdtempSync(join(tmpdir(), 'agentinfra-bench-'));
+  const started = await startProcess([cli, 'serve'], {
+    env: { ...env, AGENTINFRA_DATA_DIR: data, AGENTINFRA_CONFIG: join(data, 'none.json'), ...extra },
+  });
+  await post(started.url, 'agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, env.AGENTINFRA_BRIDGE_KEY);
   const { device_key: key } = await post(
-    server.url,
+    started.url,
     'agent-identity/device/issue',
     { agent_id: 'bench', label: 'bench' },
     env.AGENTINFRA_BRIDGE_KEY,
   );
-  const auth = { authorization: `Bearer ${key}` };
-  const writeBody = (i: number) => ({
-    agent_id: 'bench',
-    kind: 'semantic',
-    text: sentence(i),
-    provenance: `bench-${i % 50}`,
-    scope: ['self'],
-  });
-  const queryBody = (i: number) => ({ agent_id: 'bench', q: sentence(i * 7919 + 3).slice(8), k: 10, scope: ['self'] });
+  return { server: started, auth: { authorization: `Bearer ${key}` } };
+}
+
+const writeBody = (i: number) => ({
+  agent_id: 'bench',
+  kind: 'semantic',
+  text: sentence(i),
+  provenance: `bench-${i % 50}`,
+  scope: ['self'],
+});
+const queryBody = (i: number) => ({ agent_id: 'bench', q: sentence(i * 7919 + 3).slice(8), k: 10, scope: ['self'] });
+
+const { server, auth } = await startMemoryServer();
+const idleRss = server.rssMb();
+const baseline = await startProcess([bare]);
+try {
   const writeUrl = `${server.url}/functions/v1/agent-memory/mem/write`;
   const queryUrl = `${server.url}/functions/v1/agent-memory/mem/query`;
 
@@ -194,3 +205,49 @@ try {
   await server.stop();
   await baseline.stop();
 }
+
+/**
+ * Cost of metrics and the audit log (issue #15): /mem/write 0 → SMALL on a
+ * fresh server with both on (the default) and with both off, alternating
+ * for OBSERVABILITY_ROUNDS rounds in this run. Target: ≤ 5 % fewer writes/s.
+ */
+const OBSERVABILITY_ROUNDS = Number(process.env.BENCH_OBSERVABILITY_ROUNDS ?? 2);
+const modes = [
+  ['metrics and audit on (default)', {}],
+  ['metrics and audit off', { AGENTINFRA_METRICS_ENABLED: 'false', AGENTINFRA_AUDIT_ENABLED: 'false' }],
+] as const;
+const observed: Array<{ mode: string; round: number; result: Result }> = [];
+for (let round = 1; round <= OBSERVABILITY_ROUNDS; round += 1) {
+  for (const [mode, extra] of modes) {
+    const fresh = await startMemoryServer(extra);
+    try {
+      const url = `${fresh.server.url}/functions/v1/agent-memory/mem/write`;
+      observed.push({
+        mode,
+        round,
+        result: await load({ server: fresh.server, url, amount: SMALL, headers: fresh.auth, body: writeBody }),
+      });
+    } finally {
+      await fresh.server.stop();
+    }
+  }
+}
+const meanRate = (mode: string) => {
+  const rates = observed.filter((entry) => entry.mode === mode).map((entry) => entry.result.rate);
+  return rates.reduce((sum, rate) => sum + rate, 0) / Math.max(1, rates.length);
+};
+const off = meanRate(modes[1][0]);
+process.stdout.write('\n');
+printTable(
+  [`/mem/write 0 → ${SMALL / 1000}k`, 'round', 'req/s', 'server CPU µs/req', 'vs off'],
+  observed.map(({ mode, round, result }) => [
+    mode,
+    String(round),
+    result.rate.toFixed(0),
+    result.cpuUs.toFixed(0),
+    `${((result.rate / off) * 100).toFixed(0)} %`,
+  ]),
+);
+const cost = 1 - meanRate(modes[0][0]) / off;
+process.stdout.write(`
+Metrics and audit cost ${(cost * 100).toFixed(1)} % of writes/s (mean of ${OBSERVABILITY_ROUNDS} rounds): ${cost <= 0.05 ? 'met' : 'NOT met'} (target ≤ 5 %)\n`);
