@@ -17,14 +17,21 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns `node <args>` and waits for a `listening on http://…` line. */
-export function startProcess(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<ServerProcess> {
+/**
+ * Spawns `node <args>` and waits for a `listening on http://…` line. With
+ * `ipc: true` the child also gets an IPC channel (`child.send`, `message`
+ * events), e.g. for event-loop-delay-preload.mjs.
+ */
+export function startProcess(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean } = {},
+): Promise<ServerProcess> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...args], {
       env: { ...process.env, ...options.env },
       cwd: options.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     const onData = (chunk: Buffer) => {

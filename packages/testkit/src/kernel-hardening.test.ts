@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { credentialsPort, defineModule, MAX_JSON_DEPTH, type Principal, provide, routesFor } from '@agentinfra/core';
+import { credentialsPort, defineModule, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, type Principal, provide, routesFor } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -113,6 +113,18 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
       ...auth,
       'content-type': 'application/json',
     });
+    expect(ok.status).toBe(200);
+  });
+
+  it(`answers 400 naming the limit to a body with more than ${MAX_JSON_CONTAINERS} arrays and objects`, async () => {
+    const before = stored.length;
+    const withObjects = (count: number) => Buffer.from(`{"agent_id":"alice","value":[${Array(count).fill('{}').join(',')}]}`);
+    // The body object and the array count too.
+    const refused = await post(server.url, withObjects(MAX_JSON_CONTAINERS - 1), { ...auth, 'content-type': 'application/json' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { code: 'invalid_request', details: { max_containers: MAX_JSON_CONTAINERS } } });
+    expect(stored.length).toBe(before);
+    const ok = await post(server.url, withObjects(MAX_JSON_CONTAINERS - 2), { ...auth, 'content-type': 'application/json' });
     expect(ok.status).toBe(200);
   });
 

@@ -8,6 +8,16 @@ import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../
  */
 export const MAX_JSON_DEPTH = 32;
 
+/**
+ * Most arrays and objects a JSON request body may hold in all. A 1 MiB body
+ * can hold ~190,000 of them, which `JSON.parse` and the validators after it
+ * take 13–32 ms each to walk on the event loop (bench/worst-case.ts: eight
+ * such bodies at once stalled every other request for half a second). No
+ * request schema needs more than a few hundred; 10,000 leaves room for kv
+ * values and settings of a few thousand records (#11).
+ */
+export const MAX_JSON_CONTAINERS = 10_000;
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
@@ -25,14 +35,17 @@ export function isJsonMediaType(header: string | undefined): boolean {
 }
 
 /**
- * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`),
- * counted in one pass without parsing, stopping as soon as `limit` is
- * passed. Brackets inside strings do not count.
- * @returns the depth, or `limit + 1` when the text is deeper than `limit`.
+ * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`) and
+ * its number of arrays and objects, counted in one pass without parsing,
+ * stopping as soon as either limit is passed. Brackets inside strings do not
+ * count.
+ * @returns `depth` (or `maxDepth + 1` when deeper) and `containers` (or
+ *   `maxContainers + 1` when more).
  */
-export function jsonDepth(text: string, limit: number): number {
+export function jsonShape(text: string, limits: { maxDepth: number; maxContainers: number }): { depth: number; containers: number } {
   let depth = 0;
   let deepest = 0;
+  let containers = 0;
   let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -42,13 +55,15 @@ export function jsonDepth(text: string, limit: number): number {
     } else if (code === 0x22) inString = true;
     else if (code === 0x5b || code === 0x7b) {
       depth++;
+      containers++;
+      if (containers > limits.maxContainers) return { depth: deepest, containers };
       if (depth > deepest) {
         deepest = depth;
-        if (deepest > limit) return limit + 1;
+        if (deepest > limits.maxDepth) return { depth: deepest, containers };
       }
     } else if (code === 0x5d || code === 0x7d) depth--;
   }
-  return deepest;
+  return { depth: deepest, containers };
 }
 
 /** Where a JSON body comes from and what it may be. */
@@ -70,7 +85,8 @@ export interface JsonBodySource {
  * - a non-empty body whose `content-type` is not JSON: 415;
  * - more than `limitBytes` bytes: 413, reading stops at the limit;
  * - bytes that are not UTF-8: 400;
- * - nesting deeper than {@link MAX_JSON_DEPTH}: 400;
+ * - nesting deeper than {@link MAX_JSON_DEPTH}, or more than
+ *   {@link MAX_JSON_CONTAINERS} arrays and objects: 400;
  * - text that is not JSON: 400.
  * An empty body (no bytes, or only white space) is `{}` whatever its content type.
  * @throws PayloadTooLargeError, UnsupportedMediaTypeError, InputError
@@ -95,9 +111,15 @@ export async function readJsonBody(source: JsonBodySource): Promise<unknown> {
     throw new InputError('The request body is not valid UTF-8.');
   }
   if (text.trim() === '') return {};
-  if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+  const shape = jsonShape(text, { maxDepth: MAX_JSON_DEPTH, maxContainers: MAX_JSON_CONTAINERS });
+  if (shape.depth > MAX_JSON_DEPTH) {
     throw new InputError(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`, {
       max_depth: MAX_JSON_DEPTH,
+    });
+  }
+  if (shape.containers > MAX_JSON_CONTAINERS) {
+    throw new InputError(`The request body holds more than ${MAX_JSON_CONTAINERS} arrays and objects.`, {
+      max_containers: MAX_JSON_CONTAINERS,
     });
   }
   try {
