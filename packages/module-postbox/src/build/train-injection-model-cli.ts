@@ -35,10 +35,11 @@ import { seededRandom, shuffle } from './seeded-random.js';
 export const TRAINING_SEED = 1717;
 /**
  * Out-of-fold false-quarantine rate of real ordinary mail, per source, that
- * the 0.5 threshold is calibrated to: half of issue #17's limits (BIPIA 2 %,
- * labelled set 5 %), as a margin for mail unlike the training mail.
+ * the 0.5 threshold is calibrated to: issue #17's limits (BIPIA 2 %,
+ * labelled set 5 %). The first calibration used half of them as a margin,
+ * and quarantined a quarter fewer attacks for it; see bench/RESULTS.md.
  */
-export const TARGET_FALSE_QUARANTINE = { bipia: 0.01, own: 0.025 } as const;
+export const TARGET_FALSE_QUARANTINE = { bipia: 0.02, own: 0.05 } as const;
 const FOLDS = 5;
 /** Ordinary-mail variants per training e-mail. */
 const INSERTED_VARIANTS = 6;
