@@ -135,8 +135,8 @@ for (const { name, create } of sqlDatabases()) {
       await seed(db, size);
       const identity = server.kernel.service<IdentityService>('agent-identity');
       const device = async (agent: string) => {
-        await identity.createAgent({ agentId: agent, displayName: agent });
-        return { agent, key: (await identity.issueDevice({ agentId: agent, label: 'bench' })).device_key };
+        await identity.createAgent({ agent_id: agent, display_name: agent });
+        return { agent, key: (await identity.issueDevice({ agent_id: agent, label: 'bench' })).device_key };
       };
       const callers = await Promise.all(
         Array.from({ length: CALLERS }, (_, index) => device(agentName(Math.floor((index * size.peers) / CALLERS)))),

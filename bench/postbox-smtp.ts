@@ -204,7 +204,7 @@ async function measurePostbox(db: SqlDatabase): Promise<DriveResult & { listed: 
   });
   await kernel.start();
   const service = kernel.service<PostboxService>('agent-postbox');
-  for (const agent of RECIPIENTS) await service.alloc({ agentId: agent, localPart: agent });
+  for (const agent of RECIPIENTS) await service.alloc({ agent_id: agent, local_part: agent });
   const port = service.smtpAddress()?.port ?? 0;
   await drive(port, `warm-${Date.now()}`);
   const measuredRun = `run-${Date.now()}`;
@@ -215,7 +215,7 @@ async function measurePostbox(db: SqlDatabase): Promise<DriveResult & { listed: 
   for (const agent of RECIPIENTS) {
     let since: string | null = null;
     for (;;) {
-      const page = await service.list({ agentId: agent, direction: 'in', limit: 500, since });
+      const page = await service.list({ agent_id: agent, direction: 'in', limit: 500, since });
       for (const message of page.messages) {
         if (!message.headers['message-id']?.startsWith(`<${measuredRun}-`)) continue;
         if (!message.mime_ref || message.body.length < 9_000 || typeof message.injection_score !== 'number')

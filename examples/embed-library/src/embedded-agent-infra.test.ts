@@ -22,13 +22,13 @@ const bagOfWords: Embedder = {
 describe('embedding agentinfra as a library', () => {
   it('calls services directly and serves the same API inside the host app', async () => {
     const infra = await startEmbedded({ dataDir: mkdtempSync(join(tmpdir(), 'agentinfra-example-')), embedder: bagOfWords });
-    await infra.identity.createAgent({ agentId: 'helper', displayName: 'Helper' });
+    await infra.identity.createAgent({ agent_id: 'helper', display_name: 'Helper' });
     await infra.memory.write({ agent_id: 'helper', kind: 'semantic', text: 'the user lives in Lisbon', provenance: 'x', scope: ['self'] });
     const { hits } = await infra.memory.query({ agent_id: 'helper', q: 'where does the user live', k: 1, scope: ['self'] });
     expect(hits[0]?.text).toBe('the user lives in Lisbon');
 
     expect(await (await infra.app.request('/')).text()).toBe('my agent platform');
-    const { device_key } = await infra.identity.issueDevice({ agentId: 'helper', label: 'example' });
+    const { device_key } = await infra.identity.issueDevice({ agent_id: 'helper', label: 'example' });
     const response = await infra.app.request('/functions/v1/agent-memory/mem/query', {
       method: 'POST',
       headers: { authorization: `Bearer ${device_key}`, 'content-type': 'application/json' },

@@ -11,7 +11,7 @@ import { serve } from '@hono/node-server';
 import { startEmbedded } from './embedded-agent-infra.js';
 
 const infra = await startEmbedded({ dataDir: mkdtempSync(join(tmpdir(), 'agentinfra-embedded-')), embedder: createWordVectorEmbedder() });
-await infra.identity.createAgent({ agentId: 'helper', displayName: 'Helper bot' });
+await infra.identity.createAgent({ agent_id: 'helper', display_name: 'Helper bot' });
 for (const text of ['The user is allergic to peanuts.', 'The user lives in Lisbon.', 'The user works night shifts at a hospital.']) {
   await infra.memory.write({ agent_id: 'helper', kind: 'semantic', text, provenance: 'onboarding', scope: ['self'] });
 }

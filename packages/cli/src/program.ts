@@ -1,11 +1,15 @@
 import { createRequire } from 'node:module';
 import { MeshHostError, runMeshHeartbeat, runWgConfig } from '@agentinfra/module-mesh/host';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
+import { runAuditVerify } from './commands/audit.js';
+import { runBackup } from './commands/backup.js';
+import { COMPLETION_SHELLS, type CompletionShell, completionScript } from './commands/completion.js';
 import { runAgentsCreate, runIssueDevice } from './commands/identity.js';
 import { runInit } from './commands/init.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { runMigrate } from './commands/migrate.js';
+import { runRestore } from './commands/restore.js';
 import { runServe } from './commands/serve.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -94,7 +98,32 @@ export function createProgram(): Command {
     .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
     .action((options: { url: string; key?: string; agent?: string; every?: string }) => runMeshHeartbeat(options).then(() => undefined));
 
+  const audit = program.command('audit').description('the tamper-evident audit log');
+  audit
+    .command('verify')
+    .description('walk the hash chain of the audit log; exits 1 when a row was edited, deleted or inserted')
+    .option('--json', 'print the report as JSON')
+    .action((options: { json?: boolean }) => runAuditVerify({ config: config(), ...options }));
+
+  program
+    .command('backup')
+    .description('snapshot the embedded default (SQLite and blob folder) into a .tar.gz while the server runs; not the master key')
+    .requiredOption('-o, --out <file>', 'archive to write (must not exist)')
+    .action((options: { out: string }) => runBackup({ config: config(), ...options }));
+
+  program
+    .command('restore')
+    .description('unpack a backup into the (new or empty) data directory after verifying every checksum')
+    .requiredOption('-f, --from <file>', 'archive written by `agentinfra backup`')
+    .action((options: { from: string }) => runRestore({ config: config(), ...options }));
+
   registerMcpCommand(program);
+
+  program
+    .command('completion')
+    .description('print a shell completion script (bash: source <(agentinfra completion bash); zsh: the same in .zshrc)')
+    .addArgument(new Argument('<shell>', 'shell').choices(COMPLETION_SHELLS))
+    .action((shell: CompletionShell) => void process.stdout.write(completionScript(program, shell)));
   return program;
 }
 

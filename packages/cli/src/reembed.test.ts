@@ -68,6 +68,7 @@ describe('changing the embedder of an existing store (issue #2)', () => {
     const migrated = await runCli(['migrate', '--reembed'], { cwd: dir, env: { ...base, ...openai } });
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(migrated.stdout).toContain('re-embedded semantic memories');
+    expect(migrated.stderr).toMatch(/re-embedding: .*?(\d+)\/\1 memories \([\d.]+\/s, /);
 
     const second = await startServe(['--port', '0'], { cwd: dir, env: { ...base, ...openai } });
     try {

@@ -1,3 +1,4 @@
+import { consoleSurface } from '@agentinfra/console';
 import {
   type AnyModule,
   ConfigError,
@@ -7,6 +8,7 @@ import {
   loadServerConfig,
   type ServerConfig,
 } from '@agentinfra/core';
+import { docsSurface } from '@agentinfra/docs-page';
 import { mcpSurface } from '@agentinfra/mcp';
 import { openAdapters } from './adapters.js';
 import { CliError } from './cli-error.js';
@@ -57,7 +59,7 @@ export async function buildKernel(options: {
   const config = loadConfigOrExit({ file: options.file, modules });
   if (options.overrides?.port !== undefined) config.core.port = options.overrides.port;
   if (options.overrides?.host !== undefined) config.core.host = options.overrides.host;
-  const logger = createLogger({ level: config.core.log.level });
+  const logger = createLogger({ level: config.core.log.level, format: config.core.log.format });
   const { adapters, summary, setListenUrl } = await openAdapters(config.core, logger);
   const kernel = createKernel({
     config: config.core,
@@ -65,7 +67,7 @@ export async function buildKernel(options: {
     moduleConfigs: config.modules,
     adapters,
     logger,
-    surfaces: [mcpSurface()],
+    surfaces: [mcpSurface(), consoleSurface(), docsSurface()],
   });
   return { kernel, config, summary, setListenUrl };
 }

@@ -40,7 +40,7 @@ export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';
 export { clientAddress } from './kernel/client-address.js';
 export { errorResponse, FUNCTIONS_BASE, type HttpMount } from './kernel/http.js';
-export { MAX_JSON_DEPTH } from './kernel/json-body.js';
+export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './kernel/json-body.js';
 export { createKernel, type Kernel, type KernelAdapters, type KernelOptions, type KernelSurface } from './kernel/kernel.js';
 export type { Migration, ModuleMigrations } from './kernel/migrations.js';
 export { migrationTableOf } from './kernel/migrations.js';
@@ -53,6 +53,7 @@ export {
   type PortMap,
   type PortName,
 } from './kernel/module.js';
+export { buildOpenApiDocument, operationIdOf } from './kernel/openapi.js';
 export { type AnyPortRef, createPortRef, type PortProvision, type PortRef, provide } from './kernel/port-ref.js';
 export { fieldIssues, parseRequest } from './kernel/request-parse.js';
 export {
@@ -64,7 +65,7 @@ export {
   routesFor,
 } from './kernel/route.js';
 export { loadServerConfig, type ServerConfig } from './kernel/server-config.js';
-export { createLogger } from './logger.js';
+export { createLogger, type LogFormat, switchLogLevelOnSignal } from './logger.js';
 export type { CoreMetrics } from './observability/core-metrics.js';
 export { METRICS_PATH } from './observability/metrics-endpoint.js';
 export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type MetricsRegistry } from './observability/metrics-registry.js';

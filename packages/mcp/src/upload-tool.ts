@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fieldIssues } from '@agentinfra/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { objectJsonSchema } from './json-schemas.js';
@@ -46,8 +47,9 @@ export type InProcessFetch = (path: string, init: RequestInit) => Promise<Respon
 export async function runUpload(args: unknown, appRequest: InProcessFetch): Promise<CallToolResult> {
   const parsed = uploadInputSchema.safeParse(args);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message }));
-    return errorResult({ error: { code: 'invalid_request', message: 'The arguments do not match the schema.', details: { fields } } });
+    return errorResult({
+      error: { code: 'invalid_request', message: 'The arguments do not match the schema.', details: { fields: fieldIssues(parsed.error) } },
+    });
   }
   const { upload_url: uploadUrl, content, encoding } = parsed.data;
   let target: URL;

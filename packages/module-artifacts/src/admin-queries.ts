@@ -1,12 +1,18 @@
 import { createListCursor, isoTimestamp, NotFoundError } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import type { ArtifactStatus, ArtifactsDeps } from './service.js';
+import type {
+  AdminListArtifactsRequest,
+  AdminListArtifactsResponse,
+  AdminListGrantsRequest,
+  AdminListGrantsResponse,
+  AdminSummaryResponse,
+  GrantState,
+} from './admin-schemas.js';
+import type { ArtifactStatus } from './schemas.js';
+import type { ArtifactsDeps } from './service.js';
 
 const createdCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.string().min(1).max(64) }), field: 'cursor' });
-
-/** A grant's state as operators see it. */
-export type GrantState = 'active' | 'expired' | 'revoked';
 
 const countOf = (row: unknown) => Number((row as { n: number | string } | undefined)?.n ?? 0);
 
@@ -32,12 +38,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
      * (`expired` once `expires_at` passed, whatever the stored state).
      * @throws InputError for a cursor this list did not make.
      */
-    async listArtifacts(input: {
-      agentId?: string | undefined;
-      status?: ArtifactStatus | undefined;
-      limit: number;
-      cursor: string | null;
-    }) {
+    async listArtifacts(input: AdminListArtifactsRequest): Promise<AdminListArtifactsResponse> {
       const at = deps.clock.now();
       const query = knex()('artifacts_items').select(
         'artifact_id',
@@ -50,7 +51,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
         'created_at',
         'expires_at',
       );
-      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.status === 'expired') query.where('expires_at', '<=', at);
       else if (input.status !== undefined) query.where({ status: input.status }).where('expires_at', '>', at);
       after(query, 'artifact_id', input.cursor);
@@ -107,15 +108,15 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
      * The grants of one artifact, newest first, with their state (never a token or its hash).
      * @throws NotFoundError when the artifact does not exist; InputError for a foreign cursor.
      */
-    async listGrants(input: { artifactId: string; limit: number; cursor: string | null }) {
+    async listGrants(input: AdminListGrantsRequest): Promise<AdminListGrantsResponse> {
       const at = deps.clock.now();
-      const owner = (await knex()('artifacts_items').select('agent_id').where({ artifact_id: input.artifactId }).first()) as
+      const owner = (await knex()('artifacts_items').select('agent_id').where({ artifact_id: input.artifact_id }).first()) as
         | { agent_id: string }
         | undefined;
-      if (!owner) throw new NotFoundError(`Artifact "${input.artifactId}" does not exist.`);
+      if (!owner) throw new NotFoundError(`Artifact "${input.artifact_id}" does not exist.`);
       const query = knex()('artifacts_grants')
         .select('grant_id', 'to_agent', 'created_at', 'expires_at', 'revoked_at')
-        .where({ artifact_id: input.artifactId });
+        .where({ artifact_id: input.artifact_id });
       after(query, 'grant_id', input.cursor);
       const rows = (await query
         .orderBy([
@@ -132,7 +133,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
       const page = rows.slice(0, input.limit);
       const last = page[page.length - 1];
       return {
-        artifact_id: input.artifactId,
+        artifact_id: input.artifact_id,
         agent_id: owner.agent_id,
         grants: page.map((row) => ({
           grant_id: row.grant_id,
@@ -147,7 +148,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
     },
 
     /** Service-wide counts: artifacts by status, bytes committed, live grants. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const at = deps.clock.now();
       const [rows, expired, grants] = await Promise.all([
         knex()('artifacts_items')

@@ -1,17 +1,17 @@
-import { agentIdSchema, instantSchema, routesFor } from '@agentinfra/core';
-import { z } from 'zod';
-import { artifactIdSchema } from './field-schemas.js';
+import { routesFor } from '@agentinfra/core';
+import {
+  adminListArtifactsRequestSchema,
+  adminListArtifactsResponseSchema,
+  adminListGrantsRequestSchema,
+  adminListGrantsResponseSchema,
+  adminSummaryRequestSchema,
+  adminSummaryResponseSchema,
+} from './admin-schemas.js';
 import type { ArtifactsPermission } from './permissions.js';
 import type { ArtifactsService } from './service.js';
 
 const route = routesFor<ArtifactsService, ArtifactsPermission>();
 
-/** Page size 1..500 (default 50) and the `next_cursor` of the previous page. */
-const page = {
-  limit: z.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(512).nullable().default(null),
-};
-const statusSchema = z.enum(['pending', 'committed', 'expired']);
 const readOnly = { readOnly: true, idempotent: true };
 
 /**
@@ -27,27 +27,10 @@ export const artifactsAdminRoutes = [
       'List artifacts across agents newest first, optionally one agent’s and of one status (pending, committed, expired): owner, key, mime, size, sha256, status, created_at, expires_at and the number of live grants. Pass next_cursor back as `cursor` for the next page.',
     example: { agent_id: 'alice', status: 'committed', limit: 50, cursor: null },
     effects: readOnly,
-    request: z.strictObject({ agent_id: agentIdSchema.optional(), status: statusSchema.optional(), ...page }),
-    response: z.object({
-      artifacts: z.array(
-        z.object({
-          artifact_id: z.string(),
-          agent_id: z.string(),
-          key: z.string(),
-          mime: z.string(),
-          size: z.number(),
-          sha256: z.string().nullable(),
-          status: statusSchema,
-          created_at: instantSchema,
-          expires_at: instantSchema,
-          active_grants: z.number().int(),
-        }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    request: adminListArtifactsRequestSchema,
+    response: adminListArtifactsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) =>
-      service.admin.listArtifacts({ agentId: body.agent_id, status: body.status, limit: body.limit, cursor: body.cursor }),
+    handler: ({ body, service }) => service.admin.listArtifacts(body),
   }),
   route({
     path: '/admin/grants/list',
@@ -56,24 +39,10 @@ export const artifactsAdminRoutes = [
       'The grants of one artifact, newest first: grant_id, to_agent, created_at, expires_at, revoked_at and state (active, expired, revoked). End an agent’s grants with /revoke.',
     example: { artifact_id: 'art_3q2ZP1kYfS5l0v8QnUu8Ww', limit: 50, cursor: null },
     effects: readOnly,
-    request: z.strictObject({ artifact_id: artifactIdSchema, ...page }),
-    response: z.object({
-      artifact_id: z.string(),
-      agent_id: z.string(),
-      grants: z.array(
-        z.object({
-          grant_id: z.string(),
-          to_agent: z.string(),
-          created_at: instantSchema,
-          expires_at: instantSchema,
-          revoked_at: instantSchema.nullable(),
-          state: z.enum(['active', 'expired', 'revoked']),
-        }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    request: adminListGrantsRequestSchema,
+    response: adminListGrantsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.admin.listGrants({ artifactId: body.artifact_id, limit: body.limit, cursor: body.cursor }),
+    handler: ({ body, service }) => service.admin.listGrants(body),
   }),
   route({
     path: '/admin/summary',
@@ -81,15 +50,8 @@ export const artifactsAdminRoutes = [
     description: 'Service-wide counts for dashboards: artifacts (committed, pending, expired), committed bytes and live grants.',
     example: {},
     effects: readOnly,
-    request: z.strictObject({}),
-    response: z.object({
-      artifacts: z.number().int(),
-      committed: z.number().int(),
-      pending: z.number().int(),
-      expired: z.number().int(),
-      committed_bytes: z.number(),
-      active_grants: z.number().int(),
-    }),
+    request: adminSummaryRequestSchema,
+    response: adminSummaryResponseSchema,
     auth: { kind: 'bridge' },
     handler: ({ service }) => service.admin.summary(),
   }),

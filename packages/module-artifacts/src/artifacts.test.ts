@@ -187,7 +187,7 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         .where({ dedupe_key: `artifacts.upload-cleanup:${artifactId}` })
         .first();
       expect(job).toMatchObject({ name: 'artifacts.upload-cleanup' });
-      await t.service.cleanupUpload({ artifactId });
+      await t.service.cleanupUpload({ artifact_id: artifactId });
       expect(await blobs.store.stat({ key: uploadKeyOf(artifactId) })).toBeNull();
       expect(await (await fetch(fetched.body.url)).text()).toBe('the verified content');
     });

@@ -16,6 +16,8 @@ import { createArtifactsService } from './service.js';
  */
 export const artifactsModule = defineModule({
   name: 'agent-artifacts',
+  description:
+    'Files: register, PUT the bytes to a signed URL, commit with a verified SHA-256, share with grants, download by short-lived signed URLs.',
   ports: ['sql', 'blobStore', 'clock', 'jobs'],
   migrations: artifactsMigrations,
   permissions: artifactsPermissions,

@@ -1,15 +1,24 @@
-import { agentIdSchema, instantSchema, routesFor, timestampSchema } from '@agentinfra/core';
-import { z } from 'zod';
-import { artifactKeySchema, keyPrefixSchema } from './artifact-key.js';
-import { artifactIdSchema, mimeSchema, sha256Schema } from './field-schemas.js';
+import { routesFor } from '@agentinfra/core';
 import type { ArtifactsPermission } from './permissions.js';
+import {
+  commitRequestSchema,
+  commitResponseSchema,
+  downloadRequestSchema,
+  downloadResponseSchema,
+  fetchRequestSchema,
+  fetchResponseSchema,
+  grantRequestSchema,
+  grantResponseSchema,
+  listRequestSchema,
+  listResponseSchema,
+  registerRequestSchema,
+  registerResponseSchema,
+  revokeRequestSchema,
+  revokeResponseSchema,
+} from './schemas.js';
 import type { ArtifactsService } from './service.js';
 
 const route = routesFor<ArtifactsService, ArtifactsPermission>();
-const grantTarget = {
-  artifact_id: artifactIdSchema,
-  to_agent: agentIdSchema,
-};
 
 /** agent-artifacts routes (SPEC.md §4 agent-artifacts, CONTRACT.md response shapes). */
 export const artifactsRoutes = [
@@ -19,22 +28,10 @@ export const artifactsRoutes = [
     description:
       'Start storing a file: declare its key (path-like name), media type, exact size in bytes and lifetime. Then PUT exactly `size` bytes to the returned upload_url with upload_headers (over MCP: the artifacts_upload tool), then /commit with the SHA-256. Returns artifact_id, upload_url, upload_expires_at and upload_headers.',
     effects: {},
-    request: z.strictObject({
-      agent_id: agentIdSchema,
-      key: artifactKeySchema,
-      mime: mimeSchema,
-      size: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-      ttl_days: z.number().int().min(1).max(3650).default(30),
-    }),
-    response: z.object({
-      artifact_id: z.string(),
-      upload_url: z.string(),
-      upload_expires_at: instantSchema,
-      upload_headers: z.record(z.string(), z.string()),
-    }),
+    request: registerRequestSchema,
+    response: registerResponseSchema,
     auth: { kind: 'agent', permission: 'artifacts.write', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) =>
-      service.register({ agentId: body.agent_id, key: body.key, mime: body.mime, size: body.size, ttlDays: body.ttl_days }),
+    handler: ({ body, service }) => service.register(body),
   }),
   route({
     path: '/commit',
@@ -42,10 +39,10 @@ export const artifactsRoutes = [
     description:
       'Finish storing a file: the server checks the uploaded bytes against the registered size and the given SHA-256 (hex) and commits the artifact. Committing again with the same hash answers the same. Returns artifact_id, status committed, size and sha256; verification_failed when the bytes differ.',
     effects: { idempotent: true },
-    request: z.strictObject({ artifact_id: artifactIdSchema, sha256: sha256Schema }),
-    response: z.object({ artifact_id: z.string(), status: z.literal('committed'), size: z.number(), sha256: z.string() }),
+    request: commitRequestSchema,
+    response: commitResponseSchema,
     auth: { kind: 'any', permission: 'artifacts.write' },
-    handler: ({ body, service, principal }) => service.commit({ artifactId: body.artifact_id, sha256: body.sha256, principal: principal! }),
+    handler: ({ body, service, principal }) => service.commit(body, principal!),
   }),
   route({
     path: '/grant',
@@ -53,22 +50,20 @@ export const artifactsRoutes = [
     description:
       'Let another agent download one of your committed artifacts until expires_at. Returns grant_id and a g_ grant token (shown once) to hand to that agent, which passes it to /fetch.',
     effects: {},
-    request: z.strictObject({ ...grantTarget, expires_at: timestampSchema }),
-    response: z.object({ grant_id: z.string(), token: z.string(), expires_at: instantSchema }),
+    request: grantRequestSchema,
+    response: grantResponseSchema,
     auth: { kind: 'any', permission: 'artifacts.grant' },
-    handler: ({ body, service, principal }) =>
-      service.grant({ artifactId: body.artifact_id, toAgent: body.to_agent, expiresAt: body.expires_at, principal: principal! }),
+    handler: ({ body, service, principal }) => service.grant(body, principal!),
   }),
   route({
     path: '/revoke',
     summary: 'End every live grant of the artifact to to_agent (expires_at is accepted and ignored).',
     description: 'End every live grant of an artifact to an agent at once. Returns how many grants were ended.',
     effects: { destructive: true, idempotent: true },
-    request: z.strictObject({ ...grantTarget, expires_at: timestampSchema.optional() }),
-    response: z.object({ revoked: z.number() }),
+    request: revokeRequestSchema,
+    response: revokeResponseSchema,
     auth: { kind: 'any', permission: 'artifacts.grant' },
-    handler: ({ body, service, principal }) =>
-      service.revoke({ artifactId: body.artifact_id, toAgent: body.to_agent, principal: principal! }),
+    handler: ({ body, service, principal }) => service.revoke(body, principal!),
   }),
   route({
     path: '/fetch',
@@ -76,10 +71,10 @@ export const artifactsRoutes = [
     description:
       'Exchange a grant token another agent gave you for a short-lived signed download URL of the shared artifact (no other credential needed). Returns url and expires_at.',
     effects: { readOnly: true, idempotent: true },
-    request: z.strictObject({ grant_token: z.string().min(1).max(256) }),
-    response: z.object({ url: z.string(), expires_at: instantSchema }),
+    request: fetchRequestSchema,
+    response: fetchResponseSchema,
     auth: { kind: 'none' },
-    handler: ({ body, service }) => service.fetch({ grantToken: body.grant_token }),
+    handler: ({ body, service }) => service.fetch(body),
   }),
   route({
     path: '/download',
@@ -87,18 +82,10 @@ export const artifactsRoutes = [
     description:
       'Read back a file you stored: returns a short-lived signed URL to GET the committed artifact, with its key, mime, size and sha256 and the URL’s expires_at. Conflict while it is pending or once it expired.',
     effects: { readOnly: true, idempotent: true },
-    request: z.strictObject({ artifact_id: artifactIdSchema }),
-    response: z.object({
-      artifact_id: z.string(),
-      key: z.string(),
-      mime: z.string(),
-      size: z.number(),
-      sha256: z.string(),
-      url: z.string(),
-      expires_at: instantSchema,
-    }),
+    request: downloadRequestSchema,
+    response: downloadResponseSchema,
     auth: { kind: 'any', permission: 'artifacts.read' },
-    handler: ({ body, service, principal }) => service.download({ artifactId: body.artifact_id, principal: principal! }),
+    handler: ({ body, service, principal }) => service.download(body, principal!),
   }),
   route({
     path: '/list',
@@ -106,28 +93,9 @@ export const artifactsRoutes = [
     description:
       'List the agent’s artifacts whose key starts with `prefix`, newest first, with status (pending, committed, expired), size, sha256 and expiry. Pass next_cursor back as `cursor` for the next page.',
     effects: { readOnly: true, idempotent: true },
-    request: z.strictObject({
-      agent_id: agentIdSchema,
-      prefix: keyPrefixSchema.default(''),
-      limit: z.number().int().min(1).max(500).default(50),
-      cursor: z.string().max(512).nullable().optional(),
-    }),
-    response: z.object({
-      artifacts: z.array(
-        z.object({
-          artifact_id: z.string(),
-          key: z.string(),
-          mime: z.string(),
-          size: z.number(),
-          sha256: z.string().nullable(),
-          status: z.enum(['pending', 'committed', 'expired']),
-          created_at: instantSchema,
-          expires_at: instantSchema,
-        }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    request: listRequestSchema,
+    response: listResponseSchema,
     auth: { kind: 'agent', permission: 'artifacts.read', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.list({ agentId: body.agent_id, prefix: body.prefix, limit: body.limit, cursor: body.cursor }),
+    handler: ({ body, service }) => service.list(body),
   }),
 ];

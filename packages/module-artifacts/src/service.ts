@@ -19,6 +19,24 @@ import { filenameOf } from './artifact-key.js';
 import { assertActsFor } from './caller-access.js';
 import type { ArtifactsConfig } from './config.js';
 import { digestObject } from './object-digest.js';
+import type {
+  ArtifactStatus,
+  CommitRequest,
+  CommitResponse,
+  DownloadRequest,
+  DownloadResponse,
+  FetchRequest,
+  FetchResponse,
+  GrantRequest,
+  GrantResponse,
+  ListRequest,
+  ListResponse,
+  RegisterRequest,
+  RegisterResponse,
+  RevokeRequest,
+  RevokeResponse,
+  UploadCleanupPayload,
+} from './schemas.js';
 import { newCommittedKey, uploadKeyOf } from './storage-keys.js';
 
 const DAY_MS = 86_400_000;
@@ -34,9 +52,6 @@ export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
 
 /** Ports the artifacts service uses. */
 export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs', ArtifactsConfig>;
-
-/** Artifact status (CONTRACT.md): `expired` is reported once `expires_at` passed, until the sweep deletes the row. */
-export type ArtifactStatus = 'pending' | 'committed' | 'expired';
 
 interface ArtifactRow {
   artifact_id: string;
@@ -71,6 +86,10 @@ const GRANTS = 'artifacts_grants';
  * uploaded to a fresh key and verifies its size and SHA-256 there (so what is
  * verified is what is served), /grant issues `g_…` tokens stored only as
  * SHA-256, and /fetch turns a live grant into a short-lived download URL.
+ * Methods take the parsed request bodies (`z.output` of the schemas in
+ * `schemas.ts`: the kernel parses each body once; a library caller with
+ * untyped data runs core's `parseRequest` first) and return the response
+ * shapes.
  */
 export function createArtifactsService(deps: ArtifactsDeps) {
   const knex = () => deps.sql.knex;
@@ -98,7 +117,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
   });
 
   /** The answer to a commit that finds the artifact already committed: idempotent for the same hash. */
-  function alreadyCommitted(row: ArtifactRow, sha256: string) {
+  function alreadyCommitted(row: ArtifactRow, sha256: string): CommitResponse {
     if (row.sha256 !== sha256) {
       throw new ConflictError('The artifact is already committed with another sha256.', { sha256: row.sha256 });
     }
@@ -121,35 +140,35 @@ export function createArtifactsService(deps: ArtifactsDeps) {
   const service = {
     /**
      * Registers an artifact and returns the URL to PUT its bytes to.
-     * @param input.size bytes, 1 to the configured maximum.
+     * @param body.size bytes, 1 to the configured maximum.
      * @throws PayloadTooLargeError (413) when `size` is over the maximum.
      */
-    async register(input: { agentId: string; key: string; mime: string; size: number; ttlDays: number }) {
-      if (input.size > config.maxSizeBytes) {
-        throw new PayloadTooLargeError(`size ${input.size} is over the limit of ${config.maxSizeBytes} bytes.`);
+    async register(body: RegisterRequest): Promise<RegisterResponse> {
+      if (body.size > config.maxSizeBytes) {
+        throw new PayloadTooLargeError(`size ${body.size} is over the limit of ${config.maxSizeBytes} bytes.`);
       }
       const artifactId = newId('art_');
       const createdAt = now();
       const upload = await deps.blobStore.createUploadUrl({
         key: uploadKeyOf(artifactId),
-        size: input.size,
-        contentType: input.mime,
+        size: body.size,
+        contentType: body.mime,
         expiresInSeconds: config.uploadUrlSeconds,
       });
       await knex()(ITEMS).insert({
         artifact_id: artifactId,
-        agent_id: input.agentId,
-        key: input.key,
-        mime: input.mime,
-        size: input.size,
-        ttl_days: input.ttlDays,
+        agent_id: body.agent_id,
+        key: body.key,
+        mime: body.mime,
+        size: body.size,
+        ttl_days: body.ttl_days,
         status: 'pending',
         sha256: null,
         object_key: null,
         created_at: createdAt,
         upload_expires_at: upload.expiresAt,
         committed_at: null,
-        expires_at: createdAt + input.ttlDays * DAY_MS,
+        expires_at: createdAt + body.ttl_days * DAY_MS,
       });
       return {
         artifact_id: artifactId,
@@ -168,16 +187,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      *   committed with another hash; VerificationError (422) when nothing was
      *   uploaded or the size or hash differ.
      */
-    async commit(input: { artifactId: string; sha256: string; principal: Principal }) {
-      const row = await loadFor(input.artifactId, input.principal, 'artifacts.write');
+    async commit(body: CommitRequest, principal: Principal): Promise<CommitResponse> {
+      const row = await loadFor(body.artifact_id, principal, 'artifacts.write');
       if (row.expires_at <= now()) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
-      if (row.status === 'committed') return alreadyCommitted(row, input.sha256);
+      if (row.status === 'committed') return alreadyCommitted(row, body.sha256);
 
       const objectKey = newCommittedKey(row.artifact_id);
       const moved = await deps.blobStore.move({ from: uploadKeyOf(row.artifact_id), to: objectKey });
       if (!moved) {
         const current = await loadRow(row.artifact_id);
-        if (current?.status === 'committed') return alreadyCommitted(current, input.sha256);
+        if (current?.status === 'committed') return alreadyCommitted(current, body.sha256);
         throw new VerificationError('Nothing has been uploaded: PUT the bytes to upload_url first.', {
           expected_size: row.size,
           actual_size: null,
@@ -192,16 +211,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
             actual_size: digest?.size ?? 0,
           });
         }
-        if (digest.sha256 !== input.sha256) {
+        if (digest.sha256 !== body.sha256) {
           throw new VerificationError('The upload does not have the given sha256; PUT it again.', {
-            expected_sha256: input.sha256,
+            expected_sha256: body.sha256,
             actual_sha256: digest.sha256,
           });
         }
         const updated = await knex().transaction(async (trx) => {
           const count = await trx(ITEMS)
             .where({ artifact_id: row.artifact_id, status: 'pending' })
-            .update({ status: 'committed', sha256: input.sha256, object_key: objectKey, committed_at: now() });
+            .update({ status: 'committed', sha256: body.sha256, object_key: objectKey, committed_at: now() });
           if (count > 0) {
             await deps.jobs.enqueue({
               name: UPLOAD_CLEANUP_JOB,
@@ -216,25 +235,25 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         if (updated === 0) {
           const current = await loadRow(row.artifact_id);
           if (!current) throw new NotFoundError(`Artifact "${row.artifact_id}" does not exist.`);
-          return alreadyCommitted(current, input.sha256);
+          return alreadyCommitted(current, body.sha256);
         }
         committed = true;
       } finally {
         if (!committed) await deps.blobStore.delete({ keys: [objectKey] });
       }
-      return { artifact_id: row.artifact_id, status: 'committed' as const, size: row.size, sha256: input.sha256 };
+      return { artifact_id: row.artifact_id, status: 'committed' as const, size: row.size, sha256: body.sha256 };
     },
 
     /**
-     * Grants `toAgent` downloads of a committed artifact until `expiresAt` (ms).
+     * Grants `to_agent` downloads of a committed artifact until `expires_at` (ms).
      * The token is in the result and nowhere else (stored as SHA-256).
-     * @throws InputError when `expiresAt` is not in the future; ConflictError when the
+     * @throws InputError when `expires_at` is not in the future; ConflictError when the
      *   artifact is pending or expired; NotFoundError; NotAllowedError.
      */
-    async grant(input: { artifactId: string; toAgent: string; expiresAt: number; principal: Principal }) {
-      const row = await loadFor(input.artifactId, input.principal, 'artifacts.grant');
+    async grant(body: GrantRequest, principal: Principal): Promise<GrantResponse> {
+      const row = await loadFor(body.artifact_id, principal, 'artifacts.grant');
       const at = now();
-      if (input.expiresAt <= at) {
+      if (body.expires_at <= at) {
         throw new InputError('expires_at must be in the future.', { fields: [{ path: 'expires_at', message: 'in the past' }] });
       }
       if (row.expires_at <= at) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
@@ -246,19 +265,19 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         grant_id: grantId,
         token_hash: hashCredential(token),
         artifact_id: row.artifact_id,
-        to_agent: input.toAgent,
+        to_agent: body.to_agent,
         created_at: at,
-        expires_at: input.expiresAt,
+        expires_at: body.expires_at,
         revoked_at: null,
       });
-      return { grant_id: grantId, token, expires_at: isoTimestamp(input.expiresAt) };
+      return { grant_id: grantId, token, expires_at: isoTimestamp(body.expires_at) };
     },
 
-    /** Ends every live grant of an artifact to `toAgent`. @returns `{ revoked }`, the count ended. */
-    async revoke(input: { artifactId: string; toAgent: string; principal: Principal }) {
-      const row = await loadFor(input.artifactId, input.principal, 'artifacts.grant');
+    /** Ends every live grant of an artifact to `to_agent` (`expires_at` is ignored). @returns `{ revoked }`, the count ended. */
+    async revoke(body: RevokeRequest, principal: Principal): Promise<RevokeResponse> {
+      const row = await loadFor(body.artifact_id, principal, 'artifacts.grant');
       const revoked = await knex()(GRANTS)
-        .where({ artifact_id: row.artifact_id, to_agent: input.toAgent })
+        .where({ artifact_id: row.artifact_id, to_agent: body.to_agent })
         .whereNull('revoked_at')
         .update({ revoked_at: now() });
       return { revoked };
@@ -270,10 +289,10 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * @throws AuthenticationError (401) for an unknown, expired or revoked token;
      *   NotFoundError (404) when the artifact expired or was deleted.
      */
-    async fetch(input: { grantToken: string }) {
+    async fetch(body: FetchRequest): Promise<FetchResponse> {
       const at = now();
       const grant = (await knex()(GRANTS)
-        .where({ token_hash: hashCredential(input.grantToken) })
+        .where({ token_hash: hashCredential(body.grant_token) })
         .first()) as GrantRow | undefined;
       if (!grant || grant.revoked_at !== null || grant.expires_at <= at) {
         throw new AuthenticationError('The grant token is unknown, expired or revoked.');
@@ -300,8 +319,8 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * @throws NotFoundError (404) for an unknown artifact or another agent's;
      *   ConflictError (409) while it is pending or once it expired.
      */
-    async download(input: { artifactId: string; principal: Principal }) {
-      const row = await loadFor(input.artifactId, input.principal, 'artifacts.read');
+    async download(body: DownloadRequest, principal: Principal): Promise<DownloadResponse> {
+      const row = await loadFor(body.artifact_id, principal, 'artifacts.read');
       const at = now();
       if (row.expires_at <= at) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
       if (row.status !== 'committed' || !row.object_key) {
@@ -330,12 +349,12 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * per page; pass `next_cursor` back as `cursor` for the next page.
      * @throws InputError for a cursor not made by this endpoint.
      */
-    async list(input: { agentId: string; prefix: string; limit: number; cursor?: string | null }) {
+    async list(body: ListRequest): Promise<ListResponse> {
       const at = now();
-      let query = knex()(ITEMS).where({ agent_id: input.agentId });
-      if (input.prefix !== '') query = query.whereRaw('substr(??, 1, ?) = ?', ['key', [...input.prefix].length, input.prefix]);
-      if (input.cursor) {
-        const cursor = listCursor.decode(input.cursor);
+      let query = knex()(ITEMS).where({ agent_id: body.agent_id });
+      if (body.prefix !== '') query = query.whereRaw('substr(??, 1, ?) = ?', ['key', [...body.prefix].length, body.prefix]);
+      if (body.cursor) {
+        const cursor = listCursor.decode(body.cursor);
         query = query.where((where) =>
           where
             .where('created_at', '<', cursor.c)
@@ -347,8 +366,8 @@ export function createArtifactsService(deps: ArtifactsDeps) {
           { column: 'created_at', order: 'desc' },
           { column: 'artifact_id', order: 'desc' },
         ])
-        .limit(input.limit + 1)) as ArtifactRow[];
-      const page = rows.slice(0, input.limit);
+        .limit(body.limit + 1)) as ArtifactRow[];
+      const page = rows.slice(0, body.limit);
       const last = page[page.length - 1];
       return {
         artifacts: page.map((row) => ({
@@ -361,7 +380,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
           created_at: isoTimestamp(row.created_at),
           expires_at: isoTimestamp(row.expires_at),
         })),
-        next_cursor: rows.length > input.limit && last ? listCursor.encode({ c: last.created_at, i: last.artifact_id }) : null,
+        next_cursor: rows.length > body.limit && last ? listCursor.encode({ c: last.created_at, i: last.artifact_id }) : null,
       };
     },
 
@@ -398,10 +417,10 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     },
 
     /** Deletes whatever was PUT to a committed artifact's upload URL (run after the URL expired). */
-    async cleanupUpload(input: { artifactId: string }): Promise<void> {
-      const row = await loadRow(input.artifactId);
+    async cleanupUpload(payload: UploadCleanupPayload): Promise<void> {
+      const row = await loadRow(payload.artifact_id);
       if (row?.status !== 'committed') return;
-      await deps.blobStore.delete({ keys: [uploadKeyOf(input.artifactId)] });
+      await deps.blobStore.delete({ keys: [uploadKeyOf(payload.artifact_id)] });
     },
 
     /** Listings across agents for operators (the `/admin/*` routes). */

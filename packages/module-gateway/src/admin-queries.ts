@@ -1,5 +1,6 @@
 import { createListCursor } from '@agentinfra/core';
 import { z } from 'zod';
+import type { AdminListHostsRequest, AdminListHostsResponse, AdminSummaryResponse } from './admin-schemas.js';
 import type { GatewayDeps } from './gateway-context.js';
 import type { HostBindings } from './host-bindings.js';
 
@@ -21,21 +22,16 @@ export function createGatewayAdmin(deps: Pick<GatewayDeps, 'sql' | 'clock'>, hos
   return {
     /**
      * Bound hosts in name order, optionally one agent's, optionally only those
-     * with a certificate that expires (or expired) within `expiringWithinDays`.
+     * with a certificate that expires (or expired) within `expiring_within_days`.
      * @throws InputError for a cursor this list did not make.
      */
-    async listHosts(input: {
-      agentId?: string | undefined;
-      expiringWithinDays?: number | undefined;
-      limit: number;
-      cursor: string | null;
-    }) {
+    async listHosts(input: AdminListHostsRequest): Promise<AdminListHostsResponse> {
       const query = knex()('gateway_hosts as h').select('h.host');
-      if (input.agentId !== undefined) query.where('h.agent_id', input.agentId);
-      if (input.expiringWithinDays !== undefined) {
+      if (input.agent_id !== undefined) query.where('h.agent_id', input.agent_id);
+      if (input.expiring_within_days !== undefined) {
         query
           .join('gateway_certificates as c', (join) => join.on('c.host', 'h.host').andOn('c.host_id', 'h.host_id'))
-          .where('c.not_after', '<=', deps.clock.now() + input.expiringWithinDays * DAY_MS);
+          .where('c.not_after', '<=', deps.clock.now() + input.expiring_within_days * DAY_MS);
       }
       if (input.cursor !== null) query.where('h.host', '>', hostCursor.decode(input.cursor).h);
       const names = ((await query.orderBy('h.host').limit(input.limit + 1)) as Array<{ host: string }>).map((row) => row.host);
@@ -49,7 +45,7 @@ export function createGatewayAdmin(deps: Pick<GatewayDeps, 'sql' | 'clock'>, hos
     },
 
     /** Counts: bound hosts, hosts with a certificate, certificates expiring within 14 days (not yet expired), expired ones. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const at = deps.clock.now();
       const certificates = () =>
         knex()('gateway_certificates as c').join('gateway_hosts as h', (join) =>

@@ -1,16 +1,15 @@
-import { agentIdSchema, routesFor } from '@agentinfra/core';
-import { z } from 'zod';
-import { hostViewSchema } from './host-view.js';
+import { routesFor } from '@agentinfra/core';
+import {
+  adminListHostsRequestSchema,
+  adminListHostsResponseSchema,
+  adminSummaryRequestSchema,
+  adminSummaryResponseSchema,
+} from './admin-schemas.js';
 import type { GatewayPermission } from './permissions.js';
 import type { GatewayService } from './service.js';
 
 const route = routesFor<GatewayService, GatewayPermission>();
 
-/** Page size 1..500 (default 50) and the `next_cursor` of the previous page. */
-const page = {
-  limit: z.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(512).nullable().default(null),
-};
 const readOnly = { readOnly: true, idempotent: true };
 
 /**
@@ -25,20 +24,10 @@ export const gatewayAdminRoutes = [
       'Bound hosts in name order as /list describes them (certificate expiry, days_remaining, status, IPs, latest order), optionally one agent’s, optionally only those whose certificate expires (or expired) within expiring_within_days. Pass next_cursor back as `cursor` for the next page.',
     example: { expiring_within_days: 14, limit: 50, cursor: null },
     effects: readOnly,
-    request: z.strictObject({
-      agent_id: agentIdSchema.optional(),
-      expiring_within_days: z.number().int().min(0).max(3650).optional(),
-      ...page,
-    }),
-    response: z.object({ hosts: z.array(hostViewSchema), next_cursor: z.string().nullable() }),
+    request: adminListHostsRequestSchema,
+    response: adminListHostsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) =>
-      service.admin.listHosts({
-        agentId: body.agent_id,
-        expiringWithinDays: body.expiring_within_days,
-        limit: body.limit,
-        cursor: body.cursor,
-      }),
+    handler: ({ body, service }) => service.admin.listHosts(body),
   }),
   route({
     path: '/admin/summary',
@@ -47,14 +36,8 @@ export const gatewayAdminRoutes = [
       'Service-wide counts for dashboards: bound hosts, hosts with a certificate, certificates expiring within 14 days, expired.',
     example: {},
     effects: readOnly,
-    request: z.strictObject({}),
-    response: z.object({
-      hosts: z.number().int(),
-      certificates: z.number().int(),
-      expiring_soon: z.number().int(),
-      expired: z.number().int(),
-      expiring_soon_days: z.number().int(),
-    }),
+    request: adminSummaryRequestSchema,
+    response: adminSummaryResponseSchema,
     auth: { kind: 'bridge' },
     handler: ({ service }) => service.admin.summary(),
   }),

@@ -11,13 +11,7 @@ import {
   REVOKE_MAX_ATTEMPTS,
 } from './gateway-context.js';
 import { certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
-
-/** An order as /cert/issue and /cert/renew report it. */
-export interface OrderSummary {
-  host: string;
-  order_id: string;
-  status: OrderRow['status'];
-}
+import type { OrderSummary, RenewCertificatesRequest, RenewCertificatesResponse } from './schemas.js';
 
 /** Milliseconds an order may sit without a job id before recovery enqueues it (a crash between insert and enqueue). */
 const UNDISPATCHED_GRACE_MS = 60_000;
@@ -210,8 +204,8 @@ export function createCertificateOrders(context: GatewayContext) {
      * job's path), skipping hosts with a live order (it is returned).
      * @throws NotFoundError for a host that is not bound.
      */
-    async renew(input: { host?: string }): Promise<{ orders: OrderSummary[] }> {
-      if (input.host !== undefined) return { orders: [await request(input.host, 'renew')] };
+    async renew(body: RenewCertificatesRequest): Promise<RenewCertificatesResponse> {
+      if (body.host !== undefined) return { orders: [await request(body.host, 'renew')] };
       const at = now();
       const due = (await knex()('gateway_certificates as c')
         .join('gateway_hosts as h', (join) => join.on('h.host', 'c.host').andOn('h.host_id', 'c.host_id'))

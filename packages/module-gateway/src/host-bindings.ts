@@ -2,6 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
 import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
+import type {
+  AgentHostRequest,
+  ClaimHostResponse,
+  GetCertificateResponse,
+  ListHostsResponse,
+  ReleaseHostResponse,
+  ReportIpsRequest,
+  ReportIpsResponse,
+} from './schemas.js';
 
 const DAY_MS = 86_400_000;
 /** Prefix of the TXT record that proves control of a host (like ACME's `_acme-challenge`). */
@@ -15,7 +24,7 @@ export function createHostBindings(context: GatewayContext) {
   const knex = () => deps.sql.knex;
   const now = () => deps.clock.now();
 
-  async function bind(agentId: string, host: string) {
+  async function bind(agentId: string, host: string): Promise<ClaimHostResponse> {
     const boundAt = now();
     const hostId = newId('hst_');
     try {
@@ -32,7 +41,7 @@ export function createHostBindings(context: GatewayContext) {
     return bound({ host, host_id: hostId, agent_id: agentId, bound_at: boundAt });
   }
 
-  const bound = (row: Pick<HostRow, 'host' | 'host_id' | 'agent_id' | 'bound_at'>) => ({
+  const bound = (row: Pick<HostRow, 'host' | 'host_id' | 'agent_id' | 'bound_at'>): ClaimHostResponse => ({
     host: row.host,
     agent_id: row.agent_id,
     status: 'bound' as const,
@@ -42,7 +51,7 @@ export function createHostBindings(context: GatewayContext) {
 
   return {
     /**
-     * Binds `host` to `agentId` once the TXT record
+     * Binds `host` to `agent_id` once the TXT record
      * `_agentinfra-challenge.<host>` holds the agent's token, looked up
      * through the configured resolvers. The first call (or one after the
      * token expired) issues a token and fails with 422; a bound host
@@ -50,8 +59,8 @@ export function createHostBindings(context: GatewayContext) {
      * @throws ConflictError when another agent holds the host;
      *   VerificationError with `details: { record_name, record_value, expires_at, found? }` until the record resolves.
      */
-    async claim(input: { agentId: string; host: string }) {
-      const { agentId, host } = input;
+    async claim(body: AgentHostRequest): Promise<ClaimHostResponse> {
+      const { agent_id: agentId, host } = body;
       const existing = (await knex()('gateway_hosts').where({ host }).first()) as HostRow | undefined;
       if (existing) {
         if (existing.agent_id === agentId) return bound(existing);
@@ -94,12 +103,12 @@ export function createHostBindings(context: GatewayContext) {
     },
 
     /**
-     * Unbinds `host` from `agentId`: cancels its open orders and schedules
+     * Unbinds `host` from `agent_id`: cancels its open orders and schedules
      * the revocation of its certificate at the CA (reason cessationOfOperation).
      * @throws NotFoundError when the host is not bound to this agent.
      */
-    async release(input: { agentId: string; host: string }) {
-      const { agentId, host } = input;
+    async release(body: AgentHostRequest): Promise<ReleaseHostResponse> {
+      const { agent_id: agentId, host } = body;
       const releasedAt = now();
       const cancelledJobs: string[] = [];
       let revocation = false;
@@ -157,25 +166,25 @@ export function createHostBindings(context: GatewayContext) {
      * Replaces the IP addresses recorded for `host` (already normalised, deduplicated and sorted).
      * @throws NotFoundError when the host is not bound.
      */
-    async reportIps(input: { host: string; ips: readonly string[] }) {
+    async reportIps(body: ReportIpsRequest): Promise<ReportIpsResponse> {
       const updated = await knex()('gateway_hosts')
-        .where({ host: input.host })
-        .update({ ips: JSON.stringify(input.ips), ips_updated_at: now() });
-      if (updated === 0) throw new NotFoundError(`Host "${input.host}" is not bound to an agent.`);
-      return { host: input.host, ips: [...input.ips] };
+        .where({ host: body.host })
+        .update({ ips: JSON.stringify(body.ips), ips_updated_at: now() });
+      if (updated === 0) throw new NotFoundError(`Host "${body.host}" is not bound to an agent.`);
+      return { host: body.host, ips: [...body.ips] };
     },
 
     /**
      * The certificate of `host` with its private key, for the agent the host is bound to.
-     * @throws NotFoundError when the host is not bound to `agentId` or has no certificate yet.
+     * @throws NotFoundError when the host is not bound to `agent_id` or has no certificate yet.
      */
-    async getCertificate(input: { agentId: string; host: string }) {
+    async getCertificate(body: AgentHostRequest): Promise<GetCertificateResponse> {
       const row = (await knex()('gateway_certificates as c')
         .join('gateway_hosts as h', (join) => join.on('h.host', 'c.host').andOn('h.host_id', 'c.host_id'))
-        .where({ 'c.host': input.host, 'h.agent_id': input.agentId })
+        .where({ 'c.host': body.host, 'h.agent_id': body.agent_id })
         .select('c.*')
         .first()) as CertificateRow | undefined;
-      if (!row) throw new NotFoundError(`Host "${input.host}" has no certificate for agent "${input.agentId}".`);
+      if (!row) throw new NotFoundError(`Host "${body.host}" has no certificate for agent "${body.agent_id}".`);
       return {
         host: row.host,
         certificate_pem: row.chain_pem,
@@ -187,14 +196,14 @@ export function createHostBindings(context: GatewayContext) {
     },
 
     /** Bound hosts (all, one agent's, or those named in `hosts`) in name order, with certificate expiry, status, IPs and their latest order. */
-    async list(input: { agentId?: string | undefined; hosts?: readonly string[] }) {
+    async list(filter: { agent_id?: string | undefined; hosts?: readonly string[] }): Promise<ListHostsResponse> {
       const at = now();
       const query = knex()('gateway_hosts as h')
         .leftJoin('gateway_certificates as c', (join) => join.on('c.host', 'h.host').andOn('c.host_id', 'h.host_id'))
         .select('h.host', 'h.host_id', 'h.agent_id', 'h.bound_at', 'h.ips', 'c.not_after', 'c.not_before', 'c.serial')
         .orderBy('h.host');
-      if (input.agentId !== undefined) query.where('h.agent_id', input.agentId);
-      if (input.hosts !== undefined) query.whereIn('h.host', [...input.hosts]);
+      if (filter.agent_id !== undefined) query.where('h.agent_id', filter.agent_id);
+      if (filter.hosts !== undefined) query.whereIn('h.host', [...filter.hosts]);
       const rows = (await query) as Array<HostRow & { not_after: number | null; not_before: number | null; serial: string | null }>;
       const latest = new Map<string, OrderRow>();
       const hostIds = rows.map((row) => row.host_id);

@@ -1,5 +1,6 @@
 export { trustAcmeServerCa } from './acme/acme-http.js';
 export { type AcmeProblem, AcmeProblemError } from './acme/problem-document.js';
+export * from './admin-schemas.js';
 export {
   type CertificateKeyType,
   type GatewayConfig,
@@ -16,5 +17,7 @@ export { hostnameSchema, normalizeHostname } from './hostname.js';
 export { ipListSchema, normalizeIp } from './ip-addresses.js';
 export { createGatewayModule, gatewayModule, gatewayModule as default } from './module.js';
 export { type GatewayPermission, gatewayPermissions } from './permissions.js';
+export { gatewayRoutes } from './routes.js';
+export * from './schemas.js';
 export { createGatewayService, type GatewayExtensions, type GatewayService } from './service.js';
 export { createTxtLookup, type TxtLookup, type TxtLookupResult } from './txt-lookup.js';

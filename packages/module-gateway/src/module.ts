@@ -15,7 +15,8 @@ import { createGatewayService, type GatewayExtensions } from './service.js';
 export function createGatewayModule(extensions: GatewayExtensions = {}) {
   return defineModule({
     name: 'agent-gateway',
-    ports: ['sql', 'clock', 'secretBox', 'jobs', 'logger'],
+    description: 'Hostnames verified by DNS TXT records, ACME certificates with renewal, and IP reports.',
+    ports: ['sql', 'clock', 'secretBox', 'jobs', 'logger', 'metrics'],
     migrations: gatewayMigrations,
     permissions: gatewayPermissions,
     config: { key: 'gateway', schema: gatewayConfigSchema, env: gatewayEnv },

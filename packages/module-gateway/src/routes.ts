@@ -1,13 +1,22 @@
-import { agentIdSchema, instantSchema, routesFor } from '@agentinfra/core';
-import { z } from 'zod';
-import { hostViewSchema, orderStatusSchema } from './host-view.js';
-import { hostnameSchema } from './hostname.js';
-import { ipListSchema } from './ip-addresses.js';
+import { routesFor } from '@agentinfra/core';
 import type { GatewayPermission } from './permissions.js';
+import {
+  agentHostRequestSchema,
+  claimHostResponseSchema,
+  getCertificateResponseSchema,
+  issueCertificateRequestSchema,
+  listHostsRequestSchema,
+  listHostsResponseSchema,
+  orderSummarySchema,
+  releaseHostResponseSchema,
+  renewCertificatesRequestSchema,
+  renewCertificatesResponseSchema,
+  reportIpsRequestSchema,
+  reportIpsResponseSchema,
+} from './schemas.js';
 import type { GatewayService } from './service.js';
 
 const route = routesFor<GatewayService, GatewayPermission>();
-const orderSummary = z.object({ host: z.string(), order_id: z.string(), status: orderStatusSchema });
 
 /** agent-gateway routes (SPEC.md §4 agent-gateway, CONTRACT.md shapes and auth, plus /cert/get). */
 export const gatewayRoutes = [
@@ -19,16 +28,10 @@ export const gatewayRoutes = [
       'Bind a hostname to the agent after proving DNS control: the first call answers verification_failed with the TXT record name and value to publish in details; publish it, then call again. Returns host, agent_id, status bound and bound_at.',
     effects: { idempotent: true, openWorld: true },
     audit: { action: 'host.claim', target: (body) => `host:${body.host}` },
-    request: z.strictObject({ agent_id: agentIdSchema, host: hostnameSchema }),
-    response: z.object({
-      host: z.string(),
-      agent_id: z.string(),
-      status: z.literal('bound'),
-      host_id: z.string(),
-      bound_at: instantSchema,
-    }),
+    request: agentHostRequestSchema,
+    response: claimHostResponseSchema,
     auth: { kind: 'agent', permission: 'gateway.write', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.claimHost({ agentId: body.agent_id, host: body.host }),
+    handler: ({ body, service }) => service.claimHost(body),
   }),
   route({
     path: '/host/release',
@@ -37,10 +40,10 @@ export const gatewayRoutes = [
       'Unbind a hostname from the agent; its certificate is revoked at the CA in the background. Returns host, released_at and whether a revocation was scheduled.',
     effects: { destructive: true, idempotent: true, openWorld: true },
     audit: { action: 'host.release', target: (body) => `host:${body.host}` },
-    request: z.strictObject({ agent_id: agentIdSchema, host: hostnameSchema }),
-    response: z.object({ host: z.string(), released_at: instantSchema, certificate_revocation: z.enum(['scheduled', 'none']) }),
+    request: agentHostRequestSchema,
+    response: releaseHostResponseSchema,
     auth: { kind: 'agent', permission: 'gateway.write', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.releaseHost({ agentId: body.agent_id, host: body.host }),
+    handler: ({ body, service }) => service.releaseHost(body),
   }),
   route({
     path: '/cert/issue',
@@ -49,10 +52,10 @@ export const gatewayRoutes = [
       'Force an ACME certificate order for a bound host (operators only, with the bridge key); it runs in the background. Returns the order’s id and status.',
     effects: { openWorld: true },
     audit: { action: 'certificate.issue', target: (body) => `host:${body.host}` },
-    request: z.strictObject({ host: hostnameSchema }),
-    response: orderSummary,
+    request: issueCertificateRequestSchema,
+    response: orderSummarySchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.issueCertificate({ host: body.host }),
+    handler: ({ body, service }) => service.issueCertificate(body),
   }),
   route({
     path: '/cert/renew',
@@ -61,10 +64,10 @@ export const gatewayRoutes = [
       'Force a renewal order for one host, or for every certificate with under a third of its lifetime left (operators only, with the bridge key). Returns the orders.',
     effects: { openWorld: true },
     audit: { action: 'certificate.renew', target: (body) => `host:${body.host ?? '*'}` },
-    request: z.strictObject({ host: hostnameSchema.optional() }),
-    response: z.object({ orders: z.array(orderSummary) }),
+    request: renewCertificatesRequestSchema,
+    response: renewCertificatesResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.renewCertificates({ host: body.host }),
+    handler: ({ body, service }) => service.renewCertificates(body),
   }),
   route({
     path: '/cert/get',
@@ -73,17 +76,10 @@ export const gatewayRoutes = [
       'The certificate chain and private key of a hostname bound to the agent, to terminate TLS itself. The private key is secret: install it, do not repeat it. Returns PEMs, validity and serial.',
     effects: { readOnly: true, idempotent: true },
     audit: { action: 'certificate.get', target: (body) => `host:${body.host}` },
-    request: z.strictObject({ agent_id: agentIdSchema, host: hostnameSchema }),
-    response: z.object({
-      host: z.string(),
-      certificate_pem: z.string(),
-      private_key_pem: z.string(),
-      not_before: instantSchema,
-      not_after: instantSchema,
-      serial: z.string(),
-    }),
+    request: agentHostRequestSchema,
+    response: getCertificateResponseSchema,
     auth: { kind: 'agent', permission: 'gateway.read', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.getCertificate({ agentId: body.agent_id, host: body.host }),
+    handler: ({ body, service }) => service.getCertificate(body),
   }),
   route({
     path: '/ip/report',
@@ -91,10 +87,10 @@ export const gatewayRoutes = [
     description:
       'Replace the IP addresses recorded for a bound host (operators only, with the bridge key). Returns host and the normalised ips.',
     effects: { destructive: true, idempotent: true },
-    request: z.strictObject({ host: hostnameSchema, ips: ipListSchema }),
-    response: z.object({ host: z.string(), ips: z.array(z.string()) }),
+    request: reportIpsRequestSchema,
+    response: reportIpsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.reportIps({ host: body.host, ips: body.ips }),
+    handler: ({ body, service }) => service.reportIps(body),
   }),
   route({
     path: '/list',
@@ -102,9 +98,9 @@ export const gatewayRoutes = [
     description:
       'Bound hosts with certificate expiry, status and IP addresses, optionally one agent’s (operators only, with the bridge key).',
     effects: { readOnly: true, idempotent: true },
-    request: z.strictObject({ agent_id: agentIdSchema.optional() }),
-    response: z.object({ hosts: z.array(hostViewSchema) }),
+    request: listHostsRequestSchema,
+    response: listHostsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.list({ agentId: body.agent_id }),
+    handler: ({ body, service }) => service.list(body),
   }),
 ];

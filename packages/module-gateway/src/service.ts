@@ -4,6 +4,7 @@ import { trustAcmeServerCa } from './acme/acme-http.js';
 import { type ChallengeResponder, createDns01Responder, createHttp01Responder } from './acme/challenge-responders.js';
 import { createOrderProcessor } from './acme/order-processor.js';
 import { createGatewayAdmin } from './admin-queries.js';
+import { registerCertificateMetrics } from './certificate-metrics.js';
 import { createCertificateOrders } from './certificate-orders.js';
 import type { DnsProvider } from './dns01/dns-provider.js';
 import { createRfc2136DnsProvider } from './dns01/rfc2136-provider.js';
@@ -12,6 +13,7 @@ import { createHostBindings } from './host-bindings.js';
 import { type Http01Listener, startHttp01Listener } from './http01-listener.js';
 import { createKeyReseal } from './key-reseal.js';
 import { createRevocations } from './revocations.js';
+import type { IssueCertificateRequest, ListHostsRequest, ListHostsResponse, OrderSummary } from './schemas.js';
 import { createTxtLookup, type TxtLookup } from './txt-lookup.js';
 
 /** Replaceable parts of the gateway (`createGatewayModule(options)`). */
@@ -27,12 +29,16 @@ export interface GatewayExtensions {
  * ACME certificates ordered, stored (keys sealed with the SecretBox and
  * resealed after a master-key rotation), renewed at a third of their
  * lifetime left and revoked on release, and the hosts' IP addresses. `start` loads the ACME CA file, checks the
- * DNS-01 setup and opens the HTTP-01 listener; `stop` closes it.
+ * DNS-01 setup and opens the HTTP-01 listener; `stop` closes it. Route
+ * methods take the parsed request bodies (`z.output` of the schemas in
+ * `schemas.ts`: the kernel parses each body once; a library caller with
+ * untyped data runs core's `parseRequest` first) and return the response shapes.
  */
 export function createGatewayService(deps: GatewayDeps, extensions: GatewayExtensions = {}) {
   const config = deps.moduleConfig;
   const logger = deps.logger;
   const txtLookup = extensions.txtLookup ?? createTxtLookup({ servers: config.dnsServers });
+  registerCertificateMetrics(deps);
   const dnsProvider = extensions.dnsProvider ?? (config.rfc2136 ? createRfc2136DnsProvider(config.rfc2136) : undefined);
   const accounts = createAcmeAccounts({ sql: deps.sql, secretBox: deps.secretBox, clock: deps.clock, logger, config });
   const responder: ChallengeResponder =
@@ -59,9 +65,10 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
     releaseHost: hosts.release,
     reportIps: hosts.reportIps,
     getCertificate: hosts.getCertificate,
-    list: hosts.list,
+    /** Bound hosts (all, or one agent's) in name order, with certificate expiry, status, IPs and their latest order. */
+    list: (body: ListHostsRequest): Promise<ListHostsResponse> => hosts.list(body),
     /** Forces an order for a bound host (or returns its live order). @throws NotFoundError when the host is not bound. */
-    issueCertificate: (input: { host: string }) => orders.request(input.host, 'issue'),
+    issueCertificate: (body: IssueCertificateRequest): Promise<OrderSummary> => orders.request(body.host, 'issue'),
     renewCertificates: orders.renew,
     /** The daily job: renews every certificate with less than a third of its lifetime left, then tidies up. */
     async renewDue() {

@@ -1,9 +1,19 @@
 import { createListCursor, isoTimestamp, NotFoundError } from '@agentinfra/core';
 import { z } from 'zod';
+import type {
+  AdminAgentPageRequest,
+  AdminGetAgentRequest,
+  AdminGetAgentResponse,
+  AdminListAgentsRequest,
+  AdminListAgentsResponse,
+  AdminListDelegationsResponse,
+  AdminListDevicesResponse,
+  AdminSummaryResponse,
+  AuditListRequest,
+  AuditListResponse,
+  CredentialState,
+} from './admin-schemas.js';
 import type { IdentityDeps } from './service.js';
-
-/** A device's state as operators see it. */
-export type CredentialState = 'active' | 'expired' | 'revoked';
 
 const agentCursor = createListCursor({ schema: z.strictObject({ a: z.string() }), field: 'cursor' });
 const createdCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.string() }), field: 'cursor' });
@@ -20,8 +30,8 @@ const countOf = (row: unknown) => Number((row as { n: number | string } | undefi
 
 /**
  * What operators list across agents (the console's reads): agents with
- * search, one agent's devices, delegations and teams, and service-wide
- * counts. Keyset pagination: every list returns `next_cursor` (null on the
+ * search, one agent's devices, delegations and teams, service-wide counts,
+ * and the audit log. Keyset pagination: every list returns `next_cursor` (null on the
  * last page), which the caller passes back as `cursor`.
  */
 export function createIdentityAdmin(deps: IdentityDeps) {
@@ -41,7 +51,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
      * `query` (case-insensitive), with their active device count.
      * @throws InputError for a cursor this list did not make.
      */
-    async listAgents(input: { query?: string | undefined; limit: number; cursor: string | null }) {
+    async listAgents(input: AdminListAgentsRequest): Promise<AdminListAgentsResponse> {
       const now = deps.clock.now();
       const query = knex()('identity_agents').select('agent_id', 'display_name', 'created_at');
       if (input.query) {
@@ -87,24 +97,24 @@ export function createIdentityAdmin(deps: IdentityDeps) {
      * One agent with its teams and counts of active devices and delegations.
      * @throws NotFoundError when the agent does not exist.
      */
-    async getAgent(input: { agentId: string }) {
+    async getAgent(input: AdminGetAgentRequest): Promise<AdminGetAgentResponse> {
       const now = deps.clock.now();
-      const row = await requireAgent(input.agentId);
+      const row = await requireAgent(input.agent_id);
       const [teams, devices, delegations, secrets] = await Promise.all([
-        knex()('identity_team_members').select('team').where({ agent_id: input.agentId }).orderBy('team'),
+        knex()('identity_team_members').select('team').where({ agent_id: input.agent_id }).orderBy('team'),
         knex()('identity_devices')
           .count({ n: '*' })
-          .where({ agent_id: input.agentId })
+          .where({ agent_id: input.agent_id })
           .whereNull('revoked_at')
           .where('expires_at', '>', now)
           .first(),
         knex()('identity_delegations')
           .count({ n: '*' })
-          .where((where) => where.where({ from_agent: input.agentId }).orWhere({ to_agent: input.agentId }))
+          .where((where) => where.where({ from_agent: input.agent_id }).orWhere({ to_agent: input.agent_id }))
           .whereNull('revoked_at')
           .where('expires_at', '>', now)
           .first(),
-        knex()('identity_secrets').count({ n: '*' }).where({ agent_id: input.agentId }).first(),
+        knex()('identity_secrets').count({ n: '*' }).where({ agent_id: input.agent_id }).first(),
       ]);
       return {
         agent_id: row.agent_id,
@@ -121,12 +131,12 @@ export function createIdentityAdmin(deps: IdentityDeps) {
      * An agent's devices, newest first, with their state (never a key or its hash).
      * @throws NotFoundError when the agent does not exist; InputError for a foreign cursor.
      */
-    async listDevices(input: { agentId: string; limit: number; cursor: string | null }) {
-      await requireAgent(input.agentId);
+    async listDevices(input: AdminAgentPageRequest): Promise<AdminListDevicesResponse> {
+      await requireAgent(input.agent_id);
       const now = deps.clock.now();
       const query = knex()('identity_devices')
         .select('device_id', 'label', 'created_at', 'expires_at', 'revoked_at')
-        .where({ agent_id: input.agentId });
+        .where({ agent_id: input.agent_id });
       if (input.cursor !== null) {
         const after = createdCursor.decode(input.cursor);
         query.where((where) =>
@@ -166,12 +176,12 @@ export function createIdentityAdmin(deps: IdentityDeps) {
      * Delegations from or to an agent, newest first, with their state (never a token or its hash).
      * @throws NotFoundError when the agent does not exist; InputError for a foreign cursor.
      */
-    async listDelegations(input: { agentId: string; limit: number; cursor: string | null }) {
-      await requireAgent(input.agentId);
+    async listDelegations(input: AdminAgentPageRequest): Promise<AdminListDelegationsResponse> {
+      await requireAgent(input.agent_id);
       const now = deps.clock.now();
       const query = knex()('identity_delegations')
         .select('delegation_id', 'from_agent', 'to_agent', 'scope', 'created_at', 'expires_at', 'revoked_at')
-        .where((where) => where.where({ from_agent: input.agentId }).orWhere({ to_agent: input.agentId }));
+        .where((where) => where.where({ from_agent: input.agent_id }).orWhere({ to_agent: input.agent_id }));
       if (input.cursor !== null) {
         const after = createdCursor.decode(input.cursor);
         query.where((where) =>
@@ -212,7 +222,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
     },
 
     /** Service-wide counts: agents, active devices, active delegations. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const now = deps.clock.now();
       const [agents, devices, delegations] = await Promise.all([
         knex()('identity_agents').count({ n: '*' }).first(),
@@ -220,6 +230,22 @@ export function createIdentityAdmin(deps: IdentityDeps) {
         knex()('identity_delegations').count({ n: '*' }).whereNull('revoked_at').where('expires_at', '>', now).first(),
       ]);
       return { agents: countOf(agents), active_devices: countOf(devices), active_delegations: countOf(delegations) };
+    },
+
+    /**
+     * Audit events newest first, of the agent (events it did or that
+     * concern it), of the action or actions, in `[since, until)`.
+     * @throws InputError for a cursor this list did not make.
+     */
+    listAuditEvents(input: AuditListRequest): Promise<AuditListResponse> {
+      return deps.audit.list({
+        agentId: input.agent_id,
+        actions: input.action === undefined ? undefined : typeof input.action === 'string' ? [input.action] : input.action,
+        since: input.since,
+        until: input.until,
+        limit: input.limit,
+        cursor: input.cursor,
+      });
     },
   };
 }

@@ -1,16 +1,20 @@
-import { agentIdSchema, instantSchema, routesFor } from '@agentinfra/core';
-import { z } from 'zod';
+import { routesFor } from '@agentinfra/core';
+import {
+  adminAgentPageRequestSchema,
+  adminGetAgentRequestSchema,
+  adminGetAgentResponseSchema,
+  adminListAgentsRequestSchema,
+  adminListAgentsResponseSchema,
+  adminListDelegationsResponseSchema,
+  adminListDevicesResponseSchema,
+  adminSummaryRequestSchema,
+  adminSummaryResponseSchema,
+} from './admin-schemas.js';
 import type { IdentityPermission } from './permissions.js';
 import type { IdentityService } from './service.js';
 
 const route = routesFor<IdentityService, IdentityPermission>();
 
-/** Page size 1..500 (default 50) and the `next_cursor` of the previous page. */
-const page = {
-  limit: z.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(512).nullable().default(null),
-};
-const stateSchema = z.enum(['active', 'expired', 'revoked']);
 const readOnly = { readOnly: true, idempotent: true };
 
 /**
@@ -26,15 +30,10 @@ export const identityAdminRoutes = [
       'List every agent in id order with display name, creation time and number of active devices; `query` keeps those whose id or display name contains it (case-insensitive). Pass next_cursor back as `cursor` for the next page (null on the last).',
     example: { query: 'alice', limit: 50, cursor: null },
     effects: readOnly,
-    request: z.strictObject({ query: z.string().max(128).optional(), ...page }),
-    response: z.object({
-      agents: z.array(
-        z.object({ agent_id: z.string(), display_name: z.string(), created_at: instantSchema, active_devices: z.number().int() }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    request: adminListAgentsRequestSchema,
+    response: adminListAgentsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.admin.listAgents({ query: body.query, limit: body.limit, cursor: body.cursor }),
+    handler: ({ body, service }) => service.admin.listAgents(body),
   }),
   route({
     path: '/admin/agents/get',
@@ -43,18 +42,10 @@ export const identityAdminRoutes = [
       'One agent: display name, creation time, the teams it belongs to, and how many active devices, active delegations (from or to it) and secrets it has. not_found when it does not exist.',
     example: { agent_id: 'alice' },
     effects: readOnly,
-    request: z.strictObject({ agent_id: agentIdSchema }),
-    response: z.object({
-      agent_id: z.string(),
-      display_name: z.string(),
-      created_at: instantSchema,
-      teams: z.array(z.string()),
-      active_devices: z.number().int(),
-      active_delegations: z.number().int(),
-      secrets: z.number().int(),
-    }),
+    request: adminGetAgentRequestSchema,
+    response: adminGetAgentResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.admin.getAgent({ agentId: body.agent_id }),
+    handler: ({ body, service }) => service.admin.getAgent(body),
   }),
   route({
     path: '/admin/devices/list',
@@ -63,22 +54,10 @@ export const identityAdminRoutes = [
       'The devices of an agent, newest first: device_id, label, created_at, expires_at, revoked_at and state (active, expired, revoked). Keys are never shown again after /device/issue. Revoke one with /device/revoke.',
     example: { agent_id: 'alice', limit: 50, cursor: null },
     effects: readOnly,
-    request: z.strictObject({ agent_id: agentIdSchema, ...page }),
-    response: z.object({
-      devices: z.array(
-        z.object({
-          device_id: z.string(),
-          label: z.string(),
-          created_at: instantSchema,
-          expires_at: instantSchema,
-          revoked_at: instantSchema.nullable(),
-          state: stateSchema,
-        }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    request: adminAgentPageRequestSchema,
+    response: adminListDevicesResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.admin.listDevices({ agentId: body.agent_id, limit: body.limit, cursor: body.cursor }),
+    handler: ({ body, service }) => service.admin.listDevices(body),
   }),
   route({
     path: '/admin/delegations/list',
@@ -87,24 +66,10 @@ export const identityAdminRoutes = [
       'The delegations an agent gave or received, newest first: delegation_id, from_agent, to_agent, scope, created_at, expires_at, revoked_at and state. End one with /delegate/revoke.',
     example: { agent_id: 'alice', limit: 50, cursor: null },
     effects: readOnly,
-    request: z.strictObject({ agent_id: agentIdSchema, ...page }),
-    response: z.object({
-      delegations: z.array(
-        z.object({
-          delegation_id: z.string(),
-          from_agent: z.string(),
-          to_agent: z.string(),
-          scope: z.array(z.string()),
-          created_at: instantSchema,
-          expires_at: instantSchema,
-          revoked_at: instantSchema.nullable(),
-          state: stateSchema,
-        }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    request: adminAgentPageRequestSchema,
+    response: adminListDelegationsResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.admin.listDelegations({ agentId: body.agent_id, limit: body.limit, cursor: body.cursor }),
+    handler: ({ body, service }) => service.admin.listDelegations(body),
   }),
   route({
     path: '/admin/summary',
@@ -112,8 +77,8 @@ export const identityAdminRoutes = [
     description: 'Service-wide counts for dashboards: agents, active devices and active delegations.',
     example: {},
     effects: readOnly,
-    request: z.strictObject({}),
-    response: z.object({ agents: z.number().int(), active_devices: z.number().int(), active_delegations: z.number().int() }),
+    request: adminSummaryRequestSchema,
+    response: adminSummaryResponseSchema,
     auth: { kind: 'bridge' },
     handler: ({ service }) => service.admin.summary(),
   }),

@@ -14,6 +14,7 @@ import { createIdentityService, type IdentityService } from './service.js';
  */
 export const identityModule = defineModule({
   name: 'agent-identity',
+  description: 'Agents, device keys (shown once, stored hashed), delegation tokens, AES-256-GCM secrets, service settings and teams.',
   ports: ['sql', 'clock', 'secretBox', 'settings', 'permissions', 'audit'],
   migrations: identityMigrations,
   permissions: identityPermissions,

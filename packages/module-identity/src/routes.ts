@@ -1,16 +1,33 @@
-import { agentIdSchema, instantSchema, permissionNameSchema, routesFor, teamNameSchema, timestampSchema } from '@agentinfra/core';
-import { z } from 'zod';
+import { routesFor } from '@agentinfra/core';
 import type { IdentityPermission } from './permissions.js';
+import {
+  createAgentRequestSchema,
+  createAgentResponseSchema,
+  delegateRequestSchema,
+  delegateResponseSchema,
+  deleteSecretResponseSchema,
+  getSecretResponseSchema,
+  issueDeviceRequestSchema,
+  issueDeviceResponseSchema,
+  listSecretsRequestSchema,
+  listSecretsResponseSchema,
+  listSettingsRequestSchema,
+  listSettingsResponseSchema,
+  putSecretRequestSchema,
+  putSecretResponseSchema,
+  revokeDelegationRequestSchema,
+  revokeDelegationResponseSchema,
+  revokeDeviceRequestSchema,
+  revokeDeviceResponseSchema,
+  secretRefRequestSchema,
+  setSettingRequestSchema,
+  setSettingResponseSchema,
+  teamMemberRequestSchema,
+  teamMembersResponseSchema,
+} from './schemas.js';
 import type { IdentityService } from './service.js';
 
 const route = routesFor<IdentityService, IdentityPermission>();
-const secretKeySchema = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[A-Za-z0-9_.:/-]+$/, 'must be 1–256 letters, digits or _ . : / -');
-const teamBody = z.strictObject({ team: teamNameSchema, agent_id: agentIdSchema });
-const teamResponse = z.object({ team: z.string(), agent_id: z.string(), members: z.array(z.string()) });
 
 /** agent-identity routes (SPEC.md §4 agent-identity, CONTRACT.md response shapes, plus documented additions). */
 export const identityRoutes = [
@@ -21,10 +38,10 @@ export const identityRoutes = [
       'Create an agent with an id and display name (operators only, with the bridge key). Returns agent_id and created_at; conflict when the id is taken.',
     effects: {},
     audit: { action: 'agent.create', target: (body) => `agent:${body.agent_id}` },
-    request: z.strictObject({ agent_id: agentIdSchema, display_name: z.string().min(1).max(256) }),
-    response: z.object({ agent_id: z.string(), created_at: instantSchema }),
+    request: createAgentRequestSchema,
+    response: createAgentResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.createAgent({ agentId: body.agent_id, displayName: body.display_name }),
+    handler: ({ body, service }) => service.createAgent(body),
   }),
   route({
     path: '/device/issue',
@@ -36,14 +53,10 @@ export const identityRoutes = [
       action: 'device.issue',
       target: (body, result) => `agent:${body.agent_id}${result ? `/device:${result.device_id}` : ''}`,
     },
-    request: z.strictObject({
-      agent_id: agentIdSchema,
-      label: z.string().min(1).max(256),
-      ttl_days: z.number().int().min(1).max(3650).optional(),
-    }),
-    response: z.object({ device_key: z.string(), device_id: z.string(), expires_at: instantSchema }),
+    request: issueDeviceRequestSchema,
+    response: issueDeviceResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.issueDevice({ agentId: body.agent_id, label: body.label, ttlDays: body.ttl_days }),
+    handler: ({ body, service }) => service.issueDevice(body),
   }),
   route({
     path: '/device/revoke',
@@ -52,10 +65,10 @@ export const identityRoutes = [
       'Revoke a device key at once: the bridge key may revoke any device, a device key only itself. Use it when a key leaked or a device is retired. Returns device_id and revoked_at.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'device.revoke', target: (body) => `device:${body.device_id}` },
-    request: z.strictObject({ device_id: z.string().min(1).max(64) }),
-    response: z.object({ device_id: z.string(), revoked_at: instantSchema }),
+    request: revokeDeviceRequestSchema,
+    response: revokeDeviceResponseSchema,
     auth: { kind: 'any' },
-    handler: ({ body, service, principal }) => service.revokeDevice({ deviceId: body.device_id, principal: principal! }),
+    handler: ({ body, service, principal }) => service.revokeDevice(body, principal!),
   }),
   route({
     path: '/delegate',
@@ -68,22 +81,10 @@ export const identityRoutes = [
       target: (body, result) => `agent:${body.from_agent}${result ? `/delegation:${result.delegation_id}` : ''}/to:${body.to_agent}`,
       agent: (body) => body.from_agent,
     },
-    request: z.strictObject({
-      from_agent: agentIdSchema,
-      to_agent: agentIdSchema,
-      scope: z.array(permissionNameSchema).min(1).max(32),
-      expires_at: timestampSchema,
-    }),
-    response: z.object({ delegation_id: z.string(), token: z.string(), expires_at: instantSchema, scope: z.array(z.string()) }),
+    request: delegateRequestSchema,
+    response: delegateResponseSchema,
     auth: { kind: 'agent', permission: 'identity.delegate', agents: (body) => [body.from_agent], bridge: false },
-    handler: ({ body, service, principal }) =>
-      service.delegate({
-        fromAgent: body.from_agent,
-        toAgent: body.to_agent,
-        scope: body.scope,
-        expiresAt: body.expires_at,
-        principal: principal!,
-      }),
+    handler: ({ body, service, principal }) => service.delegate(body, principal!),
   }),
   route({
     path: '/delegate/revoke',
@@ -92,10 +93,10 @@ export const identityRoutes = [
       'End a delegation at once (the bridge key, the delegating agent, or the token itself). Returns delegation_id and revoked_at.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'delegation.revoke', target: (body) => `delegation:${body.delegation_id}` },
-    request: z.strictObject({ delegation_id: z.string().min(1).max(64) }),
-    response: z.object({ delegation_id: z.string(), revoked_at: instantSchema }),
+    request: revokeDelegationRequestSchema,
+    response: revokeDelegationResponseSchema,
     auth: { kind: 'any' },
-    handler: ({ body, service, principal }) => service.revokeDelegation({ delegationId: body.delegation_id, principal: principal! }),
+    handler: ({ body, service, principal }) => service.revokeDelegation(body, principal!),
   }),
   route({
     path: '/secrets/put',
@@ -104,11 +105,11 @@ export const identityRoutes = [
       'Store a secret (API key, password) for the agent, encrypted at rest, replacing any previous value under the key. Returns the key and updated_at, never the value.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'secret.put', target: (body) => `agent:${body.agent_id}/secret:${body.key}` },
-    request: z.strictObject({ agent_id: agentIdSchema, key: secretKeySchema, value: z.string().max(65_536) }),
-    response: z.object({ key: z.string(), updated_at: instantSchema }),
+    request: putSecretRequestSchema,
+    response: putSecretResponseSchema,
     // SPEC.md §5: a device key; the bridge key may not write an agent's secrets (#11).
     auth: { kind: 'agent', permission: 'secrets.write', agents: (body) => [body.agent_id], bridge: false },
-    handler: ({ body, service }) => service.putSecret({ agentId: body.agent_id, key: body.key, value: body.value }),
+    handler: ({ body, service }) => service.putSecret(body),
   }),
   route({
     path: '/secrets/get',
@@ -117,20 +118,20 @@ export const identityRoutes = [
       'Read the plain value of one of the agent’s secrets. The value is sensitive: use it, do not repeat it. Returns { value }; not_found when absent.',
     effects: { readOnly: true, idempotent: true },
     audit: { action: 'secret.get', target: (body) => `agent:${body.agent_id}/secret:${body.key}` },
-    request: z.strictObject({ agent_id: agentIdSchema, key: secretKeySchema }),
-    response: z.object({ value: z.string() }),
+    request: secretRefRequestSchema,
+    response: getSecretResponseSchema,
     auth: { kind: 'agent', permission: 'secrets.read', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.getSecret({ agentId: body.agent_id, key: body.key }),
+    handler: ({ body, service }) => service.getSecret(body),
   }),
   route({
     path: '/secrets/list',
     summary: 'List the names of an agent’s secrets (never their values).',
     description: 'List the names of the agent’s secrets with their update times (never their values).',
     effects: { readOnly: true, idempotent: true },
-    request: z.strictObject({ agent_id: agentIdSchema }),
-    response: z.object({ secrets: z.array(z.object({ key: z.string(), updated_at: instantSchema })) }),
+    request: listSecretsRequestSchema,
+    response: listSecretsResponseSchema,
     auth: { kind: 'agent', permission: 'secrets.read', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.listSecrets({ agentId: body.agent_id }),
+    handler: ({ body, service }) => service.listSecrets(body),
   }),
   route({
     path: '/secrets/delete',
@@ -138,18 +139,18 @@ export const identityRoutes = [
     description: 'Delete one of the agent’s secrets. Returns the key and whether it existed.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'secret.delete', target: (body) => `agent:${body.agent_id}/secret:${body.key}` },
-    request: z.strictObject({ agent_id: agentIdSchema, key: secretKeySchema }),
-    response: z.object({ key: z.string(), deleted: z.boolean() }),
+    request: secretRefRequestSchema,
+    response: deleteSecretResponseSchema,
     auth: { kind: 'agent', permission: 'secrets.write', agents: (body) => [body.agent_id] },
-    handler: ({ body, service }) => service.deleteSecret({ agentId: body.agent_id, key: body.key }),
+    handler: ({ body, service }) => service.deleteSecret(body),
   }),
   route({
     path: '/settings/list',
     summary: 'List the service settings with their values and JSON Schemas.',
     description: 'List the service settings with their values and JSON Schemas (operators only, with the bridge key).',
     effects: { readOnly: true, idempotent: true },
-    request: z.strictObject({}),
-    response: z.object({ settings: z.array(z.object({ key: z.string(), value: z.unknown(), schema: z.record(z.string(), z.unknown()) })) }),
+    request: listSettingsRequestSchema,
+    response: listSettingsResponseSchema,
     auth: { kind: 'bridge' },
     handler: async ({ service }) => ({ settings: await service.settings.list() }),
   }),
@@ -160,10 +161,10 @@ export const identityRoutes = [
       'Set a service setting from the allow-list; the value is checked against its schema (operators only, with the bridge key). Returns key and value.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'setting.set', target: (body) => `setting:${body.key}` },
-    request: z.strictObject({ key: z.string().min(1).max(128), value: z.unknown() }),
-    response: z.object({ key: z.string(), value: z.unknown() }),
+    request: setSettingRequestSchema,
+    response: setSettingResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.settings.set({ key: body.key, value: body.value }),
+    handler: ({ body, service }) => service.settings.set(body),
   }),
   route({
     path: '/teams/add',
@@ -172,10 +173,10 @@ export const identityRoutes = [
       'Add an agent to a team (operators only, with the bridge key); members see each other’s team:<name> records. Returns the team’s members.',
     effects: { idempotent: true },
     audit: { action: 'team.add', target: (body) => `team:${body.team}/agent:${body.agent_id}` },
-    request: teamBody,
-    response: teamResponse,
+    request: teamMemberRequestSchema,
+    response: teamMembersResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.addTeamMember({ team: body.team, agentId: body.agent_id }),
+    handler: ({ body, service }) => service.addTeamMember(body),
   }),
   route({
     path: '/teams/remove',
@@ -183,9 +184,9 @@ export const identityRoutes = [
     description: 'Remove an agent from a team (operators only, with the bridge key). Returns the team’s remaining members.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'team.remove', target: (body) => `team:${body.team}/agent:${body.agent_id}` },
-    request: teamBody,
-    response: teamResponse,
+    request: teamMemberRequestSchema,
+    response: teamMembersResponseSchema,
     auth: { kind: 'bridge' },
-    handler: ({ body, service }) => service.removeTeamMember({ team: body.team, agentId: body.agent_id }),
+    handler: ({ body, service }) => service.removeTeamMember(body),
   }),
 ];

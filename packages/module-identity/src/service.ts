@@ -14,6 +14,27 @@ import {
 import { createIdentityAdmin } from './admin-queries.js';
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
+import type {
+  CreateAgentRequest,
+  CreateAgentResponse,
+  DelegateRequest,
+  DelegateResponse,
+  DeleteSecretResponse,
+  GetSecretResponse,
+  IssueDeviceRequest,
+  IssueDeviceResponse,
+  ListSecretsRequest,
+  ListSecretsResponse,
+  PutSecretRequest,
+  PutSecretResponse,
+  RevokeDelegationRequest,
+  RevokeDelegationResponse,
+  RevokeDeviceRequest,
+  RevokeDeviceResponse,
+  SecretRefRequest,
+  TeamMemberRequest,
+  TeamMembersResponse,
+} from './schemas.js';
 
 const DAY_MS = 86_400_000;
 /** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
@@ -44,7 +65,10 @@ interface DelegationRow {
  * agent-identity without HTTP: agents, device keys, delegations, encrypted
  * secrets, teams and credential verification. Credentials are returned once
  * and stored only as SHA-256; secrets are sealed with the core SecretBox
- * (AES-256-GCM, bound to agent and key).
+ * (AES-256-GCM, bound to agent and key). Methods take the parsed request
+ * bodies (`z.output` of the schemas in `schemas.ts`: the kernel parses each
+ * body once; a library caller with untyped input runs core's `parseRequest`
+ * first).
  */
 export function createIdentityService(deps: IdentityDeps) {
   const knex = () => deps.sql.knex;
@@ -59,33 +83,33 @@ export function createIdentityService(deps: IdentityDeps) {
   const secretContext = (agentId: string, key: string) => `identity.secret\0${agentId}\0${key}`;
 
   const service = {
-    /** Creates an agent. @throws ConflictError when `agentId` is taken. */
-    async createAgent(input: { agentId: string; displayName: string }) {
+    /** Creates an agent. @throws ConflictError when `agent_id` is taken. */
+    async createAgent(body: CreateAgentRequest): Promise<CreateAgentResponse> {
       const createdAt = now();
       try {
-        await knex()('identity_agents').insert({ agent_id: input.agentId, display_name: input.displayName, created_at: createdAt });
+        await knex()('identity_agents').insert({ agent_id: body.agent_id, display_name: body.display_name, created_at: createdAt });
       } catch (error) {
-        if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`Agent "${input.agentId}" already exists.`);
+        if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`Agent "${body.agent_id}" already exists.`);
         throw error;
       }
-      return { agent_id: input.agentId, created_at: isoTimestamp(createdAt) };
+      return { agent_id: body.agent_id, created_at: isoTimestamp(createdAt) };
     },
 
     /**
      * Issues a device key for an agent; the key is in the result and nowhere else, ever.
-     * @param input.ttlDays lifetime; the configured default (90 days) when absent.
+     * @param body.ttl_days lifetime; the configured default (90 days) when absent.
      * @throws NotFoundError when the agent does not exist.
      */
-    async issueDevice(input: { agentId: string; label: string; ttlDays?: number }) {
-      await requireAgent(input.agentId);
+    async issueDevice(body: IssueDeviceRequest): Promise<IssueDeviceResponse> {
+      await requireAgent(body.agent_id);
       const deviceKey = newCredential('dk_');
       const deviceId = newId('dev_');
       const createdAt = now();
-      const expiresAt = createdAt + (input.ttlDays ?? deps.moduleConfig.deviceKeyTtlDays) * DAY_MS;
+      const expiresAt = createdAt + (body.ttl_days ?? deps.moduleConfig.deviceKeyTtlDays) * DAY_MS;
       await knex()('identity_devices').insert({
         device_id: deviceId,
-        agent_id: input.agentId,
-        label: input.label,
+        agent_id: body.agent_id,
+        label: body.label,
         key_hash: hashCredential(deviceKey),
         created_at: createdAt,
         expires_at: expiresAt,
@@ -99,30 +123,29 @@ export function createIdentityService(deps: IdentityDeps) {
      * Revoking twice returns the first revocation time.
      * @throws NotFoundError for an unknown device; NotAllowedError for another device's key.
      */
-    async revokeDevice(input: { deviceId: string; principal: Principal }) {
-      const { principal } = input;
-      if (principal.kind !== 'bridge' && !(principal.kind === 'device' && principal.deviceId === input.deviceId)) {
+    async revokeDevice(body: RevokeDeviceRequest, principal: Principal): Promise<RevokeDeviceResponse> {
+      if (principal.kind !== 'bridge' && !(principal.kind === 'device' && principal.deviceId === body.device_id)) {
         throw new NotAllowedError('A device key can revoke only its own device; use the bridge key for others.');
       }
-      const row = (await knex()('identity_devices').where({ device_id: input.deviceId }).first()) as DeviceRow | undefined;
-      if (!row) throw new NotFoundError(`Device "${input.deviceId}" does not exist.`);
+      const row = (await knex()('identity_devices').where({ device_id: body.device_id }).first()) as DeviceRow | undefined;
+      if (!row) throw new NotFoundError(`Device "${body.device_id}" does not exist.`);
       let revokedAt = row.revoked_at;
       if (revokedAt === null) {
         revokedAt = now();
-        await knex()('identity_devices').where({ device_id: input.deviceId }).whereNull('revoked_at').update({ revoked_at: revokedAt });
+        await knex()('identity_devices').where({ device_id: body.device_id }).whereNull('revoked_at').update({ revoked_at: revokedAt });
       }
-      verified.forget((cached) => cached.kind === 'device' && cached.deviceId === input.deviceId);
-      return { device_id: input.deviceId, revoked_at: isoTimestamp(revokedAt) };
+      verified.forget((cached) => cached.kind === 'device' && cached.deviceId === body.device_id);
+      return { device_id: body.device_id, revoked_at: isoTimestamp(revokedAt) };
     },
 
     /**
-     * Creates a delegation token acting as `fromAgent` for `scope` until `expiresAt`.
-     * A delegation can only pass on permissions it holds itself.
+     * Creates a delegation token acting as `from_agent` for `scope` until `expires_at`.
+     * A delegation (as `principal`) can only pass on permissions it holds itself.
      * @throws InputError for an unknown permission or an expiry in the past or too far ahead;
-     *   NotFoundError when `toAgent` does not exist; NotAllowedError when escalating.
+     *   NotFoundError when `to_agent` does not exist; NotAllowedError when escalating.
      */
-    async delegate(input: { fromAgent: string; toAgent: string; scope: readonly string[]; expiresAt: number; principal: Principal }) {
-      const unknown = input.scope.filter((name) => !deps.permissions.has(name));
+    async delegate(body: DelegateRequest, principal: Principal): Promise<DelegateResponse> {
+      const unknown = body.scope.filter((name) => !deps.permissions.has(name));
       if (unknown.length > 0) {
         throw new InputError(`Unknown permission ${unknown.map((name) => `"${name}"`).join(', ')}.`, {
           fields: [{ path: 'scope', message: `unknown: ${unknown.join(', ')}` }],
@@ -130,51 +153,50 @@ export function createIdentityService(deps: IdentityDeps) {
         });
       }
       const createdAt = now();
-      if (input.expiresAt <= createdAt) {
+      if (body.expires_at <= createdAt) {
         throw new InputError('expires_at must be in the future.', { fields: [{ path: 'expires_at', message: 'in the past' }] });
       }
-      if (input.expiresAt > createdAt + deps.moduleConfig.maxDelegationDays * DAY_MS) {
+      if (body.expires_at > createdAt + deps.moduleConfig.maxDelegationDays * DAY_MS) {
         throw new InputError(`expires_at must be within ${deps.moduleConfig.maxDelegationDays} days.`, {
           fields: [{ path: 'expires_at', message: 'too far in the future' }],
         });
       }
-      if (input.principal.kind === 'delegation') {
-        const held = input.principal.permissions;
-        const missing = input.scope.filter((name) => !held.includes(name));
+      if (principal.kind === 'delegation') {
+        const held = principal.permissions;
+        const missing = body.scope.filter((name) => !held.includes(name));
         if (missing.length > 0) throw new NotAllowedError(`A delegation cannot grant permissions it lacks: ${missing.join(', ')}.`);
       }
-      await requireAgent(input.fromAgent);
-      await requireAgent(input.toAgent);
+      await requireAgent(body.from_agent);
+      await requireAgent(body.to_agent);
       const token = newCredential('dt_');
       const delegationId = newId('dlg_');
-      const scope = [...new Set(input.scope)].sort();
+      const scope = [...new Set(body.scope)].sort();
       await knex()('identity_delegations').insert({
         delegation_id: delegationId,
         token_hash: hashCredential(token),
-        from_agent: input.fromAgent,
-        to_agent: input.toAgent,
+        from_agent: body.from_agent,
+        to_agent: body.to_agent,
         scope: JSON.stringify(scope),
         created_at: createdAt,
-        expires_at: input.expiresAt,
+        expires_at: body.expires_at,
         revoked_at: null,
       });
-      return { delegation_id: delegationId, token, expires_at: isoTimestamp(input.expiresAt), scope };
+      return { delegation_id: delegationId, token, expires_at: isoTimestamp(body.expires_at), scope };
     },
 
     /**
      * Ends a delegation at once. Allowed for the bridge key, the delegating agent, or the token itself.
      * @throws NotFoundError when it does not exist or the caller may not see it.
      */
-    async revokeDelegation(input: { delegationId: string; principal: Principal }) {
-      const row = (await knex()('identity_delegations').where({ delegation_id: input.delegationId }).first()) as DelegationRow | undefined;
-      const { principal } = input;
+    async revokeDelegation(body: RevokeDelegationRequest, principal: Principal): Promise<RevokeDelegationResponse> {
+      const row = (await knex()('identity_delegations').where({ delegation_id: body.delegation_id }).first()) as DelegationRow | undefined;
       const visible =
         row &&
         (principal.kind === 'bridge' ||
           (principal.kind === 'delegation' && principal.delegationId === row.delegation_id) ||
           (principal.kind === 'device' && principal.agentId === row.from_agent) ||
           (principal.kind === 'delegation' && principal.agentId === row.from_agent && principal.permissions.includes('identity.delegate')));
-      if (!row || !visible) throw new NotFoundError(`Delegation "${input.delegationId}" does not exist.`);
+      if (!row || !visible) throw new NotFoundError(`Delegation "${body.delegation_id}" does not exist.`);
       let revokedAt = row.revoked_at;
       if (revokedAt === null) {
         revokedAt = now();
@@ -188,31 +210,31 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /** Stores (or replaces) a secret, sealed with AES-256-GCM. @throws NotFoundError when the agent does not exist. */
-    async putSecret(input: { agentId: string; key: string; value: string }) {
-      await requireAgent(input.agentId);
-      const sealed = deps.secretBox.seal({ plaintext: input.value, context: secretContext(input.agentId, input.key) });
+    async putSecret(body: PutSecretRequest): Promise<PutSecretResponse> {
+      await requireAgent(body.agent_id);
+      const sealed = deps.secretBox.seal({ plaintext: body.value, context: secretContext(body.agent_id, body.key) });
       const at = now();
       await knex()('identity_secrets')
-        .insert({ agent_id: input.agentId, key: input.key, sealed, created_at: at, updated_at: at })
+        .insert({ agent_id: body.agent_id, key: body.key, sealed, created_at: at, updated_at: at })
         .onConflict(['agent_id', 'key'])
         .merge({ sealed, updated_at: at });
-      return { key: input.key, updated_at: isoTimestamp(at) };
+      return { key: body.key, updated_at: isoTimestamp(at) };
     },
 
     /** The plain value of a secret. @throws NotFoundError when absent. */
-    async getSecret(input: { agentId: string; key: string }) {
-      const row = (await knex()('identity_secrets').select('sealed').where({ agent_id: input.agentId, key: input.key }).first()) as
+    async getSecret(body: SecretRefRequest): Promise<GetSecretResponse> {
+      const row = (await knex()('identity_secrets').select('sealed').where({ agent_id: body.agent_id, key: body.key }).first()) as
         | { sealed: string }
         | undefined;
-      if (!row) throw new NotFoundError(`Secret "${input.key}" does not exist for agent "${input.agentId}".`);
-      return { value: deps.secretBox.open({ sealed: row.sealed, context: secretContext(input.agentId, input.key) }) };
+      if (!row) throw new NotFoundError(`Secret "${body.key}" does not exist for agent "${body.agent_id}".`);
+      return { value: deps.secretBox.open({ sealed: row.sealed, context: secretContext(body.agent_id, body.key) }) };
     },
 
     /** Names and update times of an agent's secrets (never values), sorted by key. */
-    async listSecrets(input: { agentId: string }) {
+    async listSecrets(body: ListSecretsRequest): Promise<ListSecretsResponse> {
       const rows = (await knex()('identity_secrets')
         .select('key', 'updated_at')
-        .where({ agent_id: input.agentId })
+        .where({ agent_id: body.agent_id })
         .orderBy('key')) as Array<{
         key: string;
         updated_at: number;
@@ -221,10 +243,10 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /** Deletes a secret. @throws NotFoundError when absent. */
-    async deleteSecret(input: { agentId: string; key: string }) {
-      const deleted = await knex()('identity_secrets').where({ agent_id: input.agentId, key: input.key }).delete();
-      if (deleted === 0) throw new NotFoundError(`Secret "${input.key}" does not exist for agent "${input.agentId}".`);
-      return { key: input.key, deleted: true };
+    async deleteSecret(body: SecretRefRequest): Promise<DeleteSecretResponse> {
+      const deleted = await knex()('identity_secrets').where({ agent_id: body.agent_id, key: body.key }).delete();
+      if (deleted === 0) throw new NotFoundError(`Secret "${body.key}" does not exist for agent "${body.agent_id}".`);
+      return { key: body.key, deleted: true };
     },
 
     /**
@@ -247,19 +269,19 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /** Adds an agent to a team (idempotent). @throws NotFoundError when the agent does not exist. */
-    async addTeamMember(input: { team: string; agentId: string }) {
-      await requireAgent(input.agentId);
+    async addTeamMember(body: TeamMemberRequest): Promise<TeamMembersResponse> {
+      await requireAgent(body.agent_id);
       await knex()('identity_team_members')
-        .insert({ team: input.team, agent_id: input.agentId, added_at: now() })
+        .insert({ team: body.team, agent_id: body.agent_id, added_at: now() })
         .onConflict(['team', 'agent_id'])
         .ignore();
-      return { team: input.team, agent_id: input.agentId, members: await service.membersOf(input.team) };
+      return { team: body.team, agent_id: body.agent_id, members: await service.membersOf(body.team) };
     },
 
     /** Removes an agent from a team (idempotent). */
-    async removeTeamMember(input: { team: string; agentId: string }) {
-      await knex()('identity_team_members').where({ team: input.team, agent_id: input.agentId }).delete();
-      return { team: input.team, agent_id: input.agentId, members: await service.membersOf(input.team) };
+    async removeTeamMember(body: TeamMemberRequest): Promise<TeamMembersResponse> {
+      await knex()('identity_team_members').where({ team: body.team, agent_id: body.agent_id }).delete();
+      return { team: body.team, agent_id: body.agent_id, members: await service.membersOf(body.team) };
     },
 
     /** Agent ids in a team, sorted. */
@@ -340,7 +362,7 @@ export function createIdentityService(deps: IdentityDeps) {
 
     settings: deps.settings,
 
-    /** The kernel's audit log (the `/audit/list` route reads it). */
+    /** The kernel's audit log (the `/audit/list` route reads it through `admin.listAuditEvents`). */
     audit: deps.audit,
 
     /** Listings across agents for operators (the `/admin/*` routes). */

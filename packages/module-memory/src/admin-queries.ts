@@ -1,5 +1,13 @@
 import { createListCursor, isoTimestamp } from '@agentinfra/core';
 import { z } from 'zod';
+import type {
+  AdminListMemoriesRequest,
+  AdminListMemoriesResponse,
+  AdminListProvenancesRequest,
+  AdminListProvenancesResponse,
+  AdminSummaryResponse,
+} from './admin-schemas.js';
+import type { MemoryKind } from './schemas.js';
 import type { MemoryDeps } from './service.js';
 
 /** Characters of a memory's text an operator listing carries (the rest is cut, `text_truncated: true`). */
@@ -23,22 +31,16 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
      * Memories newest first, optionally one agent's, of one kind, with one provenance.
      * @throws InputError for a cursor this list did not make.
      */
-    async listMemories(input: {
-      agentId?: string | undefined;
-      kind?: string | undefined;
-      provenance?: string | undefined;
-      limit: number;
-      cursor: string | null;
-    }) {
+    async listMemories(input: AdminListMemoriesRequest): Promise<AdminListMemoriesResponse> {
       const query = knex()('memory_records').select('id', 'agent_id', 'kind', 'text', 'provenance', 'scope', 'created_at');
-      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.kind !== undefined) query.where({ kind: input.kind });
       if (input.provenance !== undefined) query.where({ provenance: input.provenance });
       if (input.cursor !== null) query.where('id', '<', idCursor.decode(input.cursor).i);
       const rows = (await query.orderBy('id', 'desc').limit(input.limit + 1)) as Array<{
         id: string;
         agent_id: string;
-        kind: string;
+        kind: MemoryKind;
         text: string;
         provenance: string;
         scope: string;
@@ -65,8 +67,8 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
      * An agent's provenance tags in code-point order with how many memories carry each.
      * @throws InputError for a cursor this list did not make.
      */
-    async listProvenances(input: { agentId: string; limit: number; cursor: string | null }) {
-      const query = knex()('memory_records').select('provenance').count({ n: '*' }).where({ agent_id: input.agentId });
+    async listProvenances(input: AdminListProvenancesRequest): Promise<AdminListProvenancesResponse> {
+      const query = knex()('memory_records').select('provenance').count({ n: '*' }).where({ agent_id: input.agent_id });
       if (input.cursor !== null) query.where('provenance', '>', provenanceCursor.decode(input.cursor).p);
       const rows = (await query
         .groupBy('provenance')
@@ -81,7 +83,7 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
     },
 
     /** Service-wide counts: memories, and memories of each kind. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const rows = (await knex()('memory_records').select('kind').count({ n: '*' }).groupBy('kind')) as Array<{
         kind: string;
         n: number | string;

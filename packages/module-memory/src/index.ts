@@ -1,3 +1,4 @@
+export * from './admin-schemas.js';
 export { type MemoryConfig, type MemoryConfigInput, memoryConfigSchema, memoryEnv } from './config.js';
 export { LEXICAL_TABLE, memoryLexicalIndex } from './lexical-source.js';
 export { memoryMigrations } from './migrations/index.js';

@@ -16,6 +16,7 @@ import { createMemoryService } from './service.js';
  */
 export const memoryModule = defineModule({
   name: 'agent-memory',
+  description: 'Episodes and semantic memories ranked by meaning, key/value entries, named sets, and forgetting by provenance.',
   ports: ['sql', 'vectorIndex', 'embedder', 'teams', 'clock', 'logger'],
   migrations: memoryMigrations,
   permissions: memoryPermissions,

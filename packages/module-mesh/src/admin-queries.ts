@@ -1,6 +1,13 @@
 import { createListCursor, isoTimestamp } from '@agentinfra/core';
 import { z } from 'zod';
 import type { AclProtocol } from './acl.js';
+import type {
+  AdminListAclsRequest,
+  AdminListAclsResponse,
+  AdminListPeersRequest,
+  AdminListPeersResponse,
+  AdminSummaryResponse,
+} from './admin-schemas.js';
 import { orderedPair } from './preshared-keys.js';
 import type { MeshDeps } from './service.js';
 
@@ -23,7 +30,7 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
   const onlineWindowMs = deps.moduleConfig.onlineWindowSeconds * 1000;
   return {
     /** Peers in agent id order. @throws InputError for a cursor this list did not make. */
-    async listPeers(input: { limit: number; cursor: string | null }) {
+    async listPeers(input: AdminListPeersRequest): Promise<AdminListPeersResponse> {
       const at = deps.clock.now();
       const query = knex()('mesh_peers').select('agent_id', 'address', 'pubkey', 'endpoint', 'registered_at', 'last_seen');
       if (input.cursor !== null) query.where('agent_id', '>', peerCursor.decode(input.cursor).a);
@@ -57,10 +64,10 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
      * before the pair's first /wg_config).
      * @throws InputError for a cursor this list did not make.
      */
-    async listAcls(input: { agentId?: string | undefined; limit: number; cursor: string | null }) {
+    async listAcls(input: AdminListAclsRequest): Promise<AdminListAclsResponse> {
       const query = knex()('mesh_acls').select('from_agent', 'to_agent', 'proto', 'port', 'created_at');
-      if (input.agentId !== undefined) {
-        const agent = input.agentId;
+      if (input.agent_id !== undefined) {
+        const agent = input.agent_id;
         query.where((where) => where.where({ from_agent: agent }).orWhere({ to_agent: agent }));
       }
       if (input.cursor !== null) {
@@ -112,7 +119,7 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
     },
 
     /** Service-wide counts: peers, peers online now, ACLs. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const since = deps.clock.now() - onlineWindowMs;
       const [peers, online, acls] = await Promise.all([
         knex()('mesh_peers').count({ n: '*' }).first(),

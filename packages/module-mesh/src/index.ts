@@ -1,10 +1,13 @@
 export { type Acl, type AclProtocol, aclProtocols, aclSchema } from './acl.js';
 export { type AddressPool, addressPoolProblem, createAddressPool } from './address-pool.js';
+export * from './admin-schemas.js';
 export { type MeshConfig, type MeshConfigInput, meshConfigSchema, meshEnv } from './config.js';
 export { endpointSchema, parseEndpoint } from './endpoint.js';
 export { meshModule, meshModule as default } from './module.js';
 export { type InboundRule, NFTABLES_TABLE, type NftablesHooks, nftablesHooks } from './nftables-rules.js';
 export { type MeshPermission, meshPermissions } from './permissions.js';
-export { createMeshService, type MeshDeps, type MeshService, type PeerView } from './service.js';
+export { meshRoutes } from './routes.js';
+export * from './schemas.js';
+export { createMeshService, type MeshDeps, type MeshService } from './service.js';
 export { PRIVATE_KEY_PLACEHOLDER, renderWgQuickConfig, type WgQuickConfig, type WgQuickPeer } from './wg-quick-config.js';
 export { wireguardKeySchema } from './wireguard-key.js';

@@ -16,6 +16,7 @@ import { createMeshService, type MeshService } from './service.js';
  */
 export const meshModule = defineModule({
   name: 'agent-mesh',
+  description: 'WireGuard peers, mesh addresses, ACLs, pairwise pre-shared keys and wg-quick configs.',
   ports: ['sql', 'clock', 'secretBox'],
   migrations: meshMigrations,
   permissions: meshPermissions,

@@ -1,11 +1,20 @@
-import { agentIdSchema, InputError, instantSchema, type Principal, routesFor } from '@agentinfra/core';
+import { InputError, type Principal, routesFor } from '@agentinfra/core';
 import { accepts } from 'hono/accepts';
-import { z } from 'zod';
-import { aclSchema } from './acl.js';
-import { endpointSchema } from './endpoint.js';
 import type { MeshPermission } from './permissions.js';
+import {
+  aclRequestSchema,
+  aclViewSchema,
+  agentOnlyRequestSchema,
+  heartbeatResponseSchema,
+  netmapResponseSchema,
+  registerPeerRequestSchema,
+  registerPeerResponseSchema,
+  revokeAclResponseSchema,
+  rotatePskRequestSchema,
+  rotatePskResponseSchema,
+  wgConfigResponseSchema,
+} from './schemas.js';
 import type { MeshService } from './service.js';
-import { wireguardKeySchema } from './wireguard-key.js';
 
 const route = routesFor<MeshService, MeshPermission>();
 
@@ -28,17 +37,6 @@ function requireAgent(agentId: string): string {
   return agentId;
 }
 
-const agentOnly = z.strictObject({ agent_id: agentIdSchema.optional() });
-const peerView = z.object({
-  agent_id: z.string(),
-  address: z.string(),
-  pubkey: z.string(),
-  endpoint: z.string(),
-  online: z.boolean(),
-  last_seen: instantSchema,
-});
-const aclView = z.object({ from_agent: z.string(), to_agent: z.string(), port: z.number().int(), proto: z.string() });
-
 /** agent-mesh routes (SPEC.md §4 agent-mesh, CONTRACT.md response shapes). */
 export const meshRoutes = [
   route({
@@ -47,29 +45,28 @@ export const meshRoutes = [
     description:
       'Register or update the agent’s WireGuard public key and endpoint (host:port) in the mesh; the agent’s mesh address is allocated on first registration and kept. Returns agent_id, address and registered_at.',
     effects: { destructive: true, idempotent: true },
-    request: z.strictObject({ agent_id: agentIdSchema.optional(), pubkey: wireguardKeySchema, endpoint: endpointSchema }),
-    response: z.object({ agent_id: z.string(), address: z.string(), registered_at: instantSchema }),
+    request: registerPeerRequestSchema,
+    response: registerPeerResponseSchema,
     auth: { kind: 'agent', permission: 'mesh.write', agents: actingAgent },
-    handler: ({ body, agentId, service }) =>
-      service.registerPeer({ agentId: requireAgent(agentId), pubkey: body.pubkey, endpoint: body.endpoint }),
+    handler: ({ body, agentId, service }) => service.registerPeer({ ...body, agent_id: requireAgent(agentId) }),
   }),
   route({
     path: '/peer/heartbeat',
     summary: 'Bump the peer’s last_seen; it shows online in /netmap within the online window.',
     description: 'Mark the agent’s peer online now (bumps last_seen); hosts call it periodically. Returns agent_id and last_seen.',
     effects: { idempotent: true },
-    request: agentOnly,
-    response: z.object({ agent_id: z.string(), last_seen: instantSchema }),
+    request: agentOnlyRequestSchema,
+    response: heartbeatResponseSchema,
     auth: { kind: 'agent', permission: 'mesh.write', agents: actingAgent },
-    handler: ({ agentId, service }) => service.heartbeat({ agentId: requireAgent(agentId) }),
+    handler: ({ body, agentId, service }) => service.heartbeat({ ...body, agent_id: requireAgent(agentId) }),
   }),
   route({
     path: '/acl/put',
     summary: 'Let from_agent reach to_agent on port/proto (authorised by to_agent or the bridge key). Idempotent.',
     description: 'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL.',
     effects: { idempotent: true },
-    request: aclSchema,
-    response: aclView,
+    request: aclRequestSchema,
+    response: aclViewSchema,
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
     handler: ({ body, service }) => service.putAcl(body),
   }),
@@ -79,8 +76,8 @@ export const meshRoutes = [
     description:
       'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Returns how many rules were removed.',
     effects: { destructive: true, idempotent: true },
-    request: aclSchema,
-    response: z.object({ revoked: z.number().int() }),
+    request: aclRequestSchema,
+    response: revokeAclResponseSchema,
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
     handler: ({ body, service }) => service.revokeAcl(body),
   }),
@@ -90,10 +87,10 @@ export const meshRoutes = [
     description:
       'The agent’s own mesh peer, the peers it may reach or that may reach it (with online status and last_seen), and the ACLs that involve it.',
     effects: { readOnly: true, idempotent: true },
-    request: agentOnly,
-    response: z.object({ self: peerView.nullable(), peers: z.array(peerView), acls: z.array(aclView) }),
+    request: agentOnlyRequestSchema,
+    response: netmapResponseSchema,
     auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
-    handler: ({ agentId, service }) => service.netmap({ agentId: requireAgent(agentId) }),
+    handler: ({ body, agentId, service }) => service.netmap({ ...body, agent_id: requireAgent(agentId) }),
   }),
   route({
     path: '/wg_config',
@@ -101,11 +98,11 @@ export const meshRoutes = [
     description:
       'The agent’s ready-to-use wg-quick configuration, including the pairwise pre-shared keys (secret: write it to the host, do not repeat it). Returns { config }.',
     effects: { readOnly: true, idempotent: true },
-    request: agentOnly,
-    response: z.object({ config: z.string() }),
+    request: agentOnlyRequestSchema,
+    response: wgConfigResponseSchema,
     auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
-    handler: async ({ agentId, service, c }) => {
-      const result = await service.wgConfig({ agentId: requireAgent(agentId) });
+    handler: async ({ body, agentId, service, c }) => {
+      const result = await service.wgConfig({ ...body, agent_id: requireAgent(agentId) });
       const type = accepts(c, { header: 'Accept', supports: ['application/json', 'text/plain'], default: 'application/json' });
       if (type !== 'text/plain') return result;
       return new Response(result.config, {
@@ -120,10 +117,8 @@ export const meshRoutes = [
     description:
       'Replace the pre-shared key of the pair (a, b); both agents must re-fetch /wg_config afterwards. Never returns the key. Returns a, b and rotated_at.',
     effects: { destructive: true },
-    request: z
-      .strictObject({ a: agentIdSchema, b: agentIdSchema })
-      .refine((body) => body.a !== body.b, { path: ['b'], message: 'must differ from a' }),
-    response: z.object({ a: z.string(), b: z.string(), rotated_at: instantSchema }),
+    request: rotatePskRequestSchema,
+    response: rotatePskResponseSchema,
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.a, body.b] },
     handler: ({ body, service }) => service.rotatePsk(body),
   }),

@@ -1,6 +1,6 @@
 import { ConflictError, isoTimestamp, type ModuleDeps, NotFoundError } from '@agentinfra/core';
 import type { Knex } from 'knex';
-import type { Acl, AclProtocol } from './acl.js';
+import type { AclProtocol } from './acl.js';
 import { allocateAddress } from './address-allocation.js';
 import { createAddressPool } from './address-pool.js';
 import { createMeshAdmin } from './admin-queries.js';
@@ -9,6 +9,21 @@ import { parseEndpoint } from './endpoint.js';
 import { type InboundRule, nftablesHooks } from './nftables-rules.js';
 import { newPresharedKey, orderedPair, presharedKeyContext } from './preshared-keys.js';
 import { createPskReseal } from './psk-reseal.js';
+import type {
+  AclRequest,
+  AclView,
+  ActingAgent,
+  AgentOnlyRequest,
+  HeartbeatResponse,
+  NetmapResponse,
+  PeerView,
+  RegisterPeerRequest,
+  RegisterPeerResponse,
+  RevokeAclResponse,
+  RotatePskRequest,
+  RotatePskResponse,
+  WgConfigResponse,
+} from './schemas.js';
 import { renderWgQuickConfig } from './wg-quick-config.js';
 
 /** Ports the mesh service uses. */
@@ -37,16 +52,6 @@ interface PskRow {
   sealed: string;
 }
 
-/** A peer as /netmap shows it. */
-export interface PeerView {
-  agent_id: string;
-  address: string;
-  pubkey: string;
-  endpoint: string;
-  online: boolean;
-  last_seen: string;
-}
-
 /** Registrations retried after a unique-constraint race (same agent or same key registered at once). */
 const REGISTER_ATTEMPTS = 4;
 /** Rows per INSERT when PSKs are created in bulk (stays far below every driver's parameter limit). */
@@ -60,7 +65,10 @@ const byAcl = (x: AclRow, y: AclRow) =>
  * between agents (like headscale or NetBird's management server). It stores
  * public keys, endpoints, mesh addresses, ACLs and pairwise PSKs (sealed
  * with the core SecretBox, AES-256-GCM), and renders wg-quick
- * configurations. It never sees a private key.
+ * configurations. It never sees a private key. Methods take the parsed
+ * request bodies (`z.output` of the schemas in `schemas.ts`, with `agent_id`
+ * resolved: the kernel parses each body once; a library caller with untyped
+ * data runs core's `parseRequest` first) and return the response shapes.
  */
 export function createMeshService(deps: MeshDeps) {
   const knex = () => deps.sql.knex;
@@ -171,33 +179,33 @@ export function createMeshService(deps: MeshDeps) {
     return keys;
   }
 
-  async function registerOnce(input: { agentId: string; pubkey: string; endpoint: string }) {
+  async function registerOnce(body: ActingAgent<RegisterPeerRequest>): Promise<RegisterPeerResponse> {
     return knex().transaction(async (trx) => {
       const at = now();
-      const holder = (await trx('mesh_peers').select('agent_id').where({ pubkey: input.pubkey }).first()) as
+      const holder = (await trx('mesh_peers').select('agent_id').where({ pubkey: body.pubkey }).first()) as
         | { agent_id: string }
         | undefined;
-      if (holder && holder.agent_id !== input.agentId) {
+      if (holder && holder.agent_id !== body.agent_id) {
         throw new ConflictError('This public key is already registered by another agent; every peer needs its own key pair.');
       }
-      const existing = await peerOf(input.agentId, trx);
+      const existing = await peerOf(body.agent_id, trx);
       if (existing) {
         await trx('mesh_peers')
-          .where({ agent_id: input.agentId })
-          .update({ pubkey: input.pubkey, endpoint: input.endpoint, updated_at: at, last_seen: at });
-        return { agent_id: input.agentId, address: existing.address, registered_at: isoTimestamp(Number(existing.registered_at)) };
+          .where({ agent_id: body.agent_id })
+          .update({ pubkey: body.pubkey, endpoint: body.endpoint, updated_at: at, last_seen: at });
+        return { agent_id: body.agent_id, address: existing.address, registered_at: isoTimestamp(Number(existing.registered_at)) };
       }
       const address = await allocateAddress(trx, pool);
       await trx('mesh_peers').insert({
-        agent_id: input.agentId,
-        pubkey: input.pubkey,
-        endpoint: input.endpoint,
+        agent_id: body.agent_id,
+        pubkey: body.pubkey,
+        endpoint: body.endpoint,
         address,
         registered_at: at,
         updated_at: at,
         last_seen: at,
       });
-      return { agent_id: input.agentId, address, registered_at: isoTimestamp(at) };
+      return { agent_id: body.agent_id, address, registered_at: isoTimestamp(at) };
     });
   }
 
@@ -206,15 +214,15 @@ export function createMeshService(deps: MeshDeps) {
      * Registers an agent's WireGuard public key and endpoint, or updates
      * them; the mesh address is allocated on the first registration and kept
      * afterwards. Registering counts as being seen.
-     * @param input.pubkey base64 Curve25519 public key (validated by the route).
-     * @param input.endpoint `<host>:<port>` (validated by the route).
+     * @param body.pubkey base64 Curve25519 public key (validated by the schema).
+     * @param body.endpoint `<host>:<port>` (validated by the schema).
      * @returns `{ agent_id, address, registered_at }`, `registered_at` being the first registration.
      * @throws ConflictError when another agent holds the public key, or the prefix is exhausted.
      */
-    async registerPeer(input: { agentId: string; pubkey: string; endpoint: string }) {
+    async registerPeer(body: ActingAgent<RegisterPeerRequest>): Promise<RegisterPeerResponse> {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await registerOnce(input);
+          return await registerOnce(body);
         } catch (error) {
           if (!deps.sql.isUniqueViolation(error) || attempt >= REGISTER_ATTEMPTS) throw error;
         }
@@ -226,18 +234,18 @@ export function createMeshService(deps: MeshDeps) {
      * @returns `{ agent_id, last_seen }` (ISO 8601 UTC).
      * @throws NotFoundError when the agent has no registered peer.
      */
-    async heartbeat(input: { agentId: string }) {
+    async heartbeat(body: ActingAgent<AgentOnlyRequest>): Promise<HeartbeatResponse> {
       const at = now();
-      const updated = await knex()('mesh_peers').where({ agent_id: input.agentId }).update({ last_seen: at });
-      if (updated === 0) throw new NotFoundError(`Agent "${input.agentId}" has no registered mesh peer (call /peer/register first).`);
-      return { agent_id: input.agentId, last_seen: isoTimestamp(at) };
+      const updated = await knex()('mesh_peers').where({ agent_id: body.agent_id }).update({ last_seen: at });
+      if (updated === 0) throw new NotFoundError(`Agent "${body.agent_id}" has no registered mesh peer (call /peer/register first).`);
+      return { agent_id: body.agent_id, last_seen: isoTimestamp(at) };
     },
 
     /**
      * Lets `from_agent` reach `to_agent` on `port`/`proto`. Idempotent.
      * @throws NotFoundError when either agent has no registered peer.
      */
-    async putAcl(acl: Acl) {
+    async putAcl(acl: AclRequest): Promise<AclView> {
       await requirePeers([acl.from_agent, acl.to_agent], 'Cannot put the ACL');
       await knex()('mesh_acls')
         .insert({ ...acl, created_at: now() })
@@ -247,7 +255,7 @@ export function createMeshService(deps: MeshDeps) {
     },
 
     /** Removes an ACL. Idempotent. @returns `{ revoked }`: 1 when it existed, else 0. */
-    async revokeAcl(acl: Acl) {
+    async revokeAcl(acl: AclRequest): Promise<RevokeAclResponse> {
       const revoked = await knex()('mesh_acls')
         .where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port })
         .delete();
@@ -255,14 +263,14 @@ export function createMeshService(deps: MeshDeps) {
     },
 
     /**
-     * What `agentId` sees: its own peer (`self`, `null` before it
+     * What `agent_id` sees: its own peer (`self`, `null` before it
      * registers), the peers it may reach or that may reach it (sorted by
      * agent id) and the ACLs that involve it. Cost grows with the visible
      * peers, not with the mesh.
      */
-    async netmap(input: { agentId: string }) {
+    async netmap(body: ActingAgent<AgentOnlyRequest>): Promise<NetmapResponse> {
       const at = now();
-      const [self, acls, visible] = await Promise.all([peerOf(input.agentId), aclsOf(input.agentId), visiblePeersOf(input.agentId)]);
+      const [self, acls, visible] = await Promise.all([peerOf(body.agent_id), aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
       return {
         self: self ? view(self, at) : null,
         peers: [...visible.values()].map((row) => view(row, at)),
@@ -271,26 +279,26 @@ export function createMeshService(deps: MeshDeps) {
     },
 
     /**
-     * The wg-quick configuration of `agentId`: its interface (mesh address,
+     * The wg-quick configuration of `agent_id`: its interface (mesh address,
      * the port of its endpoint as `ListenPort`, a `PrivateKey` placeholder,
      * nftables hooks allowing only what ACLs open) and one `[Peer]` per
      * visible peer with the pair's PSK.
      * @returns `{ config }` (the text).
      * @throws NotFoundError when the agent has no registered peer.
      */
-    async wgConfig(input: { agentId: string }) {
-      const self = await peerOf(input.agentId);
-      if (!self) throw new NotFoundError(`Agent "${input.agentId}" has no registered mesh peer (call /peer/register first).`);
-      const [acls, visible] = await Promise.all([aclsOf(input.agentId), visiblePeersOf(input.agentId)]);
-      const keys = await presharedKeysWith(input.agentId, [...visible.keys()]);
+    async wgConfig(body: ActingAgent<AgentOnlyRequest>): Promise<WgConfigResponse> {
+      const self = await peerOf(body.agent_id);
+      if (!self) throw new NotFoundError(`Agent "${body.agent_id}" has no registered mesh peer (call /peer/register first).`);
+      const [acls, visible] = await Promise.all([aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
+      const keys = await presharedKeysWith(body.agent_id, [...visible.keys()]);
       const inbound: InboundRule[] = acls.flatMap((acl) => {
-        const from = acl.to_agent === input.agentId ? visible.get(acl.from_agent) : undefined;
+        const from = acl.to_agent === body.agent_id ? visible.get(acl.from_agent) : undefined;
         return from ? [{ address: from.address, proto: acl.proto, port: acl.port }] : [];
       });
       const endpoint = parseEndpoint(self.endpoint);
-      if ('problem' in endpoint) throw new Error(`Stored endpoint of "${input.agentId}" is invalid: ${endpoint.problem}.`);
+      if ('problem' in endpoint) throw new Error(`Stored endpoint of "${body.agent_id}" is invalid: ${endpoint.problem}.`);
       const config = renderWgQuickConfig({
-        agentId: input.agentId,
+        agentId: body.agent_id,
         address: pool.hostRoute(self.address),
         listenPort: endpoint.port,
         keepaliveSeconds: deps.moduleConfig.keepaliveSeconds,
@@ -312,16 +320,16 @@ export function createMeshService(deps: MeshDeps) {
      * @returns `{ a, b, rotated_at }`, never the key.
      * @throws NotFoundError when either agent has no registered peer.
      */
-    async rotatePsk(input: { a: string; b: string }) {
-      await requirePeers([input.a, input.b], 'Cannot rotate the PSK');
-      const pair = orderedPair(input.a, input.b);
+    async rotatePsk(body: RotatePskRequest): Promise<RotatePskResponse> {
+      await requirePeers([body.a, body.b], 'Cannot rotate the PSK');
+      const pair = orderedPair(body.a, body.b);
       const at = now();
       const sealed = deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) });
       await knex()('mesh_psks')
         .insert({ agent_a: pair.a, agent_b: pair.b, sealed, rotated_at: at })
         .onConflict(['agent_a', 'agent_b'])
         .merge({ sealed, rotated_at: at });
-      return { a: input.a, b: input.b, rotated_at: isoTimestamp(at) };
+      return { a: body.a, b: body.b, rotated_at: isoTimestamp(at) };
     },
 
     /**

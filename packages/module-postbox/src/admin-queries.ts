@@ -1,5 +1,17 @@
 import { ConflictError, createListCursor, isoTimestamp, NotFoundError } from '@agentinfra/core';
 import { z } from 'zod';
+import type {
+  AdminAgentPageRequest,
+  AdminDeleteQuarantinedResponse,
+  AdminGetMessageResponse,
+  AdminListAddressesResponse,
+  AdminListMessagesRequest,
+  AdminListMessagesResponse,
+  AdminListWebhooksResponse,
+  AdminMessageRequest,
+  AdminReleaseResponse,
+  AdminSummaryResponse,
+} from './admin-schemas.js';
 import { MIME_PREFIX } from './inbound.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import type { PostboxDeps } from './service-deps.js';
@@ -70,9 +82,9 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
 
   return {
     /** Addresses in code-point order with their agents, optionally one agent's. @throws InputError for a foreign cursor. */
-    async listAddresses(input: { agentId?: string | undefined; limit: number; cursor: string | null }) {
+    async listAddresses(input: AdminAgentPageRequest): Promise<AdminListAddressesResponse> {
       const query = knex()('postbox_addresses').select('address', 'agent_id', 'created_at');
-      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.cursor !== null) query.where('address', '>', addressCursor.decode(input.cursor).a);
       const rows = (await query.orderBy('address').limit(input.limit + 1)) as Array<{
         address: string;
@@ -92,15 +104,9 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
      * direction, only quarantined or only not quarantined.
      * @throws InputError for a cursor this list did not make.
      */
-    async listMessages(input: {
-      agentId?: string | undefined;
-      direction?: 'in' | 'out' | undefined;
-      quarantined?: boolean | undefined;
-      limit: number;
-      cursor: string | null;
-    }) {
+    async listMessages(input: AdminListMessagesRequest): Promise<AdminListMessagesResponse> {
       const query = knex()('postbox_messages').select([...SUMMARY_COLUMNS]);
-      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.direction !== undefined) query.where({ direction: input.direction });
       if (input.quarantined !== undefined) query.where({ quarantined: input.quarantined });
       if (input.cursor !== null) query.where('seq', '<', seqCursor.decode(input.cursor).s);
@@ -131,7 +137,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
      * One message in full (subject, text, HTML source, headers), quarantined or not: for an operator to review.
      * @throws NotFoundError when it does not exist.
      */
-    async getMessage(input: { id: string }) {
+    async getMessage(input: AdminMessageRequest): Promise<AdminGetMessageResponse> {
       return messageView(await requireMessage(input.id), true);
     },
 
@@ -141,7 +147,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
      * the same transaction.
      * @throws NotFoundError when it does not exist; ConflictError (409) when it is not quarantined.
      */
-    async release(input: { id: string }) {
+    async release(input: AdminMessageRequest): Promise<AdminReleaseResponse> {
       const row = await requireQuarantined(input.id);
       const now = deps.clock.now();
       const released = await knex().transaction(async (trx) => {
@@ -168,7 +174,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
      * it once no other message refers to it.
      * @throws NotFoundError when it does not exist; ConflictError (409) when it is not quarantined.
      */
-    async deleteQuarantined(input: { id: string }) {
+    async deleteQuarantined(input: AdminMessageRequest): Promise<AdminDeleteQuarantinedResponse> {
       const row = await requireQuarantined(input.id);
       const deleted = await knex()('postbox_messages').where({ id: row.id, quarantined: true }).delete();
       if (deleted === 0) throw new ConflictError(`Message "${input.id}" is not quarantined.`);
@@ -184,7 +190,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
      * result (never a secret).
      * @throws InputError for a cursor this list did not make.
      */
-    async listWebhooks(input: { agentId?: string | undefined; limit: number; cursor: string | null }) {
+    async listWebhooks(input: AdminAgentPageRequest): Promise<AdminListWebhooksResponse> {
       const query = knex()('postbox_webhooks').select(
         'id',
         'agent_id',
@@ -197,7 +203,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
         'last_delivery_status',
         'last_delivery_error',
       );
-      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.cursor !== null) {
         const after = webhookCursor.decode(input.cursor);
         query.where((where) =>
@@ -230,7 +236,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
     },
 
     /** Counts: addresses, mail in and out since 00:00 UTC today, quarantined messages, webhooks. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const now = deps.clock.now();
       const today = now - (now % DAY_MS);
       const [addresses, todayRows, quarantined, hooks] = await Promise.all([

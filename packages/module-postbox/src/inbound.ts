@@ -6,6 +6,7 @@ import type { AttachmentInfo, ParsedMessage } from './mime-message.js';
 import type { MimeParserPool } from './mime-parser-pool.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
+import type { IngestResponse } from './schemas.js';
 import { injectionHeaders, withoutInjectionHeaders } from './scoring/injection-headers.js';
 import type { InjectionScorer, ScoringInput } from './scoring/injection-scorer.js';
 import type { LocalInjectionScorer } from './scoring/local-scorer.js';
@@ -15,7 +16,7 @@ import { deliveriesOf, type WebhookEventToEnqueue, type Webhooks } from './webho
 /** Prefix of the blob keys of raw MIME the postbox stored itself (retention deletes only these). */
 export const MIME_PREFIX = 'postbox/mime/';
 
-/** One inbound message, from /ingest or from the SMTP listener. */
+/** One inbound message, from /ingest (its request body) or from the SMTP listener. */
 export interface InboundMessage {
   /** Recipient address (bare or with display name). */
   to: string;
@@ -25,17 +26,13 @@ export interface InboundMessage {
   html?: string | null | undefined;
   /** Header name → value; names are compared case-insensitively. */
   headers: Record<string, string>;
-  mimeRef?: string | null | undefined;
+  /** Blob key of the raw MIME (the postbox's own for SMTP mail, the external MTA's for /ingest). */
+  mime_ref?: string | null | undefined;
   attachments?: readonly AttachmentInfo[] | undefined;
 }
 
 /** The /ingest answer. */
-export interface IngestResult {
-  id: string;
-  agent_id: string;
-  injection_score: number;
-  quarantined: boolean;
-}
+export type IngestResult = IngestResponse;
 
 /**
  * Characters of the text and of the HTML body handed to the injection scorer
@@ -90,6 +87,11 @@ export function createInbound(
   deps: PostboxDeps & { scorer: InjectionScorer; fallbackScorer: LocalInjectionScorer; webhooks: Webhooks; mimeParser: MimeParserPool },
 ) {
   const knex = () => deps.sql.knex;
+  const stored = deps.metrics.counter<'outcome'>({
+    name: 'agentinfra_postbox_inbound_messages_total',
+    help: 'Inbound messages stored (SMTP and /ingest), by outcome: delivered to a folder, or quarantined.',
+    labelNames: ['outcome'],
+  });
 
   /**
    * Scores a message with the configured scorer (the local one when a remote
@@ -172,7 +174,7 @@ export function createInbound(
         headers: JSON.stringify(item.headers),
         attachments: JSON.stringify(item.message.attachments ?? []),
         dedupe_key: item.dedupeKey,
-        mime_ref: item.message.mimeRef ?? null,
+        mime_ref: item.message.mime_ref ?? null,
         mime_owned: item.mimeOwned,
         injection_score: item.injectionScore,
         quarantined,
@@ -213,6 +215,7 @@ export function createInbound(
       }
       throw error;
     }
+    for (const row of rows) stored.inc({ outcome: row.quarantined ? 'quarantined' : 'delivered' });
     return outcomes;
   }
 
@@ -295,7 +298,7 @@ export function createInbound(
             body: parsed.text,
             html: parsed.html,
             headers: parsed.headers,
-            mimeRef,
+            mime_ref: mimeRef,
             attachments: parsed.attachments,
           },
           { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored },

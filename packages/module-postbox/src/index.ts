@@ -1,4 +1,5 @@
 export { isMailboxAddress, localPartProblem, normalizeAddress, parseMailboxes } from './addresses.js';
+export * from './admin-schemas.js';
 export { type PostboxConfig, type PostboxConfigInput, postboxConfigSchema, postboxEnv } from './config.js';
 export type { InboundMessage, IngestResult } from './inbound.js';
 export { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
@@ -6,6 +7,7 @@ export { type MessageStatus, type MessageView, messageViewSchema } from './messa
 export { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './mime-message.js';
 export { postboxModule, postboxModule as default } from './module.js';
 export { type PostboxPermission, postboxPermissions } from './permissions.js';
+export { postboxRoutes } from './routes.js';
 export {
   applyRules,
   type MailRule,
@@ -15,6 +17,7 @@ export {
   ruleActionSchema,
   ruleMatchSchema,
 } from './rules.js';
+export * from './schemas.js';
 export { createHttpInjectionScorer, type HttpInjectionScorerOptions } from './scoring/http-scorer.js';
 export { FEATURE_NAMES, type FeatureName, injectionFeatures, type MessageFeatures } from './scoring/injection-features.js';
 export { bundledInjectionModel, decodeInjectionModel, type InjectionModel } from './scoring/injection-model.js';

@@ -16,7 +16,8 @@ import { createPostboxService } from './service.js';
  */
 export const postboxModule = defineModule({
   name: 'agent-postbox',
-  ports: ['sql', 'clock', 'jobs', 'settings', 'rateLimiter', 'blobStore', 'delivery', 'secretBox', 'logger'],
+  description: 'Mail addresses, a bundled SMTP server, injection scoring and quarantine, rules, quotas, outbound mail and signed webhooks.',
+  ports: ['sql', 'clock', 'jobs', 'settings', 'rateLimiter', 'blobStore', 'delivery', 'secretBox', 'logger', 'metrics'],
   migrations: postboxMigrations,
   permissions: postboxPermissions,
   config: { key: 'postbox', schema: postboxConfigSchema, env: postboxEnv },

@@ -6,6 +6,7 @@ import { MIME_PREFIX } from './inbound.js';
 import { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { SENT } from './rules.js';
+import type { SendRequest, SendResponse } from './schemas.js';
 import type { PostboxDeps } from './service-deps.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -16,17 +17,6 @@ export const MAX_RECIPIENTS = 50;
 const DAY_MS = 86_400_000;
 
 const sendJobPayloadSchema = z.object({ message_id: z.string() });
-
-/** A /send request, already schema-checked. */
-export interface SendRequest {
-  agentId: string;
-  from: string;
-  to: string;
-  subject: string;
-  body: string;
-  html?: string | undefined;
-  inReplyTo?: string | undefined;
-}
 
 const fieldError = (path: string, message: string) => new InputError(`Invalid ${path}.`, { fields: [{ path, message }] });
 
@@ -52,7 +42,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
    *   own `from`; PayloadTooLargeError (413) for bodies over `maxBodyBytes`; RateLimitError (429,
    *   `Retry-After`) over quota; nothing is created on any of these.
    */
-  async function send(request: SendRequest): Promise<{ id: string; status: 'queued' }> {
+  async function send(request: SendRequest): Promise<SendResponse> {
     const fromBoxes = parseMailboxes(request.from);
     if (fromBoxes?.length !== 1 || !fromBoxes[0]) throw fieldError('from', 'must be exactly one address');
     const recipients = parseMailboxes(request.to);
@@ -67,12 +57,12 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
       }
     }
     const fromAddress = normalizeAddress(fromBoxes[0].address);
-    const owned = await knex()('postbox_addresses').where({ address: fromAddress, agent_id: request.agentId }).first();
+    const owned = await knex()('postbox_addresses').where({ address: fromAddress, agent_id: request.agent_id }).first();
     if (!owned)
-      throw new NotAllowedError(`Agent "${request.agentId}" does not own the address "${fromAddress}" (allocate it with /alloc).`);
+      throw new NotAllowedError(`Agent "${request.agent_id}" does not own the address "${fromAddress}" (allocate it with /alloc).`);
 
     const quota = await deps.settings.get<number>('postbox_send_quota_per_day');
-    const quotaKey = `postbox:send:${request.agentId}`;
+    const quotaKey = `postbox:send:${request.agent_id}`;
     if (quota === 0) throw new RateLimitError('Sending is turned off (postbox_send_quota_per_day is 0).', DAY_MS);
     const decision = await deps.rateLimiter.consume({ key: quotaKey, limit: quota, windowMs: DAY_MS });
     if (!decision.allowed) {
@@ -90,7 +80,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
       html: request.html,
       messageId,
       date: new Date(now),
-      inReplyTo: request.inReplyTo,
+      inReplyTo: request.in_reply_to,
     });
     const mimeRef = `${MIME_PREFIX}${createHash('sha256').update(raw).digest('hex')}.eml`;
     await deps.blobStore.put({ key: mimeRef, body: raw, contentType: 'message/rfc822' });
@@ -100,11 +90,11 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
       from: request.from,
       to: request.to,
       subject: request.subject,
-      ...(request.inReplyTo === undefined ? {} : { 'in-reply-to': request.inReplyTo }),
+      ...(request.in_reply_to === undefined ? {} : { 'in-reply-to': request.in_reply_to }),
     };
     const row: Omit<MessageRow, 'seq'> = {
       id,
-      agent_id: request.agentId,
+      agent_id: request.agent_id,
       direction: 'out',
       folder: SENT,
       to_address: recipients.map((mailbox) => normalizeAddress(mailbox.address)).join(', '),

@@ -3,16 +3,36 @@ import { z } from 'zod';
 import { createAcceptedRecipients } from './accepted-recipients.js';
 import { localPartProblem, normalizeAddress } from './addresses.js';
 import { createPostboxAdmin } from './admin-queries.js';
-import { createInbound, type InboundMessage, MIME_PREFIX } from './inbound.js';
-import { type MessageRow, type MessageView, messageView } from './message-view.js';
+import { createInbound, MIME_PREFIX } from './inbound.js';
+import { type MessageRow, messageView } from './message-view.js';
 import { createMimeParserPool } from './mime-parser-pool.js';
 import { createOutbound } from './outbound.js';
-import type { MailRule, RuleAction, RuleMatch } from './rules.js';
+import type { RuleAction, RuleMatch } from './rules.js';
+import type {
+  AddressesResponse,
+  AgentRequest,
+  AllocRequest,
+  AllocResponse,
+  DeleteRuleRequest,
+  DeleteRuleResponse,
+  IngestRequest,
+  IngestResponse,
+  ListRequest,
+  ListResponse,
+  ListRulesResponse,
+  MarkReadRequest,
+  MarkReadResponse,
+  PutRuleRequest,
+  PutRuleResponse,
+  RawMessageRequest,
+  RawMessageResponse,
+} from './schemas.js';
 import { createHttpInjectionScorer } from './scoring/http-scorer.js';
 import type { InjectionScorer } from './scoring/injection-scorer.js';
 import { createLocalInjectionScorer } from './scoring/local-scorer.js';
 import type { PostboxDeps } from './service-deps.js';
 import { type SmtpListener, startSmtpListener } from './smtp/smtp-listener.js';
+import { createSmtpMetrics } from './smtp/smtp-metrics.js';
 import { createWebhooks } from './webhooks.js';
 
 /** Rules one agent may keep. */
@@ -29,6 +49,8 @@ const listCursor = createListCursor({ schema: z.strictObject({ s: z.int().min(0)
 const DAY_MS = 86_400_000;
 /** How long RCPT TO reuses "this address exists" (see `accepted-recipients.ts`). */
 const RECIPIENT_MEMORY_MS = 1_000;
+/** Lifetime of a /raw download URL, in seconds. */
+const RAW_URL_SECONDS = 300;
 
 /** Options of {@link createPostboxService} beyond the ports (tests, embedding apps). */
 export interface PostboxServiceOptions {
@@ -40,7 +62,10 @@ export interface PostboxServiceOptions {
  * agent-postbox without HTTP: addresses, the inbound path shared by the
  * bundled MTA and /ingest (store, score, quarantine, rules, webhooks),
  * mailbox listing, rules, outbound mail under a quota, signed webhooks, the
- * retention sweep, and the SMTP listener's life cycle.
+ * retention sweep, and the SMTP listener's life cycle. Route methods take
+ * the parsed request bodies (`z.output` of the schemas in `schemas.ts`: the
+ * kernel parses each body once; a library caller with untyped data runs
+ * core's `parseRequest` first) and return the response shapes.
  */
 export function createPostboxService(deps: PostboxDeps, options: PostboxServiceOptions = {}) {
   const knex = () => deps.sql.knex;
@@ -79,12 +104,12 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * @throws InputError (400, field `local_part`) for a local part that is not an RFC 5321
      *   Dot-string of at most 64 octets; ConflictError (409) when the address is taken.
      */
-    async alloc(request: { agentId: string; localPart: string }): Promise<{ address: string }> {
-      const problem = localPartProblem(request.localPart);
+    async alloc(request: AllocRequest): Promise<AllocResponse> {
+      const problem = localPartProblem(request.local_part);
       if (problem) throw new InputError('Invalid local_part.', { fields: [{ path: 'local_part', message: problem }] });
-      const address = normalizeAddress(`${request.localPart}@${config.mailDomain}`);
+      const address = normalizeAddress(`${request.local_part}@${config.mailDomain}`);
       try {
-        await knex()('postbox_addresses').insert({ address, agent_id: request.agentId, created_at: deps.clock.now() });
+        await knex()('postbox_addresses').insert({ address, agent_id: request.agent_id, created_at: deps.clock.now() });
       } catch (error) {
         if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`The address "${address}" is taken.`);
         throw error;
@@ -93,8 +118,10 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     },
 
     /** The addresses of an agent, in code-point order. */
-    async addresses(request: { agentId: string }): Promise<{ addresses: string[] }> {
-      const rows = (await knex()('postbox_addresses').where({ agent_id: request.agentId }).select('address')) as Array<{ address: string }>;
+    async addresses(request: AgentRequest): Promise<AddressesResponse> {
+      const rows = (await knex()('postbox_addresses').where({ agent_id: request.agent_id }).select('address')) as Array<{
+        address: string;
+      }>;
       return { addresses: rows.map((row) => row.address).sort() };
     },
 
@@ -111,7 +138,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * /ingest: the inbound path for an external MTA (see `createInbound`).
      * @throws PayloadTooLargeError (413) for a body over `maxBodyBytes`; NotFoundError (404) for an unknown recipient.
      */
-    async ingest(message: InboundMessage) {
+    async ingest(message: IngestRequest): Promise<IngestResponse> {
       checkBodySize('body', message.body);
       checkBodySize('html', message.html);
       return inbound.ingest(message);
@@ -127,34 +154,26 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * it back polls for new mail; `has_more` says whether more is already there.
      * @throws InputError (400) for a cursor /list did not make.
      */
-    async list(request: {
-      agentId: string;
-      direction: 'in' | 'out';
-      limit: number;
-      since: string | null;
-      folder?: string | undefined;
-      unreadOnly?: boolean | undefined;
-      revealQuarantined?: boolean | undefined;
-    }): Promise<{ messages: MessageView[]; next_cursor: string | null; has_more: boolean }> {
+    async list(request: ListRequest): Promise<ListResponse> {
       const after = request.since === null ? 0 : listCursor.decode(request.since).s;
-      const query = knex()('postbox_messages').where({ agent_id: request.agentId, direction: request.direction }).where('seq', '>', after);
+      const query = knex()('postbox_messages').where({ agent_id: request.agent_id, direction: request.direction }).where('seq', '>', after);
       if (request.folder !== undefined) query.where({ folder: request.folder });
-      if (request.unreadOnly) query.whereNull('read_at');
+      if (request.unread_only) query.whereNull('read_at');
       const rows = (await query.orderBy('seq').limit(request.limit + 1)) as MessageRow[];
       const page = rows.slice(0, request.limit);
       const last = page[page.length - 1];
       return {
-        messages: page.map((row) => messageView(row, request.revealQuarantined ?? false)),
+        messages: page.map((row) => messageView(row, request.reveal_quarantined ?? false)),
         next_cursor: last ? listCursor.encode({ s: Number(last.seq) }) : request.since,
         has_more: rows.length > request.limit,
       };
     },
 
     /** Marks the agent's messages among `ids` read. @returns how many were unread before. */
-    async markRead(request: { agentId: string; ids: readonly string[] }): Promise<{ updated: number }> {
+    async markRead(request: MarkReadRequest): Promise<MarkReadResponse> {
       const now = deps.clock.now();
       const updated = await knex()('postbox_messages')
-        .where({ agent_id: request.agentId })
+        .where({ agent_id: request.agent_id })
         .whereIn('id', [...new Set(request.ids)])
         .whereNull('read_at')
         .update({ read_at: now, updated_at: now });
@@ -165,13 +184,13 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * Creates or replaces the agent's rule `name` (rules run on ingest in name order).
      * @throws ConflictError (409) when the agent already has 100 other rules.
      */
-    async putRule(request: { agentId: string; name: string; match: RuleMatch; actions: RuleAction[] }) {
+    async putRule(request: PutRuleRequest): Promise<PutRuleResponse> {
       const now = deps.clock.now();
       await knex().transaction(async (trx) => {
         const count = Number(
           (
             (await trx('postbox_rules')
-              .where({ agent_id: request.agentId })
+              .where({ agent_id: request.agent_id })
               .whereNot({ name: request.name })
               .count({ n: '*' })
               .first()) as { n: number | string }
@@ -180,7 +199,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
         if (count >= MAX_RULES_PER_AGENT) throw new ConflictError(`An agent can keep at most ${MAX_RULES_PER_AGENT} rules.`);
         await trx('postbox_rules')
           .insert({
-            agent_id: request.agentId,
+            agent_id: request.agent_id,
             name: request.name,
             match: JSON.stringify(request.match),
             actions: JSON.stringify(request.actions),
@@ -190,13 +209,13 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
           .onConflict(['agent_id', 'name'])
           .merge(['match', 'actions', 'updated_at']);
       });
-      return { agent_id: request.agentId, name: request.name, match: request.match, actions: request.actions };
+      return { agent_id: request.agent_id, name: request.name, match: request.match, actions: request.actions };
     },
 
     /** The agent's rules in the order they run. */
-    async listRules(request: { agentId: string }): Promise<{ rules: Array<MailRule & { updated_at: string }> }> {
+    async listRules(request: AgentRequest): Promise<ListRulesResponse> {
       const rows = (await knex()('postbox_rules')
-        .where({ agent_id: request.agentId })
+        .where({ agent_id: request.agent_id })
         .select('name', 'match', 'actions', 'updated_at')) as Array<{
         name: string;
         match: string;
@@ -215,9 +234,9 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     },
 
     /** Deletes a rule. @throws NotFoundError (404) when the agent has no rule of that name. */
-    async deleteRule(request: { agentId: string; name: string }): Promise<{ name: string; deleted: true }> {
-      const deleted = await knex()('postbox_rules').where({ agent_id: request.agentId, name: request.name }).delete();
-      if (deleted === 0) throw new NotFoundError(`Agent "${request.agentId}" has no rule "${request.name}".`);
+    async deleteRule(request: DeleteRuleRequest): Promise<DeleteRuleResponse> {
+      const deleted = await knex()('postbox_rules').where({ agent_id: request.agent_id, name: request.name }).delete();
+      if (deleted === 0) throw new NotFoundError(`Agent "${request.agent_id}" has no rule "${request.name}".`);
       return { name: request.name, deleted: true };
     },
 
@@ -234,20 +253,20 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     admin: createPostboxAdmin(deps, webhooks),
 
     /**
-     * A short-lived download URL of a message's raw MIME (when the postbox stored it).
+     * A short-lived (5 minutes) download URL of a message's raw MIME (when the postbox stored it).
      * @throws NotFoundError (404) when the agent has no such message or its raw MIME is not in the blob store.
      */
-    async rawMessage(request: { agentId: string; id: string; expiresInSeconds: number }): Promise<{ url: string; expires_at: string }> {
+    async rawMessage(request: RawMessageRequest): Promise<RawMessageResponse> {
       const row = (await knex()('postbox_messages')
-        .where({ agent_id: request.agentId, id: request.id })
+        .where({ agent_id: request.agent_id, id: request.id })
         .select('mime_ref', 'mime_owned')
         .first()) as Pick<MessageRow, 'mime_ref' | 'mime_owned'> | undefined;
-      if (!row) throw new NotFoundError(`Agent "${request.agentId}" has no message "${request.id}".`);
+      if (!row) throw new NotFoundError(`Agent "${request.agent_id}" has no message "${request.id}".`);
       if (!row.mime_ref || !row.mime_owned)
         throw new NotFoundError('The raw message of this mail is not kept by the postbox (it came through /ingest).');
       const signed = await deps.blobStore.createDownloadUrl({
         key: row.mime_ref,
-        expiresInSeconds: request.expiresInSeconds,
+        expiresInSeconds: RAW_URL_SECONDS,
         contentType: 'message/rfc822',
         filename: `${request.id}.eml`,
       });
@@ -312,6 +331,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
         tlsCertFile: config.smtp.tlsCertFile,
         tlsKeyFile: config.smtp.tlsKeyFile,
         logger: deps.logger,
+        metrics: createSmtpMetrics(deps.metrics),
         handlers: {
           acceptsRecipient: (address) => acceptedRecipients.accepts(normalizeAddress(address)),
           deliver: (message) => inbound.ingestRaw(message),

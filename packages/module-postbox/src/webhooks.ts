@@ -11,6 +11,17 @@ import {
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import type {
+  AgentRequest,
+  DeleteWebhookRequest,
+  DeleteWebhookResponse,
+  ListWebhooksResponse,
+  RegisterWebhookRequest,
+  RegisterWebhookResponse,
+  RotateWebhookRequest,
+  RotateWebhookResponse,
+  WebhookView,
+} from './schemas.js';
 import type { PostboxDeps } from './service-deps.js';
 
 /** Event types postbox webhooks carry (CONTRACT.md "Signed deliveries"). */
@@ -158,7 +169,7 @@ export function createWebhooks(deps: PostboxDeps) {
     }
   }
 
-  const view = (row: WebhookRow) => ({
+  const view = (row: WebhookRow): WebhookView => ({
     webhook_id: row.id,
     url: row.url,
     events: JSON.parse(row.events) as WebhookEvent[],
@@ -199,23 +210,23 @@ export function createWebhooks(deps: PostboxDeps) {
      * @throws InputError (400) for a refused URL or unusable secret; ConflictError (409) when the
      *   agent already has a webhook for this URL or has 20 webhooks.
      */
-    async register(options: { agentId: string; url: string; secret?: string | undefined; events?: readonly WebhookEvent[] | undefined }) {
-      if (options.secret !== undefined) checkSecret(options.secret);
-      await deps.delivery.checkTarget(options.url);
-      const existing = (await knex()('postbox_webhooks').where({ agent_id: options.agentId }).select('url')) as Array<{ url: string }>;
-      if (existing.some((row) => row.url === options.url)) {
+    async register(body: RegisterWebhookRequest): Promise<RegisterWebhookResponse> {
+      if (body.secret !== undefined) checkSecret(body.secret);
+      await deps.delivery.checkTarget(body.url);
+      const existing = (await knex()('postbox_webhooks').where({ agent_id: body.agent_id }).select('url')) as Array<{ url: string }>;
+      if (existing.some((row) => row.url === body.url)) {
         throw new ConflictError('This agent already has a webhook for this URL; use /webhook/rotate to change its secret.');
       }
       if (existing.length >= MAX_WEBHOOKS_PER_AGENT)
         throw new ConflictError(`An agent can register at most ${MAX_WEBHOOKS_PER_AGENT} webhooks.`);
       const id = newId('whk_');
-      const secret = options.secret ?? newWebhookSecret();
-      const events = [...new Set(options.events ?? WEBHOOK_EVENTS)].sort();
+      const secret = body.secret ?? newWebhookSecret();
+      const events = [...new Set(body.events ?? WEBHOOK_EVENTS)].sort();
       try {
         await knex()('postbox_webhooks').insert({
           id,
-          agent_id: options.agentId,
-          url: options.url,
+          agent_id: body.agent_id,
+          url: body.url,
           events: JSON.stringify(events),
           secret_sealed: seal(id, secret),
           previous_sealed: null,
@@ -227,7 +238,7 @@ export function createWebhooks(deps: PostboxDeps) {
         if (deps.sql.isUniqueViolation(error)) throw new ConflictError('This agent already has a webhook for this URL.');
         throw error;
       }
-      return { webhook_id: id, url: options.url, events, ...(options.secret === undefined ? { secret } : {}) };
+      return { webhook_id: id, url: body.url, events, ...(body.secret === undefined ? { secret } : {}) };
     },
 
     /**
@@ -237,10 +248,10 @@ export function createWebhooks(deps: PostboxDeps) {
      * oldest secret at once.
      * @throws NotFoundError (404) when the agent has no such webhook; InputError for an unusable secret.
      */
-    async rotate(options: { agentId: string; webhookId: string; secret?: string | undefined }) {
-      if (options.secret !== undefined) checkSecret(options.secret);
-      const row = await owned(options.agentId, options.webhookId);
-      const secret = options.secret ?? newWebhookSecret();
+    async rotate(body: RotateWebhookRequest): Promise<RotateWebhookResponse> {
+      if (body.secret !== undefined) checkSecret(body.secret);
+      const row = await owned(body.agent_id, body.webhook_id);
+      const secret = body.secret ?? newWebhookSecret();
       const now = deps.clock.now();
       const previousExpiresAt = now + deps.moduleConfig.webhookGraceSeconds * 1000;
       await knex()('postbox_webhooks')
@@ -255,16 +266,16 @@ export function createWebhooks(deps: PostboxDeps) {
     },
 
     /** The agent's webhooks (never their secrets), oldest first. */
-    async list(options: { agentId: string }) {
+    async list(body: AgentRequest): Promise<ListWebhooksResponse> {
       const rows = (await knex()('postbox_webhooks')
-        .where({ agent_id: options.agentId })
+        .where({ agent_id: body.agent_id })
         .orderBy([{ column: 'created_at' }, { column: 'id' }])) as WebhookRow[];
       return { webhooks: rows.map(view) };
     },
 
     /** Deletes a webhook; deliveries still queued for it are dropped. @throws NotFoundError (404). */
-    async remove(options: { agentId: string; webhookId: string }) {
-      const row = await owned(options.agentId, options.webhookId);
+    async remove(body: DeleteWebhookRequest): Promise<DeleteWebhookResponse> {
+      const row = await owned(body.agent_id, body.webhook_id);
       await knex()('postbox_webhooks').where({ id: row.id }).delete();
       await deps.jobs.cancel({ dedupeKeyPrefix: `${WEBHOOK_JOB}:${row.id}:` });
       return { webhook_id: row.id, deleted: true };

@@ -1,8 +1,14 @@
 import { createListCursor, isoTimestamp } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import type {
+  AdminListJobsRequest,
+  AdminListJobsResponse,
+  AdminListRunsRequest,
+  AdminListRunsResponse,
+  AdminSummaryResponse,
+} from './admin-schemas.js';
 import { JOBS, type JobRow, RUNS, type RunRow } from './job-rows.js';
-import type { RunStatus } from './schemas.js';
 import type { SchedulerDeps } from './service-deps.js';
 
 const DAY_MS = 86_400_000;
@@ -36,12 +42,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
      * each with its latest run (never the secret or callback signature).
      * @throws InputError for a cursor this list did not make.
      */
-    async listJobs(input: {
-      agentId?: string | undefined;
-      status?: 'active' | 'paused' | undefined;
-      limit: number;
-      cursor: string | null;
-    }) {
+    async listJobs(input: AdminListJobsRequest): Promise<AdminListJobsResponse> {
       const query = knex()(JOBS).select(
         'id',
         'agent_id',
@@ -54,7 +55,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
         'next_run_at',
         'created_at',
       );
-      if (input.agentId !== undefined) query.where({ agent_id: input.agentId });
+      if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.status !== undefined) query.where({ status: input.status });
       if (input.cursor !== null) {
         const after = jobCursor.decode(input.cursor);
@@ -96,7 +97,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
      * Runs across jobs, most recently changed first, optionally one agent's and of one status.
      * @throws InputError for a cursor this list did not make.
      */
-    async listRuns(input: { agentId?: string | undefined; status?: RunStatus | undefined; limit: number; cursor: string | null }) {
+    async listRuns(input: AdminListRunsRequest): Promise<AdminListRunsResponse> {
       const query = knex()(`${RUNS} as r`)
         .join(`${JOBS} as j`, 'j.id', 'r.job_id')
         .select(
@@ -114,7 +115,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
           'r.finished_at',
           'r.updated_at',
         );
-      if (input.agentId !== undefined) query.where('r.agent_id', input.agentId);
+      if (input.agent_id !== undefined) query.where('r.agent_id', input.agent_id);
       if (input.status !== undefined) query.where('r.status', input.status);
       if (input.cursor !== null) {
         const after = runCursor.decode(input.cursor);
@@ -151,7 +152,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
     },
 
     /** Counts: jobs (active, paused), jobs whose latest run failed, runs failed in the last 24 h, runs queued or running. */
-    async summary() {
+    async summary(): Promise<AdminSummaryResponse> {
       const db = knex();
       const since = deps.clock.now() - DAY_MS;
       const [byStatus, failing, failed24h, pending] = await Promise.all([

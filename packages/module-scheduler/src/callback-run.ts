@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { SchedulerConfig } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
 import { JOBS, type JobRow, lockedWhen, RUNS, type RunRow, secretContext } from './job-rows.js';
+import { createSchedulerMetrics } from './scheduler-metrics.js';
 import type { RunPayload } from './schemas.js';
 import type { SchedulerDeps } from './service-deps.js';
 
@@ -36,6 +37,7 @@ function truncate(text: string, limit: number): string {
 export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfig) {
   const knex = () => deps.sql.knex;
   const lock = deps.sql.capabilities.multiProcess;
+  const metrics = createSchedulerMetrics(deps.metrics);
 
   /**
    * The run of `jobId` at `instant`, created on the first claim (already
@@ -126,12 +128,14 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
     const current = knex()(RUNS).where({ id: run.id, series: run.series, status: 'running' });
     if (failure === null) {
       await current.update({ status: 'succeeded', error: null, finished_at: finishedAt, updated_at: finishedAt });
+      metrics.attempts.inc({ outcome: 'succeeded' });
       log.debug({ ms: finishedAt - startedAt }, 'callback succeeded');
       return;
     }
     const error = truncate(failure, config.maxErrorLength);
     const final = attemptNo >= run.max_attempts;
     await current.update({ status: final ? 'failed' : 'queued', error, finished_at: final ? finishedAt : null, updated_at: finishedAt });
+    metrics.attempts.inc({ outcome: final ? 'failed' : 'retrying' });
     if (final) {
       log.warn({ error }, 'run failed after its last attempt');
       return;
@@ -151,6 +155,7 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
         payload.kind === 'fire'
           ? await claimFire(payload.job_id, payload.epoch, payload.scheduled_for)
           : await loadRetry(payload.run_id, payload.series);
+      if (payload.kind === 'fire' && target?.marked) metrics.fires.inc();
       if (target) await attempt(target, signal);
     },
   };

@@ -1,3 +1,4 @@
+export * from './admin-schemas.js';
 export { type Cadence, nextFire, parseCadence } from './cadence.js';
 export { JOB_RUN_EVENT, messageIdOf } from './callback-run.js';
 export { type SchedulerConfig, type SchedulerConfigInput, schedulerConfigSchema, schedulerEnv } from './config.js';

@@ -20,7 +20,8 @@ import { createSchedulerService } from './service.js';
  */
 export const schedulerModule = defineModule({
   name: 'agent-scheduler',
-  ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger'],
+  description: 'Cron and @every jobs that call back signed HTTPS URLs, with retries and run history, exactly once across replicas.',
+  ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger', 'metrics'],
   migrations: schedulerMigrations,
   permissions: schedulerPermissions,
   config: { key: 'scheduler', schema: schedulerConfigSchema, env: schedulerEnv },

@@ -2,4 +2,7 @@ import type { ModuleDeps } from '@agentinfra/core';
 import type { SchedulerConfigInput } from './config.js';
 
 /** Ports the scheduler uses, plus its `scheduler` config section (defaults apply when absent). */
-export type SchedulerDeps = ModuleDeps<'sql' | 'jobs' | 'clock' | 'delivery' | 'secretBox' | 'logger', SchedulerConfigInput | undefined>;
+export type SchedulerDeps = ModuleDeps<
+  'sql' | 'jobs' | 'clock' | 'delivery' | 'secretBox' | 'logger' | 'metrics',
+  SchedulerConfigInput | undefined
+>;

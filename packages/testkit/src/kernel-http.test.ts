@@ -92,10 +92,12 @@ describe('kernel HTTP layer', () => {
       openapi: string;
       // biome-ignore lint/suspicious/noExplicitAny: the test walks an OpenAPI document by path
       paths: Record<string, { post: any }>;
+      components: { schemas: Record<string, { required?: string[] }> };
     };
     expect(doc.openapi).toBe('3.1.0');
     const echo = doc.paths['/functions/v1/agent-toy/echo']?.post;
-    expect(echo.requestBody.content['application/json'].schema.required).toEqual(['agent_id']);
+    expect(echo.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AgentToyEchoRequest' });
+    expect(doc.components.schemas.AgentToyEchoRequest?.required).toEqual(['agent_id']);
     expect(echo.security).toEqual([{ deviceKey: [] }, { delegationToken: ['toy.read'] }, { bridgeKey: [] }]);
     expect(doc.paths['/functions/v1/agent-toy/conflict']?.post.security).toEqual([{ bridgeKey: [] }]);
   });

@@ -28,7 +28,7 @@ export async function runIssueDevice(options: {
 }): Promise<void> {
   checkAgentId(options.agent);
   const issued = await withIdentity(options.config, (identity) =>
-    identity.issueDevice({ agentId: options.agent, label: options.label, ttlDays: options.ttlDays }),
+    identity.issueDevice({ agent_id: options.agent, label: options.label, ttl_days: options.ttlDays }),
   );
   if (options.json) {
     process.stdout.write(`${JSON.stringify(issued)}\n`);
@@ -43,7 +43,7 @@ export async function runIssueDevice(options: {
 export async function runAgentsCreate(options: { config?: string; agent: string; name: string; json?: boolean }): Promise<void> {
   checkAgentId(options.agent);
   const created = await withIdentity(options.config, (identity) =>
-    identity.createAgent({ agentId: options.agent, displayName: options.name }),
+    identity.createAgent({ agent_id: options.agent, display_name: options.name }),
   );
   process.stdout.write(options.json ? `${JSON.stringify(created)}\n` : `created agent ${created.agent_id} at ${created.created_at}\n`);
 }

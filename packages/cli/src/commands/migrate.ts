@@ -1,5 +1,5 @@
-import cliProgress from 'cli-progress';
 import { buildKernel } from '../server.js';
+import { createProgress } from './progress.js';
 
 /** What `migrate --reembed` needs from the memory module's service. */
 interface Reembeddable {
@@ -9,8 +9,8 @@ interface Reembeddable {
 /**
  * `agentinfra migrate`: applies every pending migration (safe to run from
  * several replicas at once: knex's migration lock). With `--reembed`,
- * re-embeds every semantic memory with the configured embedder, showing a
- * progress bar.
+ * re-embeds every semantic memory with the configured embedder, showing
+ * progress on stderr (count, rate, time left; periodic lines when not a terminal).
  */
 export async function runMigrate(options: { config?: string; reembed?: boolean }): Promise<void> {
   const { kernel, summary } = await buildKernel({ file: options.config });
@@ -20,21 +20,9 @@ export async function runMigrate(options: { config?: string; reembed?: boolean }
       process.stdout.write(`${module}: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}\n`);
     }
     if (options.reembed) {
-      const bar = new cliProgress.SingleBar(
-        { format: 're-embedding [{bar}] {value}/{total} memories', hideCursor: true },
-        cliProgress.Presets.shades_classic,
-      );
-      let started = false;
-      await kernel.service<Reembeddable>('agent-memory').reembed({
-        onProgress: (done, total) => {
-          if (!started) {
-            bar.start(total, 0);
-            started = true;
-          }
-          bar.update(done);
-        },
-      });
-      if (started) bar.stop();
+      const progress = createProgress('re-embedding', 'memories');
+      await kernel.service<Reembeddable>('agent-memory').reembed({ onProgress: (done, total) => progress.update(done, total) });
+      progress.finish();
       process.stdout.write(`re-embedded semantic memories (${summary})\n`);
     }
   } finally {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { switchLogLevelOnSignal } from '@agentinfra/core';
 import { buildKernel } from '../server.js';
 import { configPath, runInit } from './init.js';
 
@@ -6,7 +7,7 @@ import { configPath, runInit } from './init.js';
  * `agentinfra serve`: migrates, runs start-up checks, listens, and prints
  * one line `agentinfra listening on http://…` with the real port. Stops
  * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests
- * and jobs, close the database).
+ * and jobs, close the database); SIGUSR2 switches debug logging on and off.
  * @param options.init write a starter config first when none exists and no bridge key is in the environment.
  */
 export async function runServe(options: { config?: string; port?: number; host?: string; init?: boolean }): Promise<void> {
@@ -28,6 +29,7 @@ export async function runServe(options: { config?: string; port?: number; host?:
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  switchLogLevelOnSignal(kernel.logger, kernel.config.log.level);
   try {
     const { url } = await kernel.listen();
     setListenUrl(url);

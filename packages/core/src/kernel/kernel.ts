@@ -139,7 +139,7 @@ const CORE = { name: 'core', migrations: coreMigrations, table: 'core_migrations
  */
 export function createKernel(options: KernelOptions): Kernel {
   const { config, modules } = options;
-  const logger = options.logger ?? createLogger({ level: config.log.level });
+  const logger = options.logger ?? createLogger({ level: config.log.level, format: config.log.format });
   const clock = options.adapters.clock ?? systemClock;
   const sql = options.adapters.sql;
   const root: DependencyContainer = globalContainer.createChildContainer();

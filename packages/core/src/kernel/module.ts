@@ -74,6 +74,8 @@ export type ModuleDeps<P extends PortName, C> = Pick<PortMap, P> & {
 export interface ModuleDefinition<P extends PortName = PortName, S = unknown, C = unknown> {
   /** SPEC.md module name, e.g. `agent-memory`; routes mount at `/functions/v1/<name>`. */
   name: string;
+  /** What the module is for, in a sentence or two: the OpenAPI tag description and the docs page's section intro. */
+  description?: string;
   /**
    * Ports the kernel must resolve for this module: core ports by name
    * (`'sql'`), ports of other modules by reference (`greeterPort`). A

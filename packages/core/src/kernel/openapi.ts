@@ -1,23 +1,22 @@
-import { z } from 'zod';
 import { FUNCTIONS_BASE } from './http.js';
 import type { AnyModule, AnyRoute } from './module.js';
+import { errorResponseComponents, errorResponsesOf, errorSchema } from './openapi-errors.js';
+import { sampleOf } from './openapi-example.js';
+import { SchemaComponents } from './openapi-schemas.js';
 
-const errorSchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
-    },
+const securitySchemes = {
+  bridgeKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The service-level bridge key (`bk_…`): every operation, and the only credential for service-wide ones.',
+  },
+  deviceKey: { type: 'http', scheme: 'bearer', description: 'A device key (`dk_…`): acts as its agent with every permission.' },
+  delegationToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A delegation token (`dt_…`): acts as the delegating agent, only for the permissions in its scope.',
   },
 };
-
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
-}
 
 function securityOf(route: AnyRoute<unknown>): Array<Record<string, string[]>> {
   switch (route.auth.kind) {
@@ -26,7 +25,7 @@ function securityOf(route: AnyRoute<unknown>): Array<Record<string, string[]>> {
     case 'bridge':
       return [{ bridgeKey: [] }];
     case 'any':
-      return [{ bridgeKey: [] }, { deviceKey: [] }, { delegationToken: [] }];
+      return [{ deviceKey: [] }, { delegationToken: route.auth.permission ? [route.auth.permission] : [] }, { bridgeKey: [] }];
     case 'agent': {
       const options: Array<Record<string, string[]>> = [{ deviceKey: [] }];
       if (route.auth.delegation !== false) options.push({ delegationToken: [route.auth.permission] });
@@ -36,34 +35,69 @@ function securityOf(route: AnyRoute<unknown>): Array<Record<string, string[]>> {
   }
 }
 
+/** One sentence naming the credentials an operation takes, appended to its description. */
+function credentialSentence(route: AnyRoute<unknown>): string {
+  const { auth } = route;
+  switch (auth.kind) {
+    case 'none':
+      return 'Credential: none; the body carries its own proof.';
+    case 'bridge':
+      return 'Credential: the bridge key.';
+    case 'any':
+      return `Credential: any valid credential${auth.permission ? ` (a delegation needs \`${auth.permission}\`)` : ''}.`;
+    case 'agent': {
+      const options = ['a device key of the agent the body names'];
+      if (auth.delegation !== false) options.push(`a delegation from that agent with \`${auth.permission}\``);
+      if (auth.bridge !== false) options.push('the bridge key');
+      const last = options.pop();
+      return `Credential: ${options.length > 0 ? `${options.join(', ')} or ${last}` : last}.`;
+    }
+  }
+}
+
+/** `agent-memory` + `/kv/put` → `agentMemoryKvPut`: unique per route and stable while the path is. */
+export function operationIdOf(moduleName: string, path: string): string {
+  return `${moduleName}${path}`.replace(/[^A-Za-z0-9]+(.)/g, (_, next: string) => next.toUpperCase());
+}
+
 /**
  * The OpenAPI 3.1 document of every mounted route, generated from the same
- * zod schemas and auth declarations the kernel enforces.
+ * zod schemas and auth declarations the kernel enforces: request and
+ * response bodies as named `components.schemas`, CONTRACT.md errors as
+ * `components.responses`, one tag per module, a request example per
+ * operation (the route's own, else one derived from its schema and checked
+ * against it).
+ * @throws Error when two routes map to the same operationId.
  */
 export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; version: string }): Record<string, unknown> {
+  const components = new SchemaComponents();
+  components.put('Error', errorSchema);
   const paths: Record<string, unknown> = {};
+  const operationIds = new Set<string>();
   for (const module of options.modules) {
     for (const route of module.routes as readonly AnyRoute<unknown>[]) {
-      const errors = Object.fromEntries(
-        ['400', '401', '403', '404', '409', '413', '422', '429'].map((status) => [
-          status,
-          { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-        ]),
-      );
+      const operationId = operationIdOf(module.name, route.path);
+      if (operationIds.has(operationId)) throw new Error(`OpenAPI: operationId ${operationId} is used twice.`);
+      operationIds.add(operationId);
+      const name = operationId[0]!.toUpperCase() + operationId.slice(1);
+      const requestRef = components.add(`${name}Request`, route.request, 'input');
+      const responseRef = components.add(`${name}Response`, route.response, 'output');
+      const example = route.example ?? derivedExample(route, components.schemas[`${name}Request`]!, components.schemas);
       paths[`${FUNCTIONS_BASE}/${module.name}${route.path}`] = {
         post: {
-          operationId: `${module.name}${route.path}`.replace(/[^A-Za-z0-9]+(.)/g, (_, next: string) => next.toUpperCase()),
+          operationId,
           summary: route.summary,
+          description: `${route.description ?? route.summary}\n\n${credentialSentence(route)}`,
           tags: [module.name],
           security: securityOf(route),
           ...(route.auth.kind === 'agent' ? { 'x-permission': route.auth.permission } : {}),
-          requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.request, 'input') } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: requestRef, ...(example === undefined ? {} : { example }) } },
+          },
           responses: {
-            [String(route.status ?? 200)]: {
-              description: 'Success',
-              content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
-            },
-            ...errors,
+            [String(route.status ?? 200)]: { description: 'Success.', content: { 'application/json': { schema: responseRef } } },
+            ...errorResponsesOf(route),
           },
         },
       };
@@ -74,18 +108,25 @@ export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; v
     info: {
       title: 'agentinfra',
       version: options.version,
-      description:
-        'Infrastructure for software agents. Every endpoint is POST with a JSON body; errors are { error: { code, message, details? } }.',
+      license: { name: 'MIT', identifier: 'MIT' },
+      description: [
+        'Infrastructure for software agents: identity, memory, artifacts, mesh, gateway, postbox and scheduler.',
+        `Every operation is \`POST ${FUNCTIONS_BASE}/<module>/<path>\` with a JSON body and \`Authorization: Bearer <credential>\`.`,
+        'Unknown body fields are rejected. Errors are `{ "error": { "code", "message", "details"? } }`; every response carries `x-request-id`.',
+      ].join('\n\n'),
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', description: 'The server that served this document.' }],
+    tags: options.modules.map((module) => ({
+      name: module.name,
+      description: module.description ?? `The ${module.name} module's operations, under ${FUNCTIONS_BASE}/${module.name}.`,
+    })),
     paths,
-    components: {
-      schemas: { Error: errorSchema },
-      securitySchemes: {
-        bridgeKey: { type: 'http', scheme: 'bearer', description: 'The service-level bridge key (bk_…).' },
-        deviceKey: { type: 'http', scheme: 'bearer', description: 'A device key (dk_…) acting as its agent.' },
-        delegationToken: { type: 'http', scheme: 'bearer', description: 'A delegation token (dt_…) acting as from_agent for its scope.' },
-      },
-    },
+    components: { schemas: components.schemas, responses: errorResponseComponents(), securitySchemes },
   };
+}
+
+/** An example derived from the request's JSON Schema, kept only if the route's zod schema accepts it. */
+function derivedExample(route: AnyRoute<unknown>, schema: Record<string, unknown>, all: Record<string, Record<string, unknown>>): unknown {
+  const sample = sampleOf(schema, all);
+  return sample !== undefined && route.request.safeParse(sample).success ? sample : undefined;
 }

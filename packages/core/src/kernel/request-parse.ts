@@ -1,9 +1,14 @@
 import type { z } from 'zod';
 import { InputError } from '../errors.js';
 
-/** The fields a zod error names, as `details.fields` of a 400 (`(body)` for the body itself). */
-export function fieldIssues(error: z.ZodError): Array<{ path: string; message: string }> {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message }));
+/**
+ * The fields a zod error names, as `details.fields` of a 400 (CONTRACT.md):
+ * dotted paths, `(body)` for the body itself. The one mapping from zod issues
+ * to the API's field errors, used by the kernel, settings and the MCP tools.
+ * @param prefix path segments of the parsed value inside the body (e.g. `['value']`).
+ */
+export function fieldIssues(error: z.ZodError, prefix: readonly string[] = []): Array<{ path: string; message: string }> {
+  return error.issues.map((issue) => ({ path: [...prefix, ...issue.path.map(String)].join('.') || '(body)', message: issue.message }));
 }
 
 /**

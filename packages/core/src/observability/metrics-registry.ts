@@ -34,8 +34,16 @@ export interface MetricsRegistry {
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 /**
+ * prom-client's default gauges whose `_total` suffix `promtool check metrics`
+ * rejects (only counters may have it); the same counts remain, by type, in
+ * `agentinfra_nodejs_active_resources`, `…_handles` and `…_requests`.
+ */
+const MISNAMED_DEFAULT_GAUGES = ['handles', 'requests', 'resources'].map((what) => `${METRIC_PREFIX}nodejs_active_${what}_total`);
+
+/**
  * Creates a registry with prom-client's default process metrics
- * (`agentinfra_process_cpu_seconds_total`, heap, event-loop lag, …).
+ * (`agentinfra_process_cpu_seconds_total`, heap, event-loop lag, …), less
+ * the three gauges `promtool check metrics` rejects for their names.
  * Its methods throw Error when a metric name lacks the `agentinfra_` prefix,
  * or one name is reused with another type.
  * @param options.onCollectError hears of a gauge whose `collect` failed (the scrape still succeeds).
@@ -44,7 +52,10 @@ export function createMetricsRegistry(
   options: { defaultMetrics?: boolean; onCollectError?: (name: string, error: unknown) => void } = {},
 ): MetricsRegistry {
   const registry = new Registry();
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+    for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
+  }
 
   function existing<M extends Metric>(name: string, type: new (...args: never[]) => M): M | undefined {
     if (!name.startsWith(METRIC_PREFIX)) throw new Error(`Metric "${name}" must start with ${METRIC_PREFIX}.`);

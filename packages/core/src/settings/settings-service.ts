@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { fieldIssues } from '../kernel/request-parse.js';
 import type { Clock } from '../ports/clock.js';
 import { type SettingDefinition, settingsCatalog } from './catalog.js';
 
@@ -62,7 +63,7 @@ export function createSettingsService(options: { knex: Knex; clock: Clock; catal
       const parsed = definition.schema.safeParse(value);
       if (!parsed.success) {
         throw new InputError(`Invalid value for setting "${key}".`, {
-          fields: parsed.error.issues.map((issue) => ({ path: ['value', ...issue.path.map(String)].join('.'), message: issue.message })),
+          fields: fieldIssues(parsed.error, ['value']),
         });
       }
       const now = clock.now();

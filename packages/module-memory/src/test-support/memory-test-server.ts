@@ -8,7 +8,7 @@ import {
   newMasterKey,
   type SqlDatabase,
 } from '@agentinfra/core';
-import { seedAgentKeys, startTestKernel, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
+import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityConfigSchema, identityModule } from '@agentinfra/module-identity';
 import { expect } from 'vitest';
 import { memoryModule } from '../module.js';
@@ -37,23 +37,20 @@ export async function startMemoryTestServer(options: {
   memoryConfig?: Record<string, unknown>;
   agents?: boolean;
 }): Promise<MemoryTestServer> {
-  const server = await startTestKernel({
+  const { server, keys, bridge, call } = await startModuleTestServer({
+    module: 'agent-memory',
+    agents: AGENTS,
+    createAgents: options.agents !== false,
     modules: [identityModule, memoryModule],
     adapters: { sql: options.db, embedder: options.embedder },
     moduleConfigs: { 'agent-identity': identityConfigSchema.parse({}), 'agent-memory': options.memoryConfig },
   });
-  const bridge = { credential: server.bridgeKey };
-  const keys = await seedAgentKeys(server, AGENTS, { create: options.agents !== false });
   if (options.agents !== false) {
     for (const agent of ['alice', 'bob']) {
       expect((await server.call('agent-identity/teams/add', { team: 'research', agent_id: agent }, bridge)).status).toBe(200);
     }
   }
-  return {
-    server,
-    keys,
-    memory: (path, body, as) => server.call(`agent-memory/${path}`, body, typeof as === 'string' ? { credential: keys[as] } : as),
-  };
+  return { server, keys, memory: call };
 }
 
 /**

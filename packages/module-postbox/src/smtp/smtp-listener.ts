@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
+import type { SmtpMetrics } from './smtp-metrics.js';
 
 /** An SMTP reply as an error `smtp-server` sends: `responseCode` and text (with its RFC 3463 enhanced code). */
 function smtpReply(code: number, message: string): Error {
@@ -31,6 +32,8 @@ export interface SmtpListenerOptions {
   tlsKeyFile?: string | undefined;
   logger: PortMap['logger'];
   handlers: SmtpHandlers;
+  /** Counts sessions, messages by outcome and refused recipients. */
+  metrics?: SmtpMetrics;
 }
 
 /** A running SMTP listener. */
@@ -57,7 +60,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     options.tlsCertFile && options.tlsKeyFile
       ? { cert: await readFile(options.tlsCertFile), key: await readFile(options.tlsKeyFile) }
       : null;
-  const { logger, handlers } = options;
+  const { logger, handlers, metrics } = options;
   const server = new SMTPServer({
     name: options.hostname,
     banner: 'agentinfra postbox',
@@ -70,10 +73,17 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     socketTimeout: options.socketTimeoutMs,
     closeTimeout: 5_000,
     logger: false,
+    onConnect(_session, callback) {
+      metrics?.sessions.inc();
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       const recipient = address.address.toLowerCase();
       handlers.acceptsRecipient(recipient).then(
-        (accepted) => callback(accepted ? null : smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`)),
+        (accepted) => {
+          if (!accepted) metrics?.recipientsRejected.inc();
+          callback(accepted ? null : smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`));
+        },
         (error: unknown) => {
           logger.error({ err: error }, 'smtp: recipient lookup failed');
           callback(smtpReply(451, '4.3.0 Temporary failure, try again later'));
@@ -90,19 +100,25 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       stream.once('error', (error) => callback(error));
       stream.once('end', () => {
         if (stream.sizeExceeded) {
+          metrics?.messages.inc({ outcome: 'rejected' });
           callback(smtpReply(552, `5.3.4 Message exceeds the fixed maximum message size of ${options.maxMessageBytes} bytes`));
           return;
         }
         const recipients = [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))];
         const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
         handlers.deliver({ raw: Buffer.concat(chunks, size), recipients, envelopeFrom }).then(
-          (ids) => callback(null, `2.0.0 OK: queued as ${ids.join(',') || 'nothing'}`),
+          (ids) => {
+            metrics?.messages.inc({ outcome: 'accepted' });
+            callback(null, `2.0.0 OK: queued as ${ids.join(',') || 'nothing'}`);
+          },
           (error: unknown) => {
             if (error instanceof MalformedMessageError) {
+              metrics?.messages.inc({ outcome: 'rejected' });
               logger.info({ reason: error.message }, 'smtp: refused a message mailparser cannot read');
               callback(smtpReply(554, `5.6.0 Message cannot be read: ${error.message}`));
               return;
             }
+            metrics?.messages.inc({ outcome: 'failed' });
             logger.error({ err: error }, 'smtp: storing a message failed');
             callback(smtpReply(451, '4.3.0 Temporary failure while storing the message, try again later'));
           },

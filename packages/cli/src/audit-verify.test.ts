@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresDatabase } from '@agentinfra/adapter-postgres';
+import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
+import { createAuditLog, type SqlDatabase, systemClock } from '@agentinfra/core';
+import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './serve-process.test-support.js';
+
+interface Target {
+  name: string;
+  /** Environment selecting the database (besides keys and the data dir). */
+  env(dir: string, schema: string): Record<string, string>;
+  open(dir: string, schema: string): SqlDatabase;
+  drop(schema: string): Promise<void>;
+}
+
+const sqlite: Target = {
+  name: 'sqlite',
+  env: () => ({}),
+  open: (dir) => createSqliteDatabase({ filename: join(dir, 'data', 'agentinfra.db') }),
+  drop: async () => {},
+};
+
+const postgres: Target = {
+  name: 'postgres',
+  env: (_dir, schema) => ({ AGENTINFRA_DATABASE_URL: testDatabaseUrl(), AGENTINFRA_DATABASE_SCHEMA: schema }),
+  open: (_dir, schema) => createPostgresDatabase({ url: testDatabaseUrl(), schema, poolMax: 2 }),
+  drop: async (schema) => {
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await admin.end();
+    }
+  },
+};
+
+const targets = postgresAvailability().available ? [sqlite, postgres] : [sqlite];
+
+// #15: `agentinfra audit verify` walks the chain of a real database and exits 1 on a break.
+describe.each(targets)('agentinfra audit verify on $name', (target) => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentinfra-audit-'));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const env = {
+    AGENTINFRA_CONFIG: join(dir, 'none.json'),
+    AGENTINFRA_DATA_DIR: join(dir, 'data'),
+    AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
+    AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...target.env(dir, schema),
+  };
+  let sql: SqlDatabase;
+
+  beforeAll(async () => {
+    expect((await runCli(['audit', 'verify'], { cwd: dir, env })).stderr).toContain('run `agentinfra migrate`');
+    expect((await runCli(['migrate'], { cwd: dir, env })).code).toBe(0);
+    sql = target.open(dir, schema);
+    const audit = createAuditLog({ knex: sql.knex, clock: systemClock });
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        audit.record({ action: 'secret.get', outcome: 'success', target: `agent:a/secret:k${index}`, agentId: 'a' }),
+      ),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await sql?.close();
+    await target.drop(schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('passes on an untouched chain, with a summary and JSON', async () => {
+    const result = await runCli(['audit', 'verify'], { cwd: dir, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^audit chain ok: 40 events checked \(seq 1\.\.40\), head [0-9a-f]{64}\n$/);
+    const json = await runCli(['audit', 'verify', '--json'], { cwd: dir, env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, checked: 40, head: { seq: 40 } });
+  });
+
+  it('exits 1 naming the row when one was edited', async () => {
+    const row = await sql.knex('core_audit').where({ seq: 12 }).first();
+    await sql.knex('core_audit').where({ seq: 12 }).update({ target: 'agent:mallory/secret:k' });
+    const result = await runCli(['audit', 'verify'], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('audit chain BROKEN at seq 12: hash does not match the row (the row was edited)');
+    await sql.knex('core_audit').where({ seq: 12 }).update({ target: row.target });
+    expect((await runCli(['audit', 'verify'], { cwd: dir, env })).code).toBe(0);
+  });
+
+  it('exits 1 when a row was deleted, in the middle or at the head', async () => {
+    const middle = await sql.knex('core_audit').where({ seq: 20 }).first();
+    await sql.knex('core_audit').where({ seq: 20 }).delete();
+    const result = await runCli(['audit', 'verify', '--json'], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, checked: 19, problem: { seq: 20 } });
+    expect(result.stderr).toContain('row 20 is missing');
+    await sql.knex('core_audit').insert(middle);
+
+    await sql.knex('core_audit').where({ seq: 40 }).delete();
+    const head = await runCli(['audit', 'verify'], { cwd: dir, env });
+    expect(head.code).toBe(1);
+    expect(head.stderr).toContain('BROKEN at seq 40');
+  });
+});

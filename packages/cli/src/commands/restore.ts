@@ -1,0 +1,96 @@
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import * as tar from 'tar';
+import { CliError } from '../cli-error.js';
+import { loadConfigOrExit } from '../server.js';
+import { listFiles, requireEmbeddedDefault } from './backup.js';
+import { type BackupManifest, backupManifestSchema, fileDigest, MANIFEST_NAME, MASTER_KEY_NOTICE } from './backup-manifest.js';
+import { createProgress } from './progress.js';
+
+async function readManifest(stage: string, from: string): Promise<BackupManifest> {
+  const text = await readFile(join(stage, MANIFEST_NAME), 'utf8').catch(() => null);
+  let json: unknown = null;
+  try {
+    json = text === null ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  const parsed = json === null ? null : backupManifestSchema.safeParse(json);
+  if (!parsed?.success) throw new CliError(`${from} is not an agentinfra backup (no valid ${MANIFEST_NAME}).`, 1);
+  return parsed.data;
+}
+
+/**
+ * Checks that the extracted files are exactly those of the manifest, each
+ * with its size and SHA-256.
+ * @throws CliError (exit 1) naming the first file that is missing, extra or altered.
+ */
+async function verifyFiles(stage: string, manifest: BackupManifest): Promise<void> {
+  const expected = new Map(manifest.files.map((file) => [file.path, file]));
+  const present = (await listFiles(stage)).filter((path) => path !== MANIFEST_NAME);
+  const extra = present.find((path) => !expected.has(path));
+  if (extra) throw new CliError(`the backup holds ${extra}, which its manifest does not list: refusing to restore.`, 1);
+  const progress = createProgress('verifying checksums', 'files');
+  let checked = 0;
+  for (const file of manifest.files) {
+    const actual = await fileDigest(join(stage, file.path)).catch(() => null);
+    if (actual === null) throw new CliError(`the backup lacks ${file.path}, which its manifest lists: refusing to restore.`, 1);
+    if (actual.sha256 !== file.sha256 || actual.bytes !== file.bytes) {
+      throw new CliError(`checksum mismatch for ${file.path}: the backup is damaged, refusing to restore.`, 1);
+    }
+    checked += 1;
+    progress.update(checked, manifest.files.length);
+  }
+  progress.finish();
+}
+
+/**
+ * `agentinfra restore --from FILE`: unpacks a backup made by `agentinfra
+ * backup` into the configured data directory, which must be missing or
+ * empty, after checking every file against the manifest's SHA-256. The files
+ * are unpacked into a sibling folder and moved into place only once all of
+ * them verify, so a failed restore leaves nothing behind. `serve` then
+ * starts on it with the same master key as the backed-up server.
+ * @throws CliError exit 2 for PostgreSQL or S3 configurations or a non-empty data directory;
+ *   exit 1 for a missing, foreign or damaged archive.
+ */
+export async function runRestore(options: { config?: string; from: string }): Promise<void> {
+  const config = loadConfigOrExit({ file: options.config });
+  requireEmbeddedDefault(config.core, 'restore');
+  const from = resolve(options.from);
+  if (!(await stat(from).catch(() => null))) throw new CliError(`no backup at ${options.from}.`, 1);
+  const dataDir = resolve(config.core.dataDir);
+  const existing = await readdir(dataDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (existing && existing.length > 0) {
+    throw new CliError(`the data directory ${dataDir} is not empty: restore only into a new or empty directory.`, 2);
+  }
+
+  await mkdir(dirname(dataDir), { recursive: true });
+  const stage = await mkdtemp(join(dirname(dataDir), '.agentinfra-restore-'));
+  let manifest: BackupManifest;
+  try {
+    // Regular files and folders only: a link in a crafted archive could point outside the data directory.
+    const plain = (_path: string, entry: unknown) => ['File', 'Directory'].includes((entry as { type?: string }).type ?? '');
+    await tar.extract({ file: from, cwd: stage, strict: true, filter: plain }).catch((error: Error) => {
+      throw new CliError(`${options.from} could not be unpacked: ${error.message}`, 1);
+    });
+    manifest = await readManifest(stage, options.from);
+    await verifyFiles(stage, manifest);
+    await rm(join(stage, MANIFEST_NAME));
+    if (existing) await rmdir(dataDir);
+    await rename(stage, dataDir);
+    await chmod(dataDir, 0o700);
+  } catch (error) {
+    await rm(stage, { recursive: true, force: true });
+    throw error;
+  }
+  const rows = Object.values(manifest.counts).reduce((sum, count) => sum + count, 0);
+  process.stdout.write(
+    `restored ${options.from} (made ${manifest.created_at} by agentinfra ${manifest.version}) into ${dataDir}: ` +
+      `${rows} rows, ${manifest.files.length - 1} blobs, every checksum verified\n`,
+  );
+  process.stdout.write(`${MASTER_KEY_NOTICE}\nStart it with \`agentinfra serve\` using the master key of the backed-up server.\n`);
+}

@@ -1,0 +1,38 @@
+import type { AgentInfraError } from './errors.js';
+
+/** How a call is repeated after a failure. */
+export interface RetryPolicy {
+  /** Attempts after the first (0 disables retries). */
+  retries: number;
+  /** First backoff in ms, doubled each attempt with full jitter (AWS "Exponential Backoff and Jitter"). */
+  baseDelayMs: number;
+  /** Longest wait between attempts in ms, `Retry-After` included (a longer `Retry-After` is not waited for). */
+  maxDelayMs: number;
+}
+
+/** 2 retries, 200 ms first backoff, at most 10 s between attempts. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 200, maxDelayMs: 10_000 };
+
+/**
+ * Whether a failed attempt may be repeated: a 429 always (the server did not
+ * run the call); a 503 always (not served); network errors and other 5xx only
+ * when `idempotent` (the call may have run). Never 4xx otherwise, timeouts or aborts.
+ */
+export function isRetryable(error: AgentInfraError, idempotent: boolean): boolean {
+  if (error.status === 429 || error.status === 503) return true;
+  if (error.status >= 500) return idempotent;
+  return error.status === 0 && error.code === 'network_error' && idempotent;
+}
+
+/**
+ * Milliseconds to wait before retry number `attempt` (1-based): the
+ * server's `Retry-After` when it sent one, else the jittered exponential
+ * backoff; `undefined` when `Retry-After` exceeds `maxDelayMs` (give up).
+ */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, error: AgentInfraError, random = Math.random): number | undefined {
+  if (error.retryAfterSeconds !== undefined) {
+    const ms = error.retryAfterSeconds * 1000;
+    return ms > policy.maxDelayMs ? undefined : ms;
+  }
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) * random();
+}

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { FUNCTIONS_BASE, type Kernel } from '@agentinfra/core';
+
+/** A refused or failed route call, with the API's CONTRACT.md code and message. */
+export class ConsoleApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Calls `/functions/v1/<route>` with the bridge key; resolves with the JSON body or throws {@link ConsoleApiError}. */
+// biome-ignore lint/suspicious/noExplicitAny: pages read the fields of the route they call, whose schema the API validates
+export type ConsoleApi = <T = any>(route: string, body?: Record<string, unknown>) => Promise<T>;
+
+/**
+ * The console's way to the modules: every operation goes through the HTTP
+ * route layer in process with the bridge key, so validation, audit events
+ * and errors are exactly the API's.
+ */
+export function createConsoleApi(kernel: Kernel): ConsoleApi {
+  return async (route, body = {}) => {
+    const response = await kernel.app.request(`${FUNCTIONS_BASE}/${route}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${kernel.config.bridgeKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-request-id': `console-${randomUUID()}`,
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    const parsed = text ? JSON.parse(text) : {};
+    if (response.ok) return parsed;
+    const error = (parsed as { error?: { code?: string; message?: string } }).error;
+    throw new ConsoleApiError(response.status, error?.code ?? 'internal', error?.message ?? `HTTP ${response.status}`);
+  };
+}

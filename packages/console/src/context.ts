@@ -1,0 +1,44 @@
+import type { Kernel } from '@agentinfra/core';
+import type { Context, Hono } from 'hono';
+import type { ConsoleApi } from './api.js';
+import type { PageFrame } from './layout.js';
+import type { ConsoleSession } from './sessions.js';
+
+/** The console app's Hono environment: the caller's address and the signed-in session. */
+export interface ConsoleEnv {
+  Bindings: { client?: string };
+  Variables: { session: ConsoleSession };
+}
+
+/** The console's Hono app. */
+export type ConsoleApp = Hono<ConsoleEnv>;
+/** A request context of the console. */
+export type ConsoleContext = Context<ConsoleEnv>;
+
+/** What page modules get to register their routes. */
+export interface PageDeps {
+  api: ConsoleApi;
+  kernel: Kernel;
+  /** The mount path, e.g. `/console`. */
+  base: string;
+}
+
+/** The frame of a page for this request, taking the session's flash message (shown once). */
+export function frameOf(c: ConsoleContext, base: string): PageFrame {
+  const session = c.get('session');
+  const flash = session.flash;
+  session.flash = undefined;
+  return { base, session, flash };
+}
+
+/** Ends a POST: remembers `flash` for the next page and redirects there (303). */
+export function redirectWith(c: ConsoleContext, location: string, flash?: ConsoleSession['flash']): Response {
+  if (flash) c.get('session').flash = flash;
+  return c.redirect(location, 303);
+}
+
+/** A string field of a parsed form (trimmed), or `undefined` when absent or empty. */
+export function field(form: Record<string, unknown>, name: string): string | undefined {
+  const value = form[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}

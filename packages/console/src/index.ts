@@ -1,0 +1,1 @@
+export { type ConsoleSurfaceOptions, consoleSurface } from './surface.js';

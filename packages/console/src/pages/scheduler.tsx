@@ -1,0 +1,170 @@
+import { ActionForm, Pager, Table, when } from '../components.js';
+import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { Layout } from '../layout.js';
+
+interface JobRow {
+  job_id: string;
+  agent_id: string;
+  name: string;
+  cadence: string;
+  timezone: string;
+  status: 'active' | 'paused';
+  next_run_at: string | null;
+  last_run: { status: string; error: string | null } | null;
+}
+
+interface RunRow {
+  run_id: string;
+  agent_id: string;
+  job_name: string;
+  scheduled_for: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  error: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const RUN_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
+
+/** Scheduler: jobs with cadence, next fire and state (pause, resume, delete); runs with status, attempts, error and timing; retry a failed run. */
+export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): void {
+  app.get('/scheduler', async (c) => {
+    const status = RUN_STATES.find((state) => state === c.req.query('status'));
+    const cursor = c.req.query('cursor') || null;
+    const [jobs, runs] = await Promise.all([
+      api<{ jobs: JobRow[]; next_cursor: string | null }>('agent-scheduler/admin/jobs/list', { limit: 50 }),
+      api<{ runs: RunRow[]; next_cursor: string | null }>('agent-scheduler/admin/runs/list', {
+        ...(status ? { status } : {}),
+        limit: 50,
+        cursor,
+      }),
+    ]);
+    const frame = frameOf(c, base);
+    const { csrf } = frame.session;
+    return c.html(
+      <Layout frame={frame} title="Scheduler" current="Scheduler">
+        <section aria-labelledby="jobs">
+          <h2 id="jobs">Jobs</h2>
+          <Table
+            caption="Jobs"
+            head={['Agent', 'Job', 'Cadence', 'Next run', 'State', 'Last run', '']}
+            empty="No jobs."
+            count={jobs.jobs.length}
+            rows={jobs.jobs.map((job) => {
+              const ref = { agent_id: job.agent_id, name: job.name };
+              return (
+                <tr>
+                  <td>{job.agent_id}</td>
+                  <td>{job.name}</td>
+                  <td>
+                    <code>{job.cadence}</code> {job.timezone}
+                  </td>
+                  <td>{when(job.next_run_at)}</td>
+                  <td>{job.status}</td>
+                  <td>{job.last_run ? `${job.last_run.status}${job.last_run.error ? `: ${job.last_run.error}` : ''}` : '—'}</td>
+                  <td class="buttons">
+                    {job.status === 'active' ? (
+                      <ActionForm
+                        action={`${base}/scheduler/jobs/pause`}
+                        csrf={csrf}
+                        label="Pause"
+                        ariaLabel={`Pause ${job.name}`}
+                        fields={ref}
+                      />
+                    ) : (
+                      <ActionForm
+                        action={`${base}/scheduler/jobs/resume`}
+                        csrf={csrf}
+                        label="Resume"
+                        ariaLabel={`Resume ${job.name}`}
+                        fields={ref}
+                      />
+                    )}
+                    <ActionForm
+                      action={`${base}/scheduler/jobs/delete`}
+                      csrf={csrf}
+                      label="Delete"
+                      ariaLabel={`Delete ${job.name}`}
+                      fields={ref}
+                      confirm={`Delete job ${job.name} of ${job.agent_id}?`}
+                      danger
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          />
+        </section>
+        <section aria-labelledby="runs">
+          <h2 id="runs">Runs</h2>
+          <form method="get" action={`${base}/scheduler`} class="toolbar">
+            <label for="run-status">Status</label>
+            <select id="run-status" name="status">
+              <option value="">any</option>
+              {RUN_STATES.map((state) => (
+                <option value={state} selected={state === status}>
+                  {state}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Filter</button>
+          </form>
+          <Table
+            caption="Runs"
+            head={['Agent', 'Job', 'Scheduled for', 'Status', 'Attempts', 'Error', 'Started', 'Finished', '']}
+            empty="No runs."
+            count={runs.runs.length}
+            rows={runs.runs.map((run) => (
+              <tr>
+                <td>{run.agent_id}</td>
+                <td>{run.job_name}</td>
+                <td>{when(run.scheduled_for)}</td>
+                <td>
+                  <span class={`badge ${run.status === 'failed' ? 'bad' : run.status === 'succeeded' ? 'ok' : ''}`}>{run.status}</span>
+                </td>
+                <td>
+                  {run.attempts}/{run.max_attempts}
+                </td>
+                <td class="error-text">{run.error ?? ''}</td>
+                <td>{when(run.started_at)}</td>
+                <td>{when(run.finished_at)}</td>
+                <td>
+                  {run.status === 'failed' ? (
+                    <ActionForm
+                      action={`${base}/scheduler/runs/retry`}
+                      csrf={csrf}
+                      label="Retry"
+                      ariaLabel={`Retry run of ${run.job_name} at ${when(run.scheduled_for)}`}
+                      fields={{ agent_id: run.agent_id, run_id: run.run_id }}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          />
+          <Pager path={`${base}/scheduler`} params={{ status }} next={runs.next_cursor} />
+        </section>
+      </Layout>,
+    );
+  });
+
+  for (const action of ['pause', 'resume', 'delete'] as const) {
+    app.post(`/scheduler/jobs/${action}`, async (c) => {
+      const form = await c.req.parseBody();
+      const name = field(form, 'name') ?? '';
+      await api(`agent-scheduler/job/${action}`, { agent_id: field(form, 'agent_id') ?? '', name });
+      return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `Job ${name}: ${action} done.` });
+    });
+  }
+
+  app.post('/scheduler/runs/retry', async (c) => {
+    const form = await c.req.parseBody();
+    const retried = await api('agent-scheduler/runs/retry', {
+      agent_id: field(form, 'agent_id') ?? '',
+      run_id: field(form, 'run_id') ?? '',
+    });
+    return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `Run ${retried.run_id} queued for retry.` });
+  });
+}

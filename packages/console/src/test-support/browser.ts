@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's chromium binary (installed by `.ci/install-chromium.sh`). */
+export const CHROMIUM_PATH = process.env.AGENTINFRA_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Launches headless chromium from {@link CHROMIUM_PATH}; never downloads a browser. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-background-networking'] });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+
+/** A violation as axe-core returns it (the fields the tests read). */
+interface RawViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** One axe-core violation as the tests report it. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * Runs axe-core (WCAG 2 A/AA and best-practice rules) on the page; returns
+ * the serious and critical violations. axe is evaluated through the
+ * DevTools protocol, which the console's CSP (rightly) does not let a
+ * `<script>` tag from `page.addScriptTag` do.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate<boolean>("'axe' in window"))) await page.evaluate(axeSource);
+  const violations = await page.evaluate<RawViolation[]>(
+    `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} } }).then((result) => result.violations)`,
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }));
+}

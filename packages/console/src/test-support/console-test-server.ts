@@ -1,0 +1,67 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFsBlobStore } from '@agentinfra/adapter-fs';
+import { createWordVectorEmbedder } from '@agentinfra/adapter-wordvec';
+import type { SqlDatabase } from '@agentinfra/core';
+import { seedAgentKeys, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { artifactsModule } from '@agentinfra/module-artifacts';
+import { gatewayModule } from '@agentinfra/module-gateway';
+import { identityModule } from '@agentinfra/module-identity';
+import { memoryModule } from '@agentinfra/module-memory';
+import { meshModule } from '@agentinfra/module-mesh';
+import { postboxModule } from '@agentinfra/module-postbox';
+import { schedulerModule } from '@agentinfra/module-scheduler';
+import { consoleSurface } from '../surface.js';
+
+/** The mail domain of the test server's postbox. */
+export const MAIL_DOMAIN = 'agents.test';
+
+/** A server with every default module and the console, agents `alice` and `bob` with device keys and addresses. */
+export interface ConsoleTestServer {
+  server: TestKernel;
+  keys: { alice: string; bob: string };
+  /** The bundled MTA's port. */
+  smtpPort: number;
+  /** POSTs to `/functions/v1/<path>` with the bridge key; throws unless 200. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whichever fields the route returns
+  bridge<T = any>(path: string, body: unknown): Promise<T>;
+}
+
+/**
+ * Starts the seven modules with the console on a real port on `sql`, with
+ * the bundled SMTP server on a free port, loopback callbacks allowed, and a
+ * failed-authentication limit of 20 a minute (so a wrong key counts).
+ */
+export async function startConsoleTestServer(sql: SqlDatabase): Promise<ConsoleTestServer> {
+  let listenUrl = 'http://127.0.0.1';
+  const blobs = createFsBlobStore({
+    dir: mkdtempSync(join(tmpdir(), 'agentinfra-console-')),
+    publicUrl: () => listenUrl,
+    signingKey: 'k'.repeat(32),
+  });
+  const server = await startTestKernel({
+    modules: [identityModule, memoryModule, artifactsModule, meshModule, gatewayModule, postboxModule, schedulerModule],
+    adapters: { sql, embedder: createWordVectorEmbedder(), blobStore: blobs.store, mounts: [blobs.mount] },
+    moduleConfigs: {
+      'agent-gateway': { httpPort: 0, dnsServers: ['127.0.0.1:1'] },
+      'agent-postbox': { mailDomain: MAIL_DOMAIN, smtp: { port: 'auto' } },
+      'agent-scheduler': { minIntervalMs: 1_000 },
+    },
+    config: { allowPrivateCallbacks: true, http: { failedAuthPerMinute: 20 } },
+    surfaces: [consoleSurface()],
+  });
+  listenUrl = server.url;
+  const keys = await seedAgentKeys(server, ['alice', 'bob'] as const);
+  const bridge = async (path: string, body: unknown) => {
+    const response = await server.call(path, body, { credential: server.bridgeKey });
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+  for (const agent of ['alice', 'bob'] as const) {
+    const allocated = await server.call('agent-postbox/alloc', { agent_id: agent, local_part: agent }, { credential: keys[agent] });
+    if (allocated.status !== 200) throw new Error(`alloc ${agent}: ${allocated.status} ${JSON.stringify(allocated.body)}`);
+  }
+  const smtp = server.kernel.service<{ smtpAddress(): { port: number } | null }>('agent-postbox').smtpAddress();
+  return { server, keys, smtpPort: smtp?.port ?? 0, bridge };
+}

@@ -1,0 +1,102 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { operationIdOf } from '@agentinfra/core';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenApiDocument } from './openapi-document.js';
+import { type DocsTestServer, servedModules, startDocsTestServer } from './test-support/docs-test-server.js';
+
+/** Compiles `files` (name → source) with strict settings; returns the diagnostics as text. */
+function compile(files: Record<string, string>): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'agentinfra-openapi-types-'));
+  for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
+  const program = ts.createProgram(
+    Object.keys(files).map((name) => join(dir, name)),
+    {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: [],
+    },
+  );
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+}
+
+const USAGE = `import type { components, paths } from './api.js';
+type KvPut = paths['/functions/v1/agent-memory/kv/put']['post'];
+export const body: KvPut['requestBody']['content']['application/json'] = { agent_id: 'alice', key: 'k', value: { a: [1] }, scope: ['self'] };
+// @ts-expect-error unknown fields are not part of the request type
+export const extra: KvPut['requestBody']['content']['application/json'] = { agent_id: 'alice', key: 'k', value: 1, scope: ['self'], scopes: [] };
+export const answer: KvPut['responses']['200']['content']['application/json'] = { key: 'k', updated_at: '2026-01-01T00:00:00.000Z' };
+export const failure: KvPut['responses']['403']['content']['application/json'] = { error: { code: 'forbidden', message: 'no' } };
+export const error: components['schemas']['Error'] = { error: { code: 'not_found', message: 'No such record.', details: { any: 1 } } };
+`;
+
+describe('the served OpenAPI document, checked by the tools developers use (#13)', () => {
+  let t: DocsTestServer;
+  let text: string;
+  let doc: OpenApiDocument & { tags: Array<{ name: string; description: string }> };
+
+  beforeAll(async () => {
+    t = await startDocsTestServer();
+    const response = await fetch(`${t.server.url}/openapi.json`);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    text = await response.text();
+    doc = JSON.parse(text);
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('is valid OpenAPI 3.1 for @apidevtools/swagger-parser, every $ref resolving', async () => {
+    const validated = (await SwaggerParser.validate(JSON.parse(text))) as { openapi: string };
+    expect(validated.openapi).toBe('3.1.0');
+  });
+
+  it("passes @redocly/openapi-core's recommended rules with no error and no warning", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: text, absoluteRef: 'openapi.json', config });
+    expect(
+      problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`),
+    ).toEqual([]);
+  });
+
+  it('generates TypeScript types with openapi-typescript that compile and type request and response bodies', async () => {
+    const types = astToString(await openapiTS(JSON.parse(text)));
+    expect(types).toContain('"/functions/v1/agent-memory/mem/query"');
+    expect(compile({ 'api.ts': types, 'usage.ts': USAGE })).toEqual([]);
+  });
+
+  it('documents every route of every module: stable operationId, module tag, description, credentials, errors and a valid example', () => {
+    const ids = new Set<string>();
+    const schemes = Object.keys(doc.components?.securitySchemes ?? {});
+    expect(doc.tags.map((tag) => tag.name)).toEqual(servedModules.map((module) => module.name));
+    for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
+    for (const module of servedModules) {
+      for (const route of module.routes) {
+        const path = `/functions/v1/${module.name}${route.path}`;
+        const operation = doc.paths[path]?.post;
+        expect(operation, path).toBeDefined();
+        expect(operation!.operationId).toBe(operationIdOf(module.name, route.path));
+        ids.add(operation!.operationId);
+        expect(operation!.tags).toEqual([module.name]);
+        expect(operation!.summary).toBe(route.summary);
+        expect(operation!.description).toMatch(/\n\nCredential: .+\.$/);
+        for (const requirement of operation!.security ?? []) expect(schemes).toEqual(expect.arrayContaining(Object.keys(requirement)));
+        expect(operation!.security!.length === 0).toBe(route.auth.kind === 'none');
+        expect(operation!.responses['400']).toEqual({ $ref: '#/components/responses/InvalidRequest' });
+        expect(operation!.responses['500']).toEqual({ $ref: '#/components/responses/Internal' });
+        const example = operation!.requestBody?.content['application/json']?.example;
+        expect(route.request.safeParse(example).success, `example of ${path}: ${JSON.stringify(example)}`).toBe(true);
+      }
+    }
+    expect(ids.size).toBe(Object.keys(doc.paths).length);
+  });
+});

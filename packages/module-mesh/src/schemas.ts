@@ -1,0 +1,78 @@
+import { agentIdSchema, instantSchema } from '@agentinfra/core';
+import { z } from 'zod';
+import { aclSchema } from './acl.js';
+import { endpointSchema } from './endpoint.js';
+import { wireguardKeySchema } from './wireguard-key.js';
+
+/**
+ * Request and response bodies of agent-mesh (SPEC.md §4 agent-mesh,
+ * CONTRACT.md response shapes). The service takes and returns these shapes,
+ * so HTTP and library callers see the same thing. Field schemas live in
+ * `acl.ts`, `endpoint.ts` and `wireguard-key.ts`.
+ *
+ * `agent_id` is optional on the wire: a device key or delegation acts for its
+ * own agent. The kernel resolves it before the service runs, so the service
+ * takes {@link ActingAgent} of those requests, with `agent_id` always set.
+ */
+
+/** A request whose `agent_id` was resolved from the credential: always set. */
+export type ActingAgent<T extends { agent_id?: string | undefined }> = Omit<T, 'agent_id'> & { agent_id: string };
+
+/** POST /peer/register: the agent's WireGuard public key (base64) and `<host>:<port>` endpoint. */
+export const registerPeerRequestSchema = z.strictObject({
+  agent_id: agentIdSchema.optional(),
+  pubkey: wireguardKeySchema,
+  endpoint: endpointSchema,
+});
+export type RegisterPeerRequest = z.output<typeof registerPeerRequestSchema>;
+/** The peer's mesh address and its first registration time. */
+export const registerPeerResponseSchema = z.object({ agent_id: z.string(), address: z.string(), registered_at: instantSchema });
+export type RegisterPeerResponse = z.output<typeof registerPeerResponseSchema>;
+
+/** POST /peer/heartbeat, /netmap and /wg_config: only the agent, optional with a device key. */
+export const agentOnlyRequestSchema = z.strictObject({ agent_id: agentIdSchema.optional() });
+export type AgentOnlyRequest = z.output<typeof agentOnlyRequestSchema>;
+/** When the peer was last seen (now). */
+export const heartbeatResponseSchema = z.object({ agent_id: z.string(), last_seen: instantSchema });
+export type HeartbeatResponse = z.output<typeof heartbeatResponseSchema>;
+
+/** POST /acl/put and /acl/revoke: `from_agent` may reach `to_agent` on `port`/`proto` (see `acl.ts`). */
+export const aclRequestSchema = aclSchema;
+export type AclRequest = z.output<typeof aclRequestSchema>;
+/** An ACL as /acl/put and /netmap show it. */
+export const aclViewSchema = z.object({ from_agent: z.string(), to_agent: z.string(), port: z.number().int(), proto: z.string() });
+export type AclView = z.output<typeof aclViewSchema>;
+/** How many ACLs /acl/revoke removed: 1 when it existed, else 0. */
+export const revokeAclResponseSchema = z.object({ revoked: z.number().int() });
+export type RevokeAclResponse = z.output<typeof revokeAclResponseSchema>;
+
+/** A peer as /netmap shows it: `online` when seen within the configured window. */
+export const peerViewSchema = z.object({
+  agent_id: z.string(),
+  address: z.string(),
+  pubkey: z.string(),
+  endpoint: z.string(),
+  online: z.boolean(),
+  last_seen: instantSchema,
+});
+export type PeerView = z.output<typeof peerViewSchema>;
+/** The agent's own peer (`null` before it registers), the peers it may reach or that may reach it, and its ACLs. */
+export const netmapResponseSchema = z.object({
+  self: peerViewSchema.nullable(),
+  peers: z.array(peerViewSchema),
+  acls: z.array(aclViewSchema),
+});
+export type NetmapResponse = z.output<typeof netmapResponseSchema>;
+
+/** The wg-quick configuration text, with the pairwise PSKs (secret). */
+export const wgConfigResponseSchema = z.object({ config: z.string() });
+export type WgConfigResponse = z.output<typeof wgConfigResponseSchema>;
+
+/** POST /psk/rotate: the pair (a, b), two different agents. */
+export const rotatePskRequestSchema = z
+  .strictObject({ a: agentIdSchema, b: agentIdSchema })
+  .refine((body) => body.a !== body.b, { path: ['b'], message: 'must differ from a' });
+export type RotatePskRequest = z.output<typeof rotatePskRequestSchema>;
+/** The pair and when its PSK was replaced (never the key). */
+export const rotatePskResponseSchema = z.object({ a: z.string(), b: z.string(), rotated_at: instantSchema });
+export type RotatePskResponse = z.output<typeof rotatePskResponseSchema>;
