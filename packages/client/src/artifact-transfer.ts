@@ -42,9 +42,25 @@ async function* chunksOf(data: Exclude<UploadData, string>): AsyncIterable<Uint8
   for (let read = await reader.read(); !read.done; read = await reader.read()) yield read.value;
 }
 
+/**
+ * Loads a Node built-in when the upload runs, through a specifier that is
+ * not a literal, so a bundler for browsers neither resolves nor includes it.
+ * @throws AgentInfraError (status 0, `invalid_request`) outside Node, before any request is made.
+ */
+async function nodeBuiltin<T>(name: 'crypto' | 'fs'): Promise<T> {
+  if (typeof process === 'undefined' || !process.versions?.node)
+    throw new AgentInfraError({
+      status: 0,
+      code: 'invalid_request',
+      message: `artifacts.upload needs Node 20+ (node:${name}); in a browser, call artifacts.register, PUT the bytes to upload_url, then artifacts.commit.`,
+    });
+  const specifier = `node:${name}`;
+  return (await import(specifier)) as T;
+}
+
 async function sourceOf(input: UploadInput): Promise<{ chunks: AsyncIterable<Uint8Array>; size: number }> {
   if (typeof input.data === 'string') {
-    const fs = await import('node:fs');
+    const fs = await nodeBuiltin<typeof import('node:fs')>('fs');
     const size = input.size ?? (await fs.promises.stat(input.data)).size;
     return { chunks: fs.createReadStream(input.data), size };
   }
@@ -58,9 +74,10 @@ async function sourceOf(input: UploadInput): Promise<{ chunks: AsyncIterable<Uin
  * Stores bytes as an artifact: /register, one streaming PUT of `data` to the
  * returned upload URL while computing its SHA-256 (FIPS 180-4, hex), then
  * /commit with that hash. The bytes are read once and never held whole.
- * Node only (uses `node:crypto`, and `node:fs` for a file path).
+ * Node only (uses `node:crypto`, and `node:fs` for a file path, loaded when
+ * it runs, so the rest of the client bundles for browsers).
  * @returns /commit's answer: artifact_id, status `committed`, size, sha256.
- * @throws AgentInfraError from the routes, or from the PUT (e.g. 413/400 when `size` is wrong;
+ * @throws AgentInfraError `invalid_request` outside Node; from the routes, or from the PUT (e.g. 413/400 when `size` is wrong;
  *   `network_error` when it does not complete). The PUT is never retried: the stream is read once.
  */
 export async function uploadArtifact(
@@ -69,7 +86,7 @@ export async function uploadArtifact(
   input: UploadInput,
   options: CallOptions = {},
 ): Promise<Routes['agent-artifacts/commit']['response']> {
-  const { createHash } = await import('node:crypto');
+  const { createHash } = await nodeBuiltin<typeof import('node:crypto')>('crypto');
   const { chunks, size } = await sourceOf(input);
   const registered = await routes.register(
     { agent_id: input.agent_id, key: input.key, mime: input.mime, size, ttl_days: input.ttl_days },

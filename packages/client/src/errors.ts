@@ -11,7 +11,7 @@ export class AgentInfraError extends Error {
   override readonly name = 'AgentInfraError';
   /** HTTP status (400, 401, 403, 404, 409, 413, 422, 429, 5xx), or 0 when no response arrived. */
   readonly status: number;
-  /** Machine-readable code, e.g. `invalid_request`, `unauthorized`, `forbidden`, `not_found`, `rate_limited`. */
+  /** Machine-readable code, e.g. `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `rate_limited`. */
   readonly code: string;
   /** Whatever the server put in `error.details` (e.g. the fields that failed validation), or `undefined`. */
   readonly details: unknown;
