@@ -1,5 +1,5 @@
 import type { LexicalHit, LexicalIndex, LexicalSource } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms } from '@agentinfra/core';
+import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms, MAX_LEXICAL_POSTINGS, selectiveTerms } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { createPgLexicalTables, documentExpression, keysExpression, type PgLexicalTables, pgLexicalTables } from './lexical-tables.js';
@@ -39,8 +39,10 @@ type RankedRow = { id: string; score: number } & Record<string, unknown>;
  * statement (and transaction) that changes the source rows — including the
  * data-modifying CTE with which the vector index stores records.
  *
- * A query is one named prepared statement: `to_tsquery` of the query's
- * words joined with `|`, the visibility filter (`keys && $keys`), ordered by
+ * A query first counts each word's matching rows in one statement (each
+ * count stops past `MAX_LEXICAL_POSTINGS`) and keeps the rarest words within
+ * that budget (`selectiveTerms`), then runs one named prepared statement:
+ * `to_tsquery` of the kept words joined with `|`, the visibility filter (`keys && $keys`), ordered by
  * `ts_rank_cd(doc, query, 1)` (cover density, divided by 1 + log of the
  * document length) then id, limited to `k`, with any attached table joined.
  * `ts_rank_cd` has no inverse document frequency: it ranks how densely a row
@@ -155,8 +157,21 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
       const terms = lexicalTerms(text);
       const keys = filterVisibilityKeys(filter);
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
-      const query = terms.map((term) => `'${term}'`).join(' | ');
       return attempt('query', async () => {
+        const counted = await queryPrepared<{ n: number }>(
+          knex,
+          `select (select count(*)::int from (
+             select 1 from ${tables.docs} d where d.doc @@ to_tsquery('english', quote_literal(t.term)) limit ${MAX_LEXICAL_POSTINGS + 1}
+           ) s) as n
+           from unnest($1::text[]) with ordinality t(term, position) order by t.position`,
+          [terms],
+        );
+        const kept = selectiveTerms(
+          terms,
+          counted.map((row) => row.n),
+        );
+        if (kept.length === 0) return [];
+        const query = kept.map((term) => `'${term}'`).join(' | ');
         const rows = await queryPrepared<RankedRow>(
           knex,
           `select t.id, t.score${columns} from (

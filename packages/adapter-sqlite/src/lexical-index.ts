@@ -1,5 +1,5 @@
 import type { LexicalHit, LexicalIndex, LexicalSource, VectorAttach } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms } from '@agentinfra/core';
+import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms, MAX_LEXICAL_POSTINGS, selectiveTerms } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -36,10 +36,13 @@ type RankedRow = { id: string; rank: number } & Record<string, unknown>;
  * {@link LexicalIndex} on SQLite's FTS5 ({@link SqliteLexicalTables}): a
  * contentless FTS5 table with the `porter` stemmer, kept in step with the
  * source table by triggers, so the index changes in the transaction that
- * changes the source row. A query is one statement: the FTS5 match (the
- * query's words joined with OR), the visibility filter on each match's keys,
- * ordered by BM25 (FTS5's `bm25()`, k1 = 1.2, b = 0.75) and limited to `k`;
- * `score` is −bm25, so higher is better.
+ * changes the source row. A query first counts each word's matching rows
+ * (stopping past `MAX_LEXICAL_POSTINGS`) and keeps the rarest words within
+ * that budget (`selectiveTerms`), then runs one statement: the FTS5 match
+ * (the kept words joined with OR), the visibility filter on each match's
+ * keys, ordered by BM25 (FTS5's `bm25()`, k1 = 1.2, b = 0.75; its IDF is
+ * still computed over the whole index) and limited to `k`; `score` is
+ * −bm25, so higher is better.
  *
  * @throws ZodError when options are invalid; RangeError when a source name is not a plain identifier.
  *   Methods throw an Error with the driver error as `cause` when SQLite fails.
@@ -55,6 +58,14 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Le
       if (error instanceof RangeError) throw error;
       throw new Error(`sqlite lexical index ${table}: ${operation} failed: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  /** How many rows match each of `terms`, counting each no further than the postings budget allows. */
+  function matchCounts(db: BetterSqlite3.Database, terms: readonly string[]): number[] {
+    const count = db.prepare(
+      `select count(*) as n from (select rowid from ${tables.fts} where ${tables.fts} match ? limit ${MAX_LEXICAL_POSTINGS + 1})`,
+    );
+    return terms.map((term) => (count.get(`"${term}"`) as { n: number }).n);
   }
 
   function search(db: BetterSqlite3.Database, match: string, keys: string[], k: number, attach?: VectorAttach): RankedRow[] {
@@ -101,16 +112,18 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Le
       const terms = lexicalTerms(text);
       const keys = filterVisibilityKeys(filter);
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
-      const match = terms.map((term) => `"${term}"`).join(' OR ');
       return attempt('query', () =>
-        withConnection(knex, (db) =>
-          search(db, match, keys, k, attach).map((row) => {
+        withConnection(knex, (db) => {
+          const kept = selectiveTerms(terms, matchCounts(db, terms));
+          if (kept.length === 0) return [];
+          const match = kept.map((term) => `"${term}"`).join(' OR ');
+          return search(db, match, keys, k, attach).map((row) => {
             const hit: LexicalHit = { id: row.id, score: -row.rank };
             const attached = attachedRow(row);
             if (attached !== undefined) hit.row = attached;
             return hit;
-          }),
-        ),
+          });
+        }),
       );
     },
 

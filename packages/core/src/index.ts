@@ -88,6 +88,6 @@ export { type SettingDefinition, settingsCatalog } from './settings/catalog.js';
 export type { SettingsService, SettingView } from './settings/settings-service.js';
 export { newTimeOrderedId } from './time-ordered-id.js';
 export { attachedRow, attachSql, insertShape, quoteIdentifier } from './vectors/companion-tables.js';
-export { lexicalTerms, MAX_LEXICAL_TERMS } from './vectors/lexical-terms.js';
+export { lexicalTerms, MAX_LEXICAL_POSTINGS, MAX_LEXICAL_TERMS, selectiveTerms } from './vectors/lexical-terms.js';
 export { toUnitVector } from './vectors/unit-vector.js';
 export { filterVisibilityKeys, itemVisibilityKeys } from './vectors/vector-visibility.js';

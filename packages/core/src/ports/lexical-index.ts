@@ -52,8 +52,11 @@ export interface LexicalFilter {
  * after NFKC), English stop words are dropped (see `lexicalTerms`), and a row
  * matches when it contains any remaining word after English stemming (FTS5's
  * `porter` tokenizer on SQLite, the `english` text-search configuration on
- * PostgreSQL). Implementations: FTS5 on SQLite, `tsvector` with GIN on
- * PostgreSQL.
+ * PostgreSQL). The cost of a query is bounded: its words are searched
+ * rarest first while the rows they match (across the whole index) stay
+ * within `MAX_LEXICAL_POSTINGS`; words more common than that are left out
+ * (see `selectiveTerms`). Implementations: FTS5 on SQLite, `tsvector` with
+ * GIN on PostgreSQL.
  */
 export interface LexicalIndex {
   /**

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LexicalHit, LexicalIndex, LexicalSource } from '../ports/lexical-index.js';
+import { MAX_LEXICAL_POSTINGS } from '../vectors/lexical-terms.js';
 
 /** Options of {@link runLexicalIndexContract}. */
 export interface LexicalIndexContractOptions {
@@ -115,6 +116,19 @@ export function runLexicalIndexContract(options: LexicalIndexContractOptions): v
       expect(ids(hits)).not.toContain('e1');
       await index.ensure();
       expect(await index.count()).toBe(2_600);
+    });
+
+    it(`leaves out words matching more than ${MAX_LEXICAL_POSTINGS} rows, rarest kept first`, async () => {
+      const rows = Array.from({ length: MAX_LEXICAL_POSTINGS + 600 }, (_, i) =>
+        row(`m${String(i).padStart(5, '0')}`, `shared ledger entry ${i}${i % 100 === 0 ? ' walrus' : ''}${i % 7 === 0 ? ' lantern' : ''}`),
+      );
+      const { index } = await open(rows);
+      await index.ensure();
+      const walrus = rows.filter((_, i) => i % 100 === 0).map((source) => source.id);
+      const both = rows.filter((_, i) => i % 100 === 0 || i % 7 === 0).map((source) => source.id);
+      expect(await index.query({ text: 'shared ledger', k: 10, filter: own('agent-a') })).toEqual([]);
+      expect(ids(await index.query({ text: 'shared walrus', k: 100, filter: own('agent-a') })).sort()).toEqual(walrus);
+      expect(ids(await index.query({ text: 'ledger walrus lantern', k: 1_000, filter: own('agent-a') })).sort()).toEqual(both.sort());
     });
 
     it('follows inserts, updates and deletes of the source in their transaction', async () => {
