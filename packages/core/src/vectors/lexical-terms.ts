@@ -18,6 +18,13 @@ const ENGLISH_STOP_WORDS = new Set(
 export const MAX_LEXICAL_TERMS = 32;
 
 /**
+ * Longest word (in UTF-16 code units) a lexical query searches for: no word
+ * of any language is longer, and a 16,000-character "word" cost the
+ * full-text engines tens of milliseconds to stem and look up (#11).
+ */
+export const MAX_LEXICAL_TERM_LENGTH = 64;
+
+/**
  * Most postings (rows a word occurs in) a lexical query reads: its words are
  * taken rarest first while the rows they match, summed, stay within this, and
  * the rest are left out. A word found in thousands of rows weighs little in
@@ -54,8 +61,9 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 /**
  * The words a lexical query searches for: `text` after Unicode NFKC
  * normalisation and lower-casing, split into runs of letters, marks and
- * digits, without English stop words and repeats, at most
- * {@link MAX_LEXICAL_TERMS} (the first ones). Each word contains only
+ * digits, without English stop words, repeats and words longer than
+ * {@link MAX_LEXICAL_TERM_LENGTH}, at most {@link MAX_LEXICAL_TERMS} (the
+ * first ones). Each word contains only
  * letters, marks and digits, so adapters may quote it in their query syntax
  * without escaping.
  * @example lexicalTerms("What is the user's GitHub handle?") → ['user', 'github', 'handle']
@@ -63,7 +71,7 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 export function lexicalTerms(text: string): string[] {
   const terms = new Set<string>();
   for (const word of text.normalize('NFKC').toLowerCase().match(WORD) ?? []) {
-    if (ENGLISH_STOP_WORDS.has(word)) continue;
+    if (word.length > MAX_LEXICAL_TERM_LENGTH || ENGLISH_STOP_WORDS.has(word)) continue;
     terms.add(word);
     if (terms.size === MAX_LEXICAL_TERMS) break;
   }
