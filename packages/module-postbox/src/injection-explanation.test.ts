@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { SqlDatabase } from '@agentinfra/core';
+import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INJECTION_EVIDENCE_HEADER, INJECTION_HEADER } from './scoring/injection-headers.js';
@@ -84,8 +85,9 @@ describe.each(sqlDatabases())('injection score explanation on $name (#17)', ({ c
 
   it('falls back to the local scorer when the remote scorer does not answer, and says so', async () => {
     const port = await closedPort();
+    // A second kernel on the same database: its stop() must not close the database the first one still uses.
     const remote = await startPostboxTestServer({
-      db,
+      db: keepOpen(db),
       seed: false,
       postboxConfig: { smtp: { port: 0 }, scorer: { kind: 'http', url: `http://127.0.0.1:${port}/score`, timeoutMs: 500 } },
     });

@@ -168,7 +168,7 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('running') });
     release?.();
-    await receiver.waitFor(async () => (await runsOf('slow'))[0]?.status === 'succeeded', 5_000, 'the slow run to succeed');
+    await receiver.waitFor(async () => (await runsOf('slow'))[0]?.status === 'succeeded', 15_000, 'the slow run to succeed');
 
     const closed = await startCallbackReceiver();
     await closed.close();
