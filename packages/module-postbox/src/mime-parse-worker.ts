@@ -1,18 +1,40 @@
 import { type ParsedMessage, parseMimeMessage } from './mime-message.js';
+import { boundedScoringInput } from './scoring/bounded-input.js';
+import type { ScoringInput } from './scoring/injection-scorer.js';
+import { createLocalInjectionScorer, type InjectionExplanation, type LocalInjectionScorer } from './scoring/local-scorer.js';
 
-/** What the worker answers: the parsed message, or why the input is not a readable message. */
-export type MimeParseOutcome = { ok: true; message: ParsedMessage } | { ok: false; reason: string };
+/** What the worker answers: the parsed message with the local model's explanation, or why the input is not a readable message. */
+export type MimeParseOutcome = { ok: true; message: ParsedMessage; local: InjectionExplanation } | { ok: false; reason: string };
+
+/** The bundled local model, loaded by the first message this thread scores. */
+let scorer: LocalInjectionScorer | undefined;
 
 /**
  * Worker-thread entry of the MIME parser pool (see `createMimeParserPool`):
- * parses one raw message with {@link parseMimeMessage}. mailparser's own
- * refusals (a header block over 1 MiB, more than 1,000 MIME parts) come back
- * as `{ ok: false }`, so that the caller can tell bad mail from a broken pool.
+ * parses one raw message with {@link parseMimeMessage} and explains it with
+ * the bundled local injection model, so that neither runs on the event loop
+ * (scoring a message with megabytes of text stalled it for tens of
+ * milliseconds, bench/worst-case.ts). mailparser's own refusals (a header
+ * block over 1 MiB, more than 1,000 MIME parts) come back as `{ ok: false }`,
+ * so that the caller can tell bad mail from a broken pool.
  */
 export default async function parseInWorker(raw: Uint8Array): Promise<MimeParseOutcome> {
+  let message: ParsedMessage;
   try {
-    return { ok: true, message: await parseMimeMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) };
+    message = await parseMimeMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
+  scorer ??= createLocalInjectionScorer();
+  return {
+    ok: true,
+    message,
+    local: scorer.explain(boundedScoringInput({ subject: message.subject, text: message.text, html: message.html })),
+  };
+}
+
+/** Worker-thread entry that explains one message (already bounded) with the bundled local injection model. */
+export function explainInWorker(input: ScoringInput): InjectionExplanation {
+  scorer ??= createLocalInjectionScorer();
+  return scorer.explain(input);
 }

@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ParsedMessage } from './mime-message.js';
 import type { MimeParseOutcome } from './mime-parse-worker.js';
+import type { ScoringInput } from './scoring/injection-scorer.js';
+import type { InjectionExplanation } from './scoring/local-scorer.js';
 
 /** A message mailparser refuses to read (a header block over 1 MiB, more than 1,000 MIME parts). */
 export class MalformedMessageError extends Error {
@@ -11,10 +13,17 @@ export class MalformedMessageError extends Error {
 /** Parses raw messages away from the event loop. */
 export interface MimeParserPool {
   /**
-   * Parses one raw RFC 5322 message in a worker thread.
+   * Parses one raw RFC 5322 message in a worker thread and explains it with
+   * the bundled local injection model there (`local`).
    * @throws MalformedMessageError when the message cannot be read; Error when the pool is closed or its queue is full.
    */
-  parse(raw: Buffer): Promise<ParsedMessage>;
+  parse(raw: Buffer): Promise<{ message: ParsedMessage; local: InjectionExplanation }>;
+  /**
+   * Explains `input` with the bundled local injection model in a worker thread
+   * (for large /ingest bodies: scoring a megabyte of text takes tens of ms).
+   * @throws Error when the pool is closed or its queue is full.
+   */
+  explain(input: ScoringInput): Promise<InjectionExplanation>;
   /** Stops the worker threads (queued messages are rejected). */
   close(): Promise<void>;
 }
@@ -28,7 +37,7 @@ export interface MimeParserPoolOptions {
 }
 
 /**
- * Creates a pool of worker threads (piscina) running mailparser (issue #11):
+ * Creates a pool of worker threads (piscina) running mailparser and the local injection model (issue #11):
  * splitting MIME, decoding bodies and turning HTML into text cost up to
  * seconds of CPU for a 10 MiB message (`html-to-text` reads about 3 MB/s), so
  * they never run on the event loop. Threads start with the first message and
@@ -38,7 +47,7 @@ export interface MimeParserPoolOptions {
 export function createMimeParserPool(options: MimeParserPoolOptions): MimeParserPool {
   const fromSources = import.meta.url.endsWith('.ts');
   const worker = new URL(`./mime-parse-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
-  const pool = new Piscina<Uint8Array, MimeParseOutcome>({
+  const pool = new Piscina<Uint8Array | ScoringInput, MimeParseOutcome | InjectionExplanation>({
     filename: fileURLToPath(worker),
     minThreads: 0,
     maxThreads: options.threads,
@@ -48,10 +57,11 @@ export function createMimeParserPool(options: MimeParserPoolOptions): MimeParser
   });
   return {
     async parse(raw) {
-      const outcome = await pool.run(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
+      const outcome = (await pool.run(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength))) as MimeParseOutcome;
       if (!outcome.ok) throw new MalformedMessageError(outcome.reason);
-      return outcome.message;
+      return { message: outcome.message, local: outcome.local };
     },
+    explain: async (input) => (await pool.run(input, { name: 'explainInWorker' })) as InjectionExplanation,
     close: () => pool.destroy(),
   };
 }
