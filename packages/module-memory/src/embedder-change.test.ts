@@ -1,4 +1,5 @@
 import type { SqlDatabase } from '@agentinfra/core';
+import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import type { MemoryService } from './service.js';
@@ -24,7 +25,8 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
     const first = createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 });
     const t = await startMemoryTestServer({ db, embedder: first });
     const next = createBagOfWordsEmbedder({ id: 'test-bow-b', dimensions: 96 });
-    const kernel = createMemoryKernel({ db, embedder: next, memoryConfig: { reembedBatchSize: 2 } });
+    // Kernels beside the test server share its database: only the test server's stop() may close it.
+    const kernel = createMemoryKernel({ db: keepOpen(db), embedder: next, memoryConfig: { reembedBatchSize: 2 } });
     try {
       const ids: string[] = [];
       for (const text of MEMORIES) {
@@ -101,7 +103,7 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
       expect(await db.vectorIndex({ table: 'memory_vectors_g2' }).count()).toBe(6);
       expect(await db.vectorIndex({ table: 'memory_vectors_g1' }).count()).toBe(0);
 
-      const back = createMemoryKernel({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });
+      const back = createMemoryKernel({ db: keepOpen(db), embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });
       await expect(back.start()).rejects.toThrow('the memory store was embedded with test-bow-b');
     } finally {
       await kernel.stop();
@@ -113,7 +115,7 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
   it('adopts another embedder when the store holds no semantic memories', async () => {
     const { db, cleanup } = await create();
     const t = await startMemoryTestServer({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });
-    const kernel = createMemoryKernel({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-c', dimensions: 32 }) });
+    const kernel = createMemoryKernel({ db: keepOpen(db), embedder: createBagOfWordsEmbedder({ id: 'test-bow-c', dimensions: 32 }) });
     try {
       await t.memory('mem/write', { agent_id: 'bob', kind: 'episode', text: 'only an episode', provenance: 'p', scope: ['self'] }, 'bob');
       await kernel.start();

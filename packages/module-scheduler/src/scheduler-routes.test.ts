@@ -98,10 +98,12 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     await sleep(1_500);
     expect(receiver.on('/tick').length).toBe(count);
 
+    const resumedAt = Date.now();
     const resumed = await t.scheduler('job/resume', { agent_id: 'alice', name: 'tick' }, 'alice');
     expect(resumed.status).toBe(200);
     expect(resumed.body).toEqual({ name: 'tick', status: 'active', next_run_at: expect.stringMatching(ISO_MS) });
-    expect(Date.parse(resumed.body.next_run_at)).toBeGreaterThan(Date.now());
+    // The next fire is after the resume (compared with when it was asked for: the answer may arrive in the same millisecond).
+    expect(Date.parse(resumed.body.next_run_at)).toBeGreaterThan(resumedAt);
     await receiver.waitFor(() => receiver.on('/tick').length > count, 5_000, 'a tick after resume');
     expect((await t.scheduler('job/delete', { agent_id: 'alice', name: 'tick' }, 'alice')).body).toEqual({
       name: 'tick',
@@ -167,8 +169,10 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     const conflict = await t.scheduler('runs/retry', { agent_id: 'alice', run_id: runs[0]?.id }, 'alice');
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('running') });
+    // The run is marked running before its callback reaches the receiver: release it once it has arrived.
+    await receiver.waitFor(async () => release !== undefined, 10_000, 'the slow callback to arrive');
     release?.();
-    await receiver.waitFor(async () => (await runsOf('slow'))[0]?.status === 'succeeded', 15_000, 'the slow run to succeed');
+    await receiver.waitFor(async () => (await runsOf('slow'))[0]?.status === 'succeeded', 10_000, 'the slow run to succeed');
 
     const closed = await startCallbackReceiver();
     await closed.close();
