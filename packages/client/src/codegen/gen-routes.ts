@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { defaultModules } from '@agentinfra/cli';
 import { formatRouteTable, ROUTE_TABLE_PATH } from './format-table.js';
 import { renderRouteTable } from './route-table.js';
-import { servedModules } from './served-modules.js';
 
 /** Writes src/generated/routes.ts from the route declarations of the modules `agentinfra serve` loads. */
 const file = fileURLToPath(new URL(`../../../../${ROUTE_TABLE_PATH}`, import.meta.url));
-writeFileSync(file, formatRouteTable(renderRouteTable(servedModules)));
+writeFileSync(file, formatRouteTable(renderRouteTable(defaultModules)));
 process.stdout.write(`wrote ${file}\n`);
