@@ -10,7 +10,6 @@
  *
  *   npx tsx bench/embedder-quality.ts
  */
-import { readFileSync } from 'node:fs';
 import { seededRandom } from '../packages/adapter-wordvec/src/build/seeded-random.js';
 import { prepareWordVectors, quantizeWordVectors } from '../packages/adapter-wordvec/src/build/vectors-compaction.js';
 import { readWinkEmbeddings } from '../packages/adapter-wordvec/src/build/wink-embeddings-reader.js';
@@ -26,37 +25,21 @@ import {
   WORDVEC_ENCODER_OPTIONS,
   type WordVectorLookup,
 } from '../packages/adapter-wordvec/src/index.js';
+import {
+  loadRetrievalSet,
+  type RetrievalQuery,
+  type RetrievalScores,
+  withTypos,
+} from '../packages/module-memory/src/test-support/retrieval-set.js';
 
-interface RetrievalSet {
-  memories: { id: string; text: string }[];
-  queries: { id: string; text: string; relevant: string[] }[];
-}
-interface Scores {
-  recallAt1: number;
-  recallAt5: number;
-  mrr: number;
-}
 type Encode = (texts: string[]) => Promise<Float32Array[]>;
 
-const set = JSON.parse(readFileSync(new URL('./data/retrieval-set.json', import.meta.url), 'utf8')) as RetrievalSet;
+const set = loadRetrievalSet();
 
-/** The same queries with deterministic typos: one deletion, swap or substitution in 40% of words of 5+ letters. */
-function withTypos(queries: RetrievalSet['queries']): RetrievalSet['queries'] {
-  const random = seededRandom(7);
-  const typo = (word: string): string => {
-    const chars = Array.from(word);
-    const at = 1 + Math.floor(random() * (chars.length - 2));
-    const kind = random();
-    if (kind < 1 / 3) chars.splice(at, 1);
-    else if (kind < 2 / 3) [chars[at], chars[at + 1]] = [chars[at + 1] ?? '', chars[at] ?? ''];
-    else chars[at] = 'etaoinshr'.charAt(Math.floor(random() * 9));
-    return chars.join('');
-  };
-  return queries.map((query) => ({ ...query, text: query.text.replace(/[A-Za-z]{5,}/g, (word) => (random() < 0.4 ? typo(word) : word)) }));
-}
-const typoQueries = withTypos(set.queries);
+// The figures in bench/RESULTS.md were measured with these typos: the LCG of the vectors build, seeded with 7.
+const typoQueries = withTypos(set.queries, seededRandom(7));
 
-async function score(encode: Encode, queries: RetrievalSet['queries']): Promise<Scores> {
+async function score(encode: Encode, queries: RetrievalQuery[]): Promise<RetrievalScores> {
   const memoryVectors = await encode(set.memories.map((memory) => memory.text));
   const queryVectors = await encode(queries.map((query) => query.text));
   let hits1 = 0;
@@ -137,7 +120,7 @@ const rows: [string, Encode][] = [
   [`createWordVectorEmbedder() (${shipped.id}, from the built file)`, (texts) => shipped.embed({ texts })],
 ];
 
-const results: { name: string; clean: Scores; typos: Scores }[] = [];
+const results: { name: string; clean: RetrievalScores; typos: RetrievalScores }[] = [];
 for (const [name, encode] of rows) {
   results.push({ name, clean: await score(encode, set.queries), typos: await score(encode, typoQueries) });
 }

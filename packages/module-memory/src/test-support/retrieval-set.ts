@@ -46,11 +46,11 @@ export function splitRetrievalSet(set: RetrievalSet = loadRetrievalSet()): { tun
 
 /**
  * The same queries with deterministic typos: in 40% of the words of 5 or more
- * letters, one deletion, swap of neighbours or substitution (seeded, so every
- * run sees the same misspellings).
+ * letters, one deletion, swap of neighbours or substitution, drawn from
+ * `random` (numbers in [0, 1); default mulberry32 seeded with 7), so every
+ * run sees the same misspellings.
  */
-export function withTypos(queries: readonly RetrievalQuery[], seed = 7): RetrievalQuery[] {
-  const random = seededRandom(seed);
+export function withTypos(queries: readonly RetrievalQuery[], random: () => number = seededRandom(7)): RetrievalQuery[] {
   const typo = (word: string): string => {
     const chars = Array.from(word);
     const at = 1 + Math.floor(random() * (chars.length - 2));
