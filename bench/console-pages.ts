@@ -34,7 +34,7 @@ import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import type { SqlDatabase } from '@agentinfra/core';
 import { databaseUrl, displayDatabaseUrl } from './support/agentinfra-bench-server.js';
 import { agentName, BUSY_AGENT, seedConsoleService } from './support/console-seed.js';
-import { printTable, startProcess } from './support/serve-process.js';
+import { BENCH_BRIDGE_KEY, benchServeEnv, printTable, startProcess } from './support/serve-process.js';
 
 const AGENTS = Number(process.env.CONSOLE_BENCH_AGENTS ?? 10_000);
 const MEMORIES = Number(process.env.CONSOLE_BENCH_MEMORIES ?? 100_000);
@@ -42,7 +42,6 @@ const SAMPLES = Number(process.env.CONSOLE_BENCH_SAMPLES ?? 30);
 const DATABASES = (process.env.CONSOLE_BENCH_DATABASES ?? 'sqlite,postgres').split(',').filter(Boolean);
 const WARMUP_ROUNDS = 2;
 const TARGET_MS = 200;
-const BRIDGE_KEY = 'bk_benchmark_bridge_key_0123456789abcdef';
 const cli = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 
 /** One console page and the API route behind it. */
@@ -67,7 +66,7 @@ async function signIn(url: string): Promise<string> {
   const response = await fetch(`${url}/console/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
-    body: new URLSearchParams({ key: BRIDGE_KEY }).toString(),
+    body: new URLSearchParams({ key: BENCH_BRIDGE_KEY }).toString(),
     redirect: 'manual',
   });
   await response.text();
@@ -83,15 +82,7 @@ async function startServer(engine: string) {
   const postgres = engine === 'postgres';
   const server = await startProcess([cli, 'serve'], {
     env: {
-      AGENTINFRA_BRIDGE_KEY: BRIDGE_KEY,
-      AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-      AGENTINFRA_DATA_DIR: dir,
-      AGENTINFRA_CONFIG: join(dir, 'none.json'),
-      AGENTINFRA_PORT: '0',
-      AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
-      AGENTINFRA_LOG_LEVEL: 'warn',
-      AGENTINFRA_ACME_HTTP_PORT: '0',
-      AGENTINFRA_SMTP_PORT: '0',
+      ...benchServeEnv(dir),
       ...(postgres ? { AGENTINFRA_DATABASE_URL: databaseUrl, AGENTINFRA_DATABASE_SCHEMA: schema } : {}),
     },
   });
@@ -113,7 +104,7 @@ async function callRoute(url: string, route: string, body: unknown): Promise<{ m
   const started = performance.now();
   const response = await fetch(`${url}/functions/v1/${route}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${BRIDGE_KEY}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${BENCH_BRIDGE_KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   const text = await response.text();
@@ -148,7 +139,7 @@ for (const engine of DATABASES) {
   const { server, db, stop, where } = await startServer(engine);
   try {
     process.stderr.write(`[bench] ${engine}: ${where}\n`);
-    const seeded = await seedConsoleService(server.url, BRIDGE_KEY, db, { agents: AGENTS, memories: MEMORIES, memoryConnections: 8 });
+    const seeded = await seedConsoleService(server.url, BENCH_BRIDGE_KEY, db, { agents: AGENTS, memories: MEMORIES, memoryConnections: 8 });
     const agentsDeep = await deepCursor(server.url, 'agent-identity/admin/agents/list', {}, AGENTS / 2);
     const memoriesDeep = await deepCursor(server.url, 'agent-memory/admin/memories/list', {}, MEMORIES / 2);
     const search = agentName(AGENTS - 1).slice(0, -1);

@@ -18,22 +18,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentiles } from './support/latency-percentiles.js';
 import { perSessionFetch } from './support/per-session-fetch.js';
-import { printTable, startProcess } from './support/serve-process.js';
+import { BENCH_BRIDGE_KEY, benchServeEnv, printTable, startProcess } from './support/serve-process.js';
 
 const cli = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'agentinfra-bench-mcp-'));
-const bridge = 'bk_benchmark_bridge_key_0123456789abcdef';
-const env = {
-  AGENTINFRA_BRIDGE_KEY: bridge,
-  AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-  AGENTINFRA_DATA_DIR: dir,
-  AGENTINFRA_CONFIG: join(dir, 'none.json'),
-  AGENTINFRA_PORT: '0',
-  AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
-  AGENTINFRA_LOG_LEVEL: 'warn',
-  AGENTINFRA_ACME_HTTP_PORT: '0',
-  AGENTINFRA_SMTP_PORT: '0',
-};
+const bridge = BENCH_BRIDGE_KEY;
+const env = benchServeEnv(dir);
 const MEMORIES = Number(process.env.BENCH_MCP_MEMORIES ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_MCP_REQUESTS ?? 2_000);
 const SESSIONS = Number(process.env.BENCH_MCP_SESSIONS ?? 200);

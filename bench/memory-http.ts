@@ -14,19 +14,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { printTable, type ServerProcess, startProcess } from './support/serve-process.js';
+import { BENCH_BRIDGE_KEY, benchServeEnv, printTable, type ServerProcess, startProcess } from './support/serve-process.js';
 
 const cli = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const bare = fileURLToPath(new URL('./support/bare-server.mjs', import.meta.url));
-const env = {
-  AGENTINFRA_BRIDGE_KEY: 'bk_benchmark_bridge_key_0123456789abcdef',
-  AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-  AGENTINFRA_PORT: '0',
-  AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
-  AGENTINFRA_LOG_LEVEL: 'warn',
-  AGENTINFRA_ACME_HTTP_PORT: '0',
-  AGENTINFRA_SMTP_PORT: '0',
-};
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const CONNECTIONS = 8;
@@ -134,14 +125,14 @@ async function load(options: {
 async function startMemoryServer(extra: Record<string, string> = {}) {
   const data = mkdtempSync(join(tmpdir(), 'agentinfra-bench-'));
   const started = await startProcess([cli, 'serve'], {
-    env: { ...env, AGENTINFRA_DATA_DIR: data, AGENTINFRA_CONFIG: join(data, 'none.json'), ...extra },
+    env: { ...benchServeEnv(data), ...extra },
   });
-  await post(started.url, 'agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, env.AGENTINFRA_BRIDGE_KEY);
+  await post(started.url, 'agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, BENCH_BRIDGE_KEY);
   const { device_key: key } = await post(
     started.url,
     'agent-identity/device/issue',
     { agent_id: 'bench', label: 'bench' },
-    env.AGENTINFRA_BRIDGE_KEY,
+    BENCH_BRIDGE_KEY,
   );
   return { server: started, auth: { authorization: `Bearer ${key}` } };
 }

@@ -34,7 +34,7 @@ import { databaseUrl, displayDatabaseUrl } from './support/agentinfra-bench-serv
 import { createAttackContext } from './support/attack-context.js';
 import { createJsonClient } from './support/json-client.js';
 import { percentiles } from './support/latency-percentiles.js';
-import { printTable, type ServerProcess, startProcess } from './support/serve-process.js';
+import { BENCH_BRIDGE_KEY, benchServeEnv, printTable, type ServerProcess, startProcess } from './support/serve-process.js';
 import type { AttackPlan, AttackTally } from './support/worst-case-attackers.js';
 import { attacks } from './support/worst-inputs.js';
 
@@ -45,7 +45,6 @@ const PROBE_INTERVAL_MS = 50;
 const PROBE_TIMEOUT_MS = 60_000;
 const TARGET_HEALTH_P99_MS = 20;
 const TARGET_LOOP_DELAY_MAX_MS = 50;
-const BRIDGE_KEY = 'bk_benchmark_bridge_key_0123456789abcdef';
 const AGENT = 'bench';
 const MAIL_DOMAIN = 'worst-case.test';
 
@@ -213,7 +212,7 @@ async function phase(target: Target, attackIndices: number[], seconds: number): 
     url: target.server.url,
     smtpPort: target.smtpPort,
     deviceKey: target.deviceKey,
-    bridgeKey: BRIDGE_KEY,
+    bridgeKey: BENCH_BRIDGE_KEY,
     agentId: AGENT,
     address: target.address,
     attacks: attackIndices,
@@ -238,14 +237,8 @@ async function startTarget(database: { url: string; schema: string } | undefined
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-bench-worst-'));
   const smtpPort = await freePort();
   const env: NodeJS.ProcessEnv = {
-    AGENTINFRA_BRIDGE_KEY: BRIDGE_KEY,
-    AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-    AGENTINFRA_DATA_DIR: dir,
-    AGENTINFRA_CONFIG: join(dir, 'none.json'),
-    AGENTINFRA_PORT: '0',
-    AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
+    ...benchServeEnv(dir),
     AGENTINFRA_LOG_LEVEL: 'error',
-    AGENTINFRA_ACME_HTTP_PORT: '0',
     AGENTINFRA_SMTP_PORT: String(smtpPort),
     AGENTINFRA_MAIL_DOMAIN: MAIL_DOMAIN,
     // Hostname claims look up a TXT record: refused at once by a resolver that is not there, never a slow lookup.
@@ -260,7 +253,7 @@ async function startTarget(database: { url: string; schema: string } | undefined
   };
   const client = createJsonClient(`${server.url}/functions/v1`);
   try {
-    const bridge = { authorization: `Bearer ${BRIDGE_KEY}` };
+    const bridge = { authorization: `Bearer ${BENCH_BRIDGE_KEY}` };
     await client.post('/agent-identity/agents/create', { agent_id: AGENT, display_name: 'Worst case' }, bridge);
     const { device_key: deviceKey } = (
       await client.post<{ device_key: string }>('/agent-identity/device/issue', { agent_id: AGENT, label: 'worst-case' }, bridge)
@@ -305,7 +298,7 @@ async function measure(label: string, database: { url: string; schema: string } 
     const mixed = await phase(target, everything, SECONDS);
     const alone: PhaseResult[] = [];
     if (ENDPOINT_SECONDS > 0) for (const index of everything) alone.push(await phase(target, [index], ENDPOINT_SECONDS));
-    const context = createAttackContext({ ...target, url: target.server.url, bridgeKey: BRIDGE_KEY, agentId: AGENT }, 0);
+    const context = createAttackContext({ ...target, url: target.server.url, bridgeKey: BENCH_BRIDGE_KEY, agentId: AGENT }, 0);
     const soloBaseline = await oneAtATime(target, 20, () => getHealth(target.server.url));
     const solo: SoloResult[] = [];
     for (const attack of attacks) solo.push(await oneAtATime(target, attack.variants, (round) => attack.run(context, round)));

@@ -10,13 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJsonClient } from './json-client.js';
-import { type ServerProcess, startProcess } from './serve-process.js';
+import { BENCH_BRIDGE_KEY, benchServeEnv, type ServerProcess, startProcess } from './serve-process.js';
 import { DIMENSIONS } from './synthetic-vectors.js';
 
 const cli = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url));
 const embeddingServer = fileURLToPath(new URL('./vector-embedding-server.ts', import.meta.url));
 const inProcessEmbedderServer = fileURLToPath(new URL('./in-process-embedder-server.ts', import.meta.url));
-const BRIDGE_KEY = 'bk_benchmark_bridge_key_0123456789abcdef';
 
 /** The PostgreSQL URL of the benchmarks: `AGENTINFRA_TEST_DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/test`. */
 export const databaseUrl = process.env.AGENTINFRA_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -67,16 +66,7 @@ export async function startBenchServer(
 ): Promise<BenchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-bench-'));
   const env: NodeJS.ProcessEnv = {
-    AGENTINFRA_BRIDGE_KEY: BRIDGE_KEY,
-    AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-    AGENTINFRA_DATA_DIR: dir,
-    AGENTINFRA_CONFIG: join(dir, 'none.json'),
-    AGENTINFRA_PORT: '0',
-    AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
-    AGENTINFRA_LOG_LEVEL: 'warn',
-    // No HTTP-01 (port 80) or SMTP (2525) listeners: several servers run side by side.
-    AGENTINFRA_ACME_HTTP_PORT: '0',
-    AGENTINFRA_SMTP_PORT: '0',
+    ...benchServeEnv(dir),
     AGENTINFRA_EMBEDDER: 'openai',
     AGENTINFRA_EMBEDDER_URL: embedderUrl,
     AGENTINFRA_EMBEDDER_MODEL: `synthetic-${DIMENSIONS}`,
@@ -107,7 +97,7 @@ export async function startBenchServer(
   };
   const client = createJsonClient(`${server.url}/functions/v1`);
   try {
-    const bridge = { authorization: `Bearer ${BRIDGE_KEY}` };
+    const bridge = { authorization: `Bearer ${BENCH_BRIDGE_KEY}` };
     await client.post('/agent-identity/agents/create', { agent_id: 'bench', display_name: 'Bench' }, bridge).catch((error: Error) => {
       if (!/HTTP 409/.test(error.message)) throw error;
     });
