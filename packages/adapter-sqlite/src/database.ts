@@ -4,7 +4,7 @@ import type { SqlDatabase } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory from 'knex';
 import { z } from 'zod';
-import { createSqliteLexicalIndex } from './lexical-index.js';
+import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
 
 /** Distinct SQL texts whose compiled statements each connection keeps. */
@@ -76,6 +76,8 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
   });
   /** Tail of each key's queue of `exclusive` callers. */
   const exclusiveQueues = new Map<string, Promise<void>>();
+  /** Lexical indexes made here, whose background flush stops when the database closes. */
+  const lexicalIndexes = new Set<SqliteLexicalIndex>();
   return {
     dialect: 'sqlite',
     capabilities: { returning: true, skipLocked: false, multiProcess: false },
@@ -89,7 +91,11 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
       return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
     },
     vectorIndex: ({ table }) => createSqliteVectorIndex({ knex, table }),
-    lexicalIndex: ({ table, source }) => createSqliteLexicalIndex({ knex, table, source }),
+    lexicalIndex({ table, source }) {
+      const index = createSqliteLexicalIndex({ knex, table, source });
+      lexicalIndexes.add(index);
+      return index;
+    },
     exclusive(options, work) {
       const previous = exclusiveQueues.get(options.key) ?? Promise.resolve();
       const result = previous.then(work, work);
@@ -101,6 +107,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
       return result;
     },
     async close() {
+      for (const index of lexicalIndexes) index.close();
       await knex.destroy();
     },
   };

@@ -4,10 +4,14 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
+import { LEXICAL_FLUSH_BATCH, lexicalQueueOn } from './lexical-queue.js';
 import { createSqliteLexicalTables, keysExpression, type SqliteLexicalTables, sqliteLexicalTables } from './lexical-tables.js';
 
 /** Source rows indexed per transaction while `ensure` builds the index of an existing table. */
 const BACKFILL_BATCH = 2_000;
+
+/** Milliseconds between two flushes of the queue while fewer than a batch of rows wait in it. */
+export const LEXICAL_FLUSH_INTERVAL_MS = 100;
 
 /** Options of {@link createSqliteLexicalIndex}. */
 export const sqliteLexicalIndexOptions = z.object({
@@ -29,14 +33,26 @@ export const sqliteLexicalIndexOptions = z.object({
 });
 export type SqliteLexicalIndexOptions = z.input<typeof sqliteLexicalIndexOptions>;
 
+/** A {@link LexicalIndex} on SQLite, with the background flush of its queue to stop. */
+export interface SqliteLexicalIndex extends LexicalIndex {
+  /** Stops the background flush (the database is closing); queued rows stay queued for the next start. */
+  close(): void;
+}
+
 /** A row of a lexical query: FTS5's bm25 (negative, lower is better) and any attached columns. */
 type RankedRow = { id: string; rank: number } & Record<string, unknown>;
 
 /**
  * {@link LexicalIndex} on SQLite's FTS5 ({@link SqliteLexicalTables}): a
  * contentless FTS5 table with the `porter` stemmer, kept in step with the
- * source table by triggers, so the index changes in the transaction that
- * changes the source row. A query first counts each word's matching rows
+ * source table by triggers. A deleted row leaves the index in its own
+ * transaction; an inserted or changed row is queued in its own transaction
+ * and indexed in batches of {@link LEXICAL_FLUSH_BATCH}: every
+ * {@link LEXICAL_FLUSH_INTERVAL_MS} ms in the background once `ensure` has
+ * run, and before every query and count, so a committed write is always
+ * found by the next query. (FTS5 writes a segment at every commit; one per
+ * batch instead of one per write halves the index's cost per row, see
+ * bench/RESULTS.md.) A query first counts each word's matching rows
  * (stopping past `MAX_LEXICAL_POSTINGS`) and keeps the rarest words within
  * that budget (`selectiveTerms`), then runs one statement: the FTS5 match
  * (the kept words joined with OR), the visibility filter on each match's
@@ -47,9 +63,27 @@ type RankedRow = { id: string; rank: number } & Record<string, unknown>;
  * @throws ZodError when options are invalid; RangeError when a source name is not a plain identifier.
  *   Methods throw an Error with the driver error as `cause` when SQLite fails.
  */
-export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): LexicalIndex {
+export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): SqliteLexicalIndex {
   const { knex, table, source } = sqliteLexicalIndexOptions.parse(options);
   const tables = sqliteLexicalTables(table, source as LexicalSource);
+  let flushTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  /** Flushes one batch after `delayMs`, then schedules the next (at once while batches come back full). */
+  function scheduleFlush(delayMs: number): void {
+    if (closed || flushTimer !== undefined) return;
+    flushTimer = setTimeout(async () => {
+      let taken = 0;
+      try {
+        taken = await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushBatch());
+      } catch {
+        // Left queued: the next flush retries, and queries drain the queue themselves and report what fails.
+      }
+      flushTimer = undefined;
+      scheduleFlush(taken === LEXICAL_FLUSH_BATCH ? 0 : LEXICAL_FLUSH_INTERVAL_MS);
+    }, delayMs);
+    flushTimer.unref();
+  }
 
   async function attempt<T>(operation: string, work: () => Promise<T>): Promise<T> {
     try {
@@ -92,7 +126,13 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Le
       const { onProgress } = request;
       await attempt('ensure', async () => {
         const building = await withConnection(knex, (db) => prepare(db, tables));
-        if (!building) return;
+        if (building) await backfill();
+        // One lease per batch, as the backfill: rows queued before a restart may be many.
+        while ((await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushBatch())) === LEXICAL_FLUSH_BATCH);
+        scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
+      });
+
+      async function backfill(): Promise<void> {
         let { done, total } = await withConnection(knex, (db) => backfillOn(db, tables).start());
         onProgress?.(done, total);
         for (;;) {
@@ -103,7 +143,7 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Le
           total = Math.max(total, done);
           onProgress?.(done, total);
         }
-      });
+      }
     },
 
     async query({ text, k, filter, attach }) {
@@ -114,6 +154,8 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Le
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
       return attempt('query', () =>
         withConnection(knex, (db) => {
+          lexicalQueueOn(db, tables).drain();
+          scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
           const kept = selectiveTerms(terms, matchCounts(db, terms));
           if (kept.length === 0) return [];
           const match = kept.map((term) => `"${term}"`).join(' OR ');
@@ -129,8 +171,16 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Le
 
     async count() {
       return attempt('count', () =>
-        withConnection(knex, (db) => Number((db.prepare(`select count(*) as n from ${tables.docs}`).get() as { n: number }).n)),
+        withConnection(knex, (db) => {
+          lexicalQueueOn(db, tables).drain();
+          return Number((db.prepare(`select count(*) as n from ${tables.docs}`).get() as { n: number }).n);
+        }),
       );
+    },
+
+    close() {
+      closed = true;
+      clearTimeout(flushTimer);
     },
   };
 }
@@ -147,6 +197,7 @@ function prepare(db: BetterSqlite3.Database, tables: SqliteLexicalTables): boole
       if (createSqliteLexicalTables(db, tables)) {
         db.exec(`insert into ${tables.fts} (${tables.fts}) values ('delete-all')`);
         db.exec(`delete from ${tables.docs}`);
+        db.exec(`delete from ${tables.queue}`);
         db.exec(`delete from ${tables.meta}`);
       }
       const state = db.prepare(`select value from ${tables.meta} where key = 'state'`).get() as { value: string } | undefined;

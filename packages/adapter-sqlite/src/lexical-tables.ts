@@ -10,17 +10,27 @@ import type BetterSqlite3 from 'better-sqlite3';
  * - `<p>_fts`: a contentless FTS5 table (`porter unicode61`, with
  *   `contentless_delete`) whose rowid is the doc's `rid`; the text is not
  *   stored twice, only its inverted index;
+ * - `<p>_queue` (`id`): keys of source rows inserted or changed since they
+ *   were last indexed, written in the source row's transaction and indexed
+ *   in batches later (see lexical-queue.ts);
  * - `<p>_meta` (`key`, `value`): the build `state` and the backfill `cursor`;
- * - triggers `<p>_after_insert`, `<p>_after_delete`, `<p>_after_update` on
- *   the source table.
+ * - triggers `<p>_on_insert`, `<p>_on_delete`, `<p>_on_update` on the
+ *   source table.
  */
 export interface SqliteLexicalTables {
   docs: string;
   fts: string;
+  queue: string;
   meta: string;
   triggers: { insert: string; delete: string; update: string };
   /** Unquoted trigger names, as `sqlite_master` lists them. */
   triggerNames: string[];
+  /**
+   * Unquoted names of the triggers of the first version, which indexed each
+   * row inside its own transaction: replaced by {@link triggerNames} on
+   * upgrade, keeping the index they kept.
+   */
+  legacyTriggerNames: string[];
   source: {
     table: string;
     key: string;
@@ -47,9 +57,11 @@ export function sqliteLexicalTables(prefix: string, source: LexicalSource): Sqli
   return {
     docs: quote('docs'),
     fts: quote('fts'),
+    queue: quote('queue'),
     meta: quote('meta'),
-    triggers: { insert: quote('after_insert'), delete: quote('after_delete'), update: quote('after_update') },
-    triggerNames: ['after_insert', 'after_delete', 'after_update'].map((suffix) => `${prefix}_${suffix}`),
+    triggers: { insert: quote('on_insert'), delete: quote('on_delete'), update: quote('on_update') },
+    triggerNames: ['on_insert', 'on_delete', 'on_update'].map((suffix) => `${prefix}_${suffix}`),
+    legacyTriggerNames: ['after_insert', 'after_delete', 'after_update'].map((suffix) => `${prefix}_${suffix}`),
     source: {
       table: quoteIdentifier(source.table, 'source table'),
       key: quoteIdentifier(source.key, 'source key'),
@@ -75,62 +87,65 @@ export function keysExpression(tables: SqliteLexicalTables, alias: string): stri
       order by 1))`;
 }
 
-/** Statements that drop the doc of source key `keySql` (its FTS row first). */
-function removeDoc(tables: SqliteLexicalTables, keySql: string): string {
-  return (
-    `delete from ${tables.fts} where rowid = (select rid from ${tables.docs} where id = ${keySql});\n` +
-    `delete from ${tables.docs} where id = ${keySql};`
-  );
+/** The two statements that drop the doc of source key `keySql`: its FTS row, then the doc. */
+export function removeDocStatements(tables: SqliteLexicalTables, keySql: string): [string, string] {
+  return [
+    `delete from ${tables.fts} where rowid = (select rid from ${tables.docs} where id = ${keySql});`,
+    `delete from ${tables.docs} where id = ${keySql};`,
+  ];
 }
 
-/** Statements that index source row `new` (any doc left under its key is replaced). */
-function addDoc(tables: SqliteLexicalTables): string {
-  const { key, text } = tables.source;
-  return (
-    `${removeDoc(tables, `new.${key}`)}\n` +
-    `insert into ${tables.docs} (id, keys) values (new.${key}, ${keysExpression(tables, 'new')});\n` +
-    `insert into ${tables.fts} (rowid, text) values (last_insert_rowid(), new.${text});`
-  );
+/** How many of `names` are triggers in the database. */
+function countTriggers(db: BetterSqlite3.Database, names: readonly string[]): number {
+  const present = db
+    .prepare(`select count(*) as n from sqlite_master where type = 'trigger' and name in (select value from json_each(?))`)
+    .get(JSON.stringify(names)) as { n: number };
+  return present.n;
 }
 
 /**
  * Creates the index's tables and the source's triggers when missing, in the
- * caller's transaction.
- * @returns whether any trigger was missing (the index did not follow the
- *   source until now, so it must be rebuilt from it).
+ * caller's transaction. The triggers do no full-text work: an inserted or
+ * changed row's key goes to `<p>_queue` (its doc, if any, is dropped), a
+ * deleted row's doc is dropped; queued rows are indexed by `flushLexicalQueue`.
+ * Triggers of the first version (which indexed in the row's transaction)
+ * are replaced, and the index they kept is kept.
+ * @returns whether the index must be rebuilt from the source: its triggers
+ *   were missing (a new index, or a source table dropped and created again).
  */
 export function createSqliteLexicalTables(db: BetterSqlite3.Database, tables: SqliteLexicalTables): boolean {
   const { source } = tables;
   db.exec(`create table if not exists ${tables.meta} (key text primary key, value text not null)`);
   db.exec(`create table if not exists ${tables.docs} (rid integer primary key, id text not null unique, keys text not null)`);
+  db.exec(`create table if not exists ${tables.queue} (id text primary key) without rowid`);
   db.exec(
     `create virtual table if not exists ${tables.fts} using fts5(
        text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
      )`,
   );
-  const present = db
-    .prepare(`select count(*) as n from sqlite_master where type = 'trigger' and name in (select value from json_each(?))`)
-    .get(JSON.stringify(tables.triggerNames)) as { n: number };
-  if (present.n === tables.triggerNames.length) return false;
-  for (const name of tables.triggerNames) db.exec(`drop trigger if exists "${name}"`);
+  if (countTriggers(db, tables.triggerNames) === tables.triggerNames.length) return false;
+  const followed = countTriggers(db, tables.legacyTriggerNames) === tables.legacyTriggerNames.length;
+  for (const name of [...tables.triggerNames, ...tables.legacyTriggerNames]) db.exec(`drop trigger if exists "${name}"`);
+  const enqueue = (alias: string) =>
+    `insert or ignore into ${tables.queue} (id) select ${alias}.${source.key} where ${source.only(alias)};`;
   db.exec(
     `create trigger ${tables.triggers.insert} after insert on ${source.table} when ${source.only('new')} begin
-       ${addDoc(tables)}
+       ${enqueue('new')}
      end`,
   );
   db.exec(
     `create trigger ${tables.triggers.delete} after delete on ${source.table} when ${source.only('old')} begin
-       ${removeDoc(tables, `old.${source.key}`)}
+       ${removeDocStatements(tables, `old.${source.key}`).join('\n')}
+       delete from ${tables.queue} where id = old.${source.key};
      end`,
   );
   db.exec(
     `create trigger ${tables.triggers.update} after update on ${source.table} begin
-       ${removeDoc(tables, `old.${source.key}`)}
-       ${removeDoc(tables, `new.${source.key}`)}
-       insert into ${tables.docs} (id, keys) select new.${source.key}, ${keysExpression(tables, 'new')} where ${source.only('new')};
-       insert into ${tables.fts} (rowid, text) select rid, new.${source.text} from ${tables.docs}
-         where id = new.${source.key} and ${source.only('new')};
+       ${removeDocStatements(tables, `old.${source.key}`).join('\n')}
+       ${removeDocStatements(tables, `new.${source.key}`).join('\n')}
+       delete from ${tables.queue} where id = old.${source.key};
+       ${enqueue('new')}
      end`,
   );
-  return true;
+  return !followed;
 }

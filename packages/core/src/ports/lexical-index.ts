@@ -44,9 +44,11 @@ export interface LexicalFilter {
 /**
  * Full-text search over the text column of a table ({@link LexicalSource}),
  * filtered by visibility. The index follows the table by itself (database
- * triggers): a row inserted, changed or deleted there is indexed, re-indexed
- * or dropped in the same transaction, whoever writes it, so a committed
- * write is found by the next query and a deleted row is never returned.
+ * triggers), whoever writes it: a row inserted, changed or deleted there is
+ * indexed, re-indexed or dropped in the same transaction, or queued in that
+ * transaction and indexed before the next query reads (SQLite: FTS5 indexes
+ * queued rows in batches), so a committed write is found by the next query,
+ * a rolled-back one never, and a deleted row is never returned.
  *
  * Query text is split into words (letters, marks and digits, lower-cased
  * after NFKC), English stop words are dropped (see `lexicalTerms`), and a row
