@@ -1,5 +1,13 @@
 import type { LexicalHit, LexicalIndex, LexicalSource } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms, MAX_LEXICAL_POSTINGS, selectiveTerms } from '@agentinfra/core';
+import {
+  attachedRow,
+  attachSql,
+  createCommonTerms,
+  filterVisibilityKeys,
+  lexicalTerms,
+  MAX_LEXICAL_POSTINGS,
+  selectiveTerms,
+} from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { createPgLexicalTables, documentExpression, keysExpression, type PgLexicalTables, pgLexicalTables } from './lexical-tables.js';
@@ -40,7 +48,8 @@ type RankedRow = { id: string; score: number } & Record<string, unknown>;
  * data-modifying CTE with which the vector index stores records.
  *
  * A query first counts each word's matching rows in one statement (each
- * count stops past `MAX_LEXICAL_POSTINGS`) and keeps the rarest words within
+ * count stops past `MAX_LEXICAL_POSTINGS`; words counted past it a minute
+ * ago are not counted again, see `CommonTerms`) and keeps the rarest words within
  * that budget (`selectiveTerms`), then runs one named prepared statement:
  * `to_tsquery` of the kept words joined with `|`, the visibility filter (`keys && $keys`), ordered by
  * `ts_rank_cd(doc, query, 1)` (cover density, divided by 1 + log of the
@@ -56,6 +65,7 @@ type RankedRow = { id: string; score: number } & Record<string, unknown>;
 export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalIndex {
   const { knex, table, source } = pgLexicalIndexOptions.parse(options);
   const tables = pgLexicalTables(table, source as LexicalSource);
+  const commonTerms = createCommonTerms();
 
   async function attempt<T>(operation: string, work: () => Promise<T>): Promise<T> {
     try {
@@ -158,18 +168,18 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
       const keys = filterVisibilityKeys(filter);
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
       return attempt('query', async () => {
-        const counted = await queryPrepared<{ n: number }>(
-          knex,
-          `select (select count(*)::int from (
-             select 1 from ${tables.docs} d where d.doc @@ to_tsquery('english', quote_literal(t.term)) limit ${MAX_LEXICAL_POSTINGS + 1}
-           ) s) as n
-           from unnest($1::text[]) with ordinality t(term, position) order by t.position`,
-          [terms],
-        );
-        const kept = selectiveTerms(
-          terms,
-          counted.map((row) => row.n),
-        );
+        const counts = await commonTerms.countsAsync(terms, async (unknown) => {
+          const counted = await queryPrepared<{ n: number }>(
+            knex,
+            `select (select count(*)::int from (
+               select 1 from ${tables.docs} d where d.doc @@ to_tsquery('english', quote_literal(t.term)) limit ${MAX_LEXICAL_POSTINGS + 1}
+             ) s) as n
+             from unnest($1::text[]) with ordinality t(term, position) order by t.position`,
+            [unknown],
+          );
+          return counted.map((row) => row.n);
+        });
+        const kept = selectiveTerms(terms, counts);
         if (kept.length === 0) return [];
         const query = kept.map((term) => `'${term}'`).join(' | ');
         const rows = await queryPrepared<RankedRow>(

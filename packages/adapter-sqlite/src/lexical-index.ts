@@ -1,5 +1,13 @@
 import type { LexicalHit, LexicalIndex, LexicalSource, VectorAttach } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, lexicalTerms, MAX_LEXICAL_POSTINGS, selectiveTerms } from '@agentinfra/core';
+import {
+  attachedRow,
+  attachSql,
+  createCommonTerms,
+  filterVisibilityKeys,
+  lexicalTerms,
+  MAX_LEXICAL_POSTINGS,
+  selectiveTerms,
+} from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -53,7 +61,8 @@ type RankedRow = { id: string; rank: number } & Record<string, unknown>;
  * found by the next query. (FTS5 writes a segment at every commit; one per
  * batch instead of one per write halves the index's cost per row, see
  * bench/RESULTS.md.) A query first counts each word's matching rows
- * (stopping past `MAX_LEXICAL_POSTINGS`) and keeps the rarest words within
+ * (stopping past `MAX_LEXICAL_POSTINGS`; words counted past it a minute
+ * ago are not counted again, see `CommonTerms`) and keeps the rarest words within
  * that budget (`selectiveTerms`), then runs one statement: the FTS5 match
  * (the kept words joined with OR), the visibility filter on each match's
  * keys, ordered by BM25 (FTS5's `bm25()`, k1 = 1.2, b = 0.75; its IDF is
@@ -66,6 +75,7 @@ type RankedRow = { id: string; rank: number } & Record<string, unknown>;
 export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): SqliteLexicalIndex {
   const { knex, table, source } = sqliteLexicalIndexOptions.parse(options);
   const tables = sqliteLexicalTables(table, source as LexicalSource);
+  const commonTerms = createCommonTerms();
   let flushTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -156,7 +166,10 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
         withConnection(knex, (db) => {
           lexicalQueueOn(db, tables).drain();
           scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
-          const kept = selectiveTerms(terms, matchCounts(db, terms));
+          const kept = selectiveTerms(
+            terms,
+            commonTerms.counts(terms, (unknown) => matchCounts(db, unknown)),
+          );
           if (kept.length === 0) return [];
           const match = kept.map((term) => `"${term}"`).join(' OR ');
           return search(db, match, keys, k, attach).map((row) => {

@@ -89,5 +89,6 @@ export type { SettingsService, SettingView } from './settings/settings-service.j
 export { newTimeOrderedId } from './time-ordered-id.js';
 export { attachedRow, attachSql, insertShape, quoteIdentifier } from './vectors/companion-tables.js';
 export { lexicalTerms, MAX_LEXICAL_POSTINGS, MAX_LEXICAL_TERMS, selectiveTerms } from './vectors/lexical-terms.js';
+export { COMMON_TERM_TTL_MS, COMMON_TERMS_MAX, type CommonTerms, createCommonTerms } from './vectors/common-terms.js';
 export { toUnitVector } from './vectors/unit-vector.js';
 export { filterVisibilityKeys, itemVisibilityKeys } from './vectors/vector-visibility.js';
