@@ -20,6 +20,7 @@ export {
   encodeVectorsFile,
   VECTORS_FILE_VERSION,
 } from './vectors-file-format.js';
+export { type AlignmentSteps, createWordAligner, type WordAligner, type WordAlignerOptions } from './word-alignment.js';
 export type { WordVectorLookup } from './word-vector-lookup.js';
 export {
   createWordVectorEmbedder,

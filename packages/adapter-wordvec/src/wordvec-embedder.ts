@@ -5,8 +5,10 @@ import { createCompactVectorTable } from './compact-vector-table.js';
 import { compactionTag, DEFAULT_COMPACTION } from './compaction-parameters.js';
 import { defaultVectorsFile } from './default-vectors-file.js';
 import { createSentenceEncoder, type SentenceEncoder, type SentenceEncoderOptions } from './sentence-encoder.js';
+import { createSpellingCorrector } from './spelling-correction.js';
 import { createStepRunner } from './step-runner.js';
 import { decodeVectorsFile } from './vectors-file-format.js';
+import { createWordAligner, type WordAligner } from './word-alignment.js';
 
 /** Dimensions of the wink/GloVe source vectors. */
 const DIMENSIONS = 100;
@@ -21,6 +23,15 @@ const BASE_ID = 'wordvec-sg100-q8-v1';
  */
 const ENCODING_SLICE_MS = 4;
 const encodingRunner = createStepRunner({ sliceMs: ENCODING_SLICE_MS });
+
+/** Weight exponent of the word aligner (see `WordAlignerOptions.weightExponent`). */
+const ALIGNMENT_WEIGHT_EXPONENT = 2;
+
+/** What the vectors file is read into, once. */
+interface LoadedModel {
+  encoder: SentenceEncoder;
+  aligner: WordAligner;
+}
 
 /** The steps of encoding `texts` one after another. */
 function* encodeAll(encoder: SentenceEncoder, texts: readonly string[]): Generator<undefined, Float32Array[], undefined> {
@@ -61,6 +72,8 @@ export interface WordVectorEmbedder extends Embedder {
    * @throws Error when the file is missing, corrupt, or built with other parameters than the id claims.
    */
   warm(): Promise<void>;
+  /** Word-alignment scores (see `createWordAligner`): always available on this embedder. */
+  alignmentScores(options: { query: string; texts: readonly string[] }): Promise<number[]>;
 }
 
 /**
@@ -85,9 +98,9 @@ export function createWordVectorEmbedder(options: WordVectorEmbedderOptions = {}
   const vectorsFile = settings.vectorsFile ?? defaultVectorsFile();
   const defaultVariant = settings.id === undefined;
   const id = settings.id ?? (settings.vocabularySize === DEFAULT_VOCABULARY_SIZE ? BASE_ID : `${BASE_ID}-${settings.vocabularySize}`);
-  let loading: Promise<SentenceEncoder> | undefined;
+  let loading: Promise<LoadedModel> | undefined;
 
-  async function load(): Promise<SentenceEncoder> {
+  async function load(): Promise<LoadedModel> {
     let file: Buffer;
     try {
       file = await readFile(vectorsFile);
@@ -108,13 +121,18 @@ export function createWordVectorEmbedder(options: WordVectorEmbedderOptions = {}
       );
     }
     const table = createCompactVectorTable(vectors, settings.vocabularySize);
-    return createSentenceEncoder(table, {
-      ...WORDVEC_ENCODER_OPTIONS,
-      spellingCorrectionRows: Math.min(WORDVEC_ENCODER_OPTIONS.spellingCorrectionRows, table.vocabularySize),
-    });
+    const correctionRows = Math.min(WORDVEC_ENCODER_OPTIONS.spellingCorrectionRows, table.vocabularySize);
+    return {
+      encoder: createSentenceEncoder(table, { ...WORDVEC_ENCODER_OPTIONS, spellingCorrectionRows: correctionRows }),
+      aligner: createWordAligner(table, {
+        sifA: WORDVEC_ENCODER_OPTIONS.sifA,
+        weightExponent: ALIGNMENT_WEIGHT_EXPONENT,
+        correct: correctionRows > 0 ? createSpellingCorrector(table, correctionRows) : null,
+      }),
+    };
   }
 
-  function encoder(): Promise<SentenceEncoder> {
+  function model(): Promise<LoadedModel> {
     loading ??= load().catch((error: unknown) => {
       loading = undefined;
       throw error;
@@ -126,11 +144,15 @@ export function createWordVectorEmbedder(options: WordVectorEmbedderOptions = {}
     id,
     dimensions: DIMENSIONS,
     async warm() {
-      await encoder();
+      await model();
     },
     async embed({ texts }) {
       if (texts.length === 0) return [];
-      return encodingRunner.run(encodeAll(await encoder(), texts));
+      return encodingRunner.run(encodeAll((await model()).encoder, texts));
+    },
+    async alignmentScores({ query, texts }) {
+      if (texts.length === 0) return [];
+      return encodingRunner.run((await model()).aligner.steps(query, texts));
     },
     async close() {
       loading = undefined;

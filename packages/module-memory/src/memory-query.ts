@@ -1,4 +1,5 @@
 import { isoTimestamp, type LexicalHit, type VectorHit } from '@agentinfra/core';
+import { rankingsToFuse } from './candidate-alignment.js';
 import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
 import type { MemoryDeps } from './memory-deps.js';
@@ -17,8 +18,10 @@ const ATTACH = { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS };
  * Hybrid search over semantic memories (`/mem/query`): a vector leg (cosine
  * similarity of the embedded `q`, the module's `VectorIndex`) and a lexical
  * leg (full-text match of `q`'s words, the module's `LexicalIndex`), each
- * filtered by visibility in its own SQL statement before ranking, fused by
- * reciprocal rank ({@link fuseRankings}) before `k` is applied.
+ * filtered by visibility in its own SQL statement before ranking. Their
+ * candidates are re-ranked by the embedder's word alignment when it has one,
+ * else the two rankings are fused by reciprocal rank ({@link rankingsToFuse},
+ * {@link fuseRankings}); `k` is applied last.
  */
 export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
   return {
@@ -49,8 +52,9 @@ export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startu
           : startup.indexOf(state.generation).query({ vector, k: candidates, filter, attach: ATTACH }),
         startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH }),
       ]);
+      const rankings = await rankingsToFuse(deps.embedder, input.q, vectorHits, lexicalHits);
       const hits: MemoryHit[] = [];
-      for (const fused of fuseRankings<VectorHit | LexicalHit>([vectorHits, lexicalHits], input.k)) {
+      for (const fused of fuseRankings<VectorHit | LexicalHit>(rankings, input.k)) {
         const row = fused.hits.find((hit) => hit?.row !== undefined)?.row as Omit<RecordRow, 'id'> | undefined;
         if (row?.kind !== 'semantic') continue;
         const rowScopes = JSON.parse(row.scope) as string[];

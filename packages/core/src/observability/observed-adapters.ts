@@ -5,6 +5,7 @@ import type { CoreMetrics } from './core-metrics.js';
 
 /** The embedder, timing each call into `agentinfra_embedder_duration_seconds`. */
 export function observedEmbedder(embedder: Embedder, metrics: CoreMetrics): Embedder {
+  const align = embedder.alignmentScores?.bind(embedder);
   return {
     get id() {
       return embedder.id;
@@ -20,6 +21,18 @@ export function observedEmbedder(embedder: Embedder, metrics: CoreMetrics): Embe
         stop();
       }
     },
+    ...(align
+      ? {
+          async alignmentScores(options: { query: string; texts: readonly string[] }) {
+            const stop = metrics.embedderDuration.startTimer({ operation: 'align' });
+            try {
+              return await align(options);
+            } finally {
+              stop();
+            }
+          },
+        }
+      : {}),
     ...(embedder.close ? { close: () => embedder.close?.() ?? Promise.resolve() } : {}),
   };
 }

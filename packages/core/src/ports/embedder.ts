@@ -20,6 +20,17 @@ export interface Embedder {
    * @throws Error wrapping the cause when a remote model server fails.
    */
   embed(options: { texts: readonly string[] }): Promise<Float32Array[]>;
+  /**
+   * Word-alignment similarity of `query` to each of `texts`, to re-rank a
+   * few search candidates more finely than the cosine of their two vectors:
+   * each word of one text is matched with its most similar word of the
+   * other. Optional: a model that compares words (static word vectors)
+   * implements it; a remote sentence model need not, and search then ranks
+   * by cosine alone.
+   * @returns one score per text, in order, in [-1, 1] (higher is more similar), comparable within one call.
+   * @throws Error wrapping the cause when the model cannot be loaded.
+   */
+  alignmentScores?(options: { query: string; texts: readonly string[] }): Promise<number[]>;
   /** Releases resources (model files, sockets). Optional. */
   close?(): Promise<void>;
 }
