@@ -2,12 +2,18 @@ import { lexicalTerms } from '@agentinfra/core';
 import type { SpellingCorrector } from './spelling-correction.js';
 import type { WordVectorLookup } from './word-vector-lookup.js';
 
-/** A text's words that have vectors: unit vectors, flattened (`dimensions` per word), and their weights. */
+/** A text's words that have vectors: their unit vectors and weights. */
 interface AlignedWords {
-  vectors: Float32Array;
-  weights: Float64Array;
-  count: number;
+  vectors: Float32Array[];
+  weights: number[];
 }
+
+/**
+ * Unit word vectors kept between calls (the most recently used; 400 bytes
+ * each at 100 dimensions, 6.4 MB in all), so that the words of candidates
+ * met again are not dequantised and normalised again.
+ */
+export const ALIGNED_WORD_CACHE = 16_384;
 
 /** Options of {@link createWordAligner}. */
 export interface WordAlignerOptions {
@@ -50,45 +56,53 @@ export function createWordAligner(table: WordVectorLookup, options: WordAlignerO
     return (options.sifA / (options.sifA + probability)) ** options.weightExponent;
   };
 
+  const unitVectors = new Map<number, Float32Array | null>();
+
+  /** The unit vector of the word at `index` (`null` for a zero vector). */
+  function unitVectorOf(index: number): Float32Array | null {
+    const cached = unitVectors.get(index);
+    if (cached !== undefined) return cached;
+    const vector = new Float32Array(dimensions);
+    table.addWordVector(index, 1, vector);
+    let squares = 0;
+    for (const value of vector) squares += value * value;
+    const inverse = squares === 0 ? 0 : 1 / Math.sqrt(squares);
+    for (let i = 0; i < dimensions; i += 1) vector[i] = (vector[i] ?? 0) * inverse;
+    const unit = squares === 0 ? null : vector;
+    unitVectors.set(index, unit);
+    if (unitVectors.size > ALIGNED_WORD_CACHE) unitVectors.delete(unitVectors.keys().next().value as number);
+    return unit;
+  }
+
   function wordsOf(text: string): AlignedWords {
-    const terms = lexicalTerms(text);
-    const vectors = new Float32Array(terms.length * dimensions);
-    const weights = new Float64Array(terms.length);
-    let count = 0;
-    for (const term of terms) {
+    const words: AlignedWords = { vectors: [], weights: [] };
+    for (const term of lexicalTerms(text)) {
       let index = table.indexOf(term);
       if (index < 0 && options.correct !== null) index = options.correct(term);
       if (index < 0) continue;
-      const vector = vectors.subarray(count * dimensions, (count + 1) * dimensions);
-      table.addWordVector(index, 1, vector);
-      let squares = 0;
-      for (const value of vector) squares += value * value;
-      if (squares === 0) continue;
-      const inverse = 1 / Math.sqrt(squares);
-      for (let i = 0; i < dimensions; i += 1) vector[i] = (vector[i] ?? 0) * inverse;
-      weights[count] = weightOf(index);
-      count += 1;
+      const vector = unitVectorOf(index);
+      if (vector === null) continue;
+      words.vectors.push(vector);
+      words.weights.push(weightOf(index));
     }
-    return { vectors, weights, count };
+    return words;
   }
 
   /** Σ_{w∈from} α_w · max_{u∈to} cos(w, u) / Σ α_w. */
   function directed(from: AlignedWords, to: AlignedWords): number {
     let sum = 0;
     let total = 0;
-    for (let a = 0; a < from.count; a += 1) {
+    from.vectors.forEach((a, position) => {
       let best = -1;
-      for (let b = 0; b < to.count; b += 1) {
+      for (const b of to.vectors) {
         let dot = 0;
-        const offsetA = a * dimensions;
-        const offsetB = b * dimensions;
-        for (let i = 0; i < dimensions; i += 1) dot += (from.vectors[offsetA + i] ?? 0) * (to.vectors[offsetB + i] ?? 0);
+        for (let i = 0; i < dimensions; i += 1) dot += (a[i] as number) * (b[i] as number);
         if (dot > best) best = dot;
       }
-      const weight = from.weights[a] ?? 0;
+      const weight = from.weights[position] ?? 0;
       sum += weight * best;
       total += weight;
-    }
+    });
     return total === 0 ? 0 : sum / total;
   }
 
@@ -100,7 +114,8 @@ export function createWordAligner(table: WordVectorLookup, options: WordAlignerO
       for (const text of texts) {
         yield;
         const words = wordsOf(text);
-        scores.push(queryWords.count === 0 || words.count === 0 ? 0 : (directed(queryWords, words) + directed(words, queryWords)) / 2);
+        const empty = queryWords.vectors.length === 0 || words.vectors.length === 0;
+        scores.push(empty ? 0 : (directed(queryWords, words) + directed(words, queryWords)) / 2);
       }
       return scores;
     },
