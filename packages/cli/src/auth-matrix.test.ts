@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import type { AnyRoute } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { defaultModules } from '@agentinfra/modules';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHashEmbedder } from './hash-embedder.test-support.js';
-import { defaultModules } from './modules.js';
 
 /**
  * Every route of every default module × every kind of credential

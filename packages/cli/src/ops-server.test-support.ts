@@ -6,8 +6,8 @@ import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import { type CoreConfigInput, createLogger } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { defaultModules } from '@agentinfra/modules';
 import { createHashEmbedder } from './hash-embedder.test-support.js';
-import { defaultModules } from './modules.js';
 
 /** A kernel with every default module on a fresh SQLite file, its log lines captured. */
 export interface OpsServer {

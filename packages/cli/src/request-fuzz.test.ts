@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { type AnyRoute, MAX_JSON_DEPTH } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { defaultModules } from '@agentinfra/modules';
 import { sqlDatabases } from '@agentinfra/testkit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHashEmbedder } from './hash-embedder.test-support.js';
-import { defaultModules } from './modules.js';
 
 /**
  * Property-based fuzzing of every route (#11): bodies generated from each

@@ -10,9 +10,9 @@ import {
 } from '@agentinfra/core';
 import { docsSurface } from '@agentinfra/docs-page';
 import { mcpSurface } from '@agentinfra/mcp';
+import { defaultModules } from '@agentinfra/modules';
 import { openAdapters } from './adapters.js';
 import { CliError } from './cli-error.js';
-import { defaultModules } from './modules.js';
 
 /** A kernel built from the configuration, not yet started. */
 export interface ConfiguredKernel {

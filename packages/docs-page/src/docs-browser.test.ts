@@ -2,11 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultModules } from '@agentinfra/modules';
 import { chromiumAvailability, launchChromium } from '@agentinfra/test-services/chromium';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from './openapi-document.js';
-import { type DocsTestServer, servedModules, startDocsTestServer } from './test-support/docs-test-server.js';
+import { type DocsTestServer, startDocsTestServer } from './test-support/docs-test-server.js';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** Where the screenshots go (look at them after a layout change). */
@@ -78,7 +79,7 @@ describe.runIf(chromiumAvailability().available)('the /docs page in headless Chr
       }),
     ).toMatch(/system-ui/);
 
-    for (const module of servedModules) {
+    for (const module of defaultModules) {
       const section = page.locator(`#module-${module.name}`);
       await expect.poll(() => section.locator('h2').textContent()).toBe(module.name);
       expect(await page.locator(`nav a[href="#module-${module.name}"]`).count()).toBe(1);

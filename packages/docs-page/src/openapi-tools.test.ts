@@ -2,13 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operationIdOf } from '@agentinfra/core';
+import { defaultModules } from '@agentinfra/modules';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from './openapi-document.js';
-import { type DocsTestServer, servedModules, startDocsTestServer } from './test-support/docs-test-server.js';
+import { type DocsTestServer, startDocsTestServer } from './test-support/docs-test-server.js';
 
 /** Compiles `files` (name → source) with strict settings; returns the diagnostics as text. */
 function compile(files: Record<string, string>): string[] {
@@ -77,9 +78,9 @@ describe('the served OpenAPI document, checked by the tools developers use (#13)
   it('documents every route of every module: stable operationId, module tag, description, credentials, errors and a valid example', () => {
     const ids = new Set<string>();
     const schemes = Object.keys(doc.components?.securitySchemes ?? {});
-    expect(doc.tags.map((tag) => tag.name)).toEqual(servedModules.map((module) => module.name));
+    expect(doc.tags.map((tag) => tag.name)).toEqual(defaultModules.map((module) => module.name));
     for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
-    for (const module of servedModules) {
+    for (const module of defaultModules) {
       for (const route of module.routes) {
         const path = `/functions/v1/${module.name}${route.path}`;
         const operation = doc.paths[path]?.post;

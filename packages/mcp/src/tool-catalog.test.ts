@@ -1,10 +1,10 @@
 import type { AnyRoute, Principal } from '@agentinfra/core';
+import { defaultModules } from '@agentinfra/modules';
 import { describe, expect, it } from 'vitest';
-import { documentedModules } from './docs/documented-modules.js';
 import { buildToolCatalog, mayUse } from './tool-catalog.js';
 
-const catalog = buildToolCatalog(documentedModules);
-const routes = documentedModules.flatMap((module) =>
+const catalog = buildToolCatalog(defaultModules);
+const routes = defaultModules.flatMap((module) =>
   (module.routes as readonly AnyRoute<unknown>[]).map((route) => ({ module: module.name, route })),
 );
 
@@ -46,7 +46,7 @@ describe('tool catalog from the route declarations (#14)', () => {
     expect(names(device)).toHaveLength(catalog.length);
     expect(names(delegation(['memory.read']))).toEqual(['memory_query', 'memory_set_get', 'memory_kv_get']);
     // Device-key-only routes (delegation: false, or auth any/none without a permission) stay hidden from every delegation.
-    const all = delegation(documentedModules.flatMap((module) => [...module.permissions]));
+    const all = delegation(defaultModules.flatMap((module) => [...module.permissions]));
     expect(names(all)).not.toContain('identity_device_revoke');
     expect(names(all)).not.toContain('artifacts_fetch');
     expect(names(all)).toContain('artifacts_commit');

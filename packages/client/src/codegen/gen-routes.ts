@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defaultModules } from '@agentinfra/cli';
+import { defaultModules } from '@agentinfra/modules';
 import { formatRouteTable, ROUTE_TABLE_PATH } from './format-table.js';
 import { renderRouteTable } from './route-table.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { defaultModules } from '@agentinfra/cli';
+import { defaultModules } from '@agentinfra/modules';
 import { describe, expect, it } from 'vitest';
 import { formatRouteTable } from './format-table.js';
 import { renderRouteTable } from './route-table.js';

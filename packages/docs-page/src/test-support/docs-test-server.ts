@@ -3,28 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { createWordVectorEmbedder } from '@agentinfra/adapter-wordvec';
-import type { AnyModule } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
-import { artifactsModule } from '@agentinfra/module-artifacts';
-import { gatewayModule } from '@agentinfra/module-gateway';
-import { identityModule } from '@agentinfra/module-identity';
-import { memoryModule } from '@agentinfra/module-memory';
-import { meshModule } from '@agentinfra/module-mesh';
-import { postboxModule } from '@agentinfra/module-postbox';
-import { schedulerModule } from '@agentinfra/module-scheduler';
+import { defaultModules } from '@agentinfra/modules';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { docsSurface } from '../docs-surface.js';
-
-/** The seven modules `agentinfra serve` loads, in its order. */
-export const servedModules: readonly AnyModule[] = [
-  identityModule,
-  memoryModule,
-  artifactsModule,
-  meshModule,
-  gatewayModule,
-  postboxModule,
-  schedulerModule,
-];
 
 /** A running server with every module and `/docs`, and how to stop it. */
 export interface DocsTestServer {
@@ -41,7 +23,7 @@ export async function startDocsTestServer(): Promise<DocsTestServer> {
     signingKey: 'k'.repeat(32),
   });
   const server = await startTestKernel({
-    modules: servedModules,
+    modules: defaultModules,
     adapters: { sql: fixture.db, embedder: createWordVectorEmbedder(), blobStore: blobs.store, mounts: [blobs.mount] },
     moduleConfigs: {
       'agent-gateway': { httpPort: 0, dnsServers: ['127.0.0.1:1'] },

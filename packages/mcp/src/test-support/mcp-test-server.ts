@@ -5,9 +5,9 @@ import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { createWordVectorEmbedder } from '@agentinfra/adapter-wordvec';
 import type { AnyModule, SqlDatabase } from '@agentinfra/core';
 import { seedAgentKeys, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { defaultModules } from '@agentinfra/modules';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { documentedModules } from '../docs/documented-modules.js';
 import { mcpSurface } from '../http-surface.js';
 
 /** A server with every default module and `/mcp`, agents `alice` and `bob` with device keys. */
@@ -39,7 +39,7 @@ export async function startMcpTestServer(
     signingKey: 'k'.repeat(32),
   });
   const server = await startTestKernel({
-    modules: options.modules ?? documentedModules,
+    modules: options.modules ?? defaultModules,
     adapters: { sql, embedder, blobStore: blobs.store, mounts: [blobs.mount] },
     moduleConfigs: {
       'agent-gateway': { httpPort: 0, dnsServers: ['127.0.0.1:1'] },
