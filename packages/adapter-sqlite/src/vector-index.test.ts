@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { SqlDatabase } from '@agentinfra/core';
 import { runVectorIndexContract } from '@agentinfra/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withConnection } from './connection-lease.js';
 import { createSqliteDatabase } from './database.js';
 import { createSqliteVectorIndex } from './vector-index.js';
 
@@ -141,5 +142,44 @@ describe('createSqliteVectorIndex', () => {
     expect([await sets(), await keys()]).toEqual([2, 3]);
     await index.remove({ ids: ['a', 'b', 'c'] });
     expect([await sets(), await keys()]).toEqual([0, 0]);
+  });
+
+  it('reads attached columns for the k hits only, however many tied neighbours the search widens to', async () => {
+    const files = await freshFolder();
+    const db = files.open();
+    const index = db.vectorIndex({ table: 'memory_vectors' });
+    await index.ensure({ dimensions: 2 });
+    const items = Array.from({ length: 50 }, (_, i) => ({
+      id: `t${String(i).padStart(2, '0')}`,
+      agentId: 'agent-a',
+      scopes: ['self'],
+      vector: unit([1, 1]),
+    }));
+    await db.knex.schema.createTable('notes', (table) => {
+      table.string('id').primary();
+      table.text('text');
+    });
+    await db.knex('notes').insert(items.map((item) => ({ id: item.id, text: `note ${item.id}` })));
+    await index.upsert({ items });
+    let reads = 0;
+    await withConnection(db.knex, (connection) => {
+      connection.function('counted_read', (text: unknown) => {
+        reads += 1;
+        return text;
+      });
+      connection.exec('create view counted_notes as select id, counted_read(text) as text from notes');
+    });
+    const hits = await index.query({
+      vector: unit([1, 1]),
+      k: 3,
+      filter: own,
+      attach: { table: 'counted_notes', key: 'id', columns: ['text'] },
+    });
+    expect(hits.map((hit) => [hit.id, hit.row])).toEqual([
+      ['t00', { text: 'note t00' }],
+      ['t01', { text: 'note t01' }],
+      ['t02', { text: 'note t02' }],
+    ]);
+    expect(reads).toBe(3);
   });
 });

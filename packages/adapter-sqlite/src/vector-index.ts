@@ -1,16 +1,16 @@
-import type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
+import type { SqlValue, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
+import { attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import * as sqliteVec from 'sqlite-vec';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
+import { attachRows } from './vector-attach.js';
 import { vectorBlob } from './vector-blob.js';
 import { createSqliteVectorTables, sqliteVectorTables } from './vector-tables.js';
+import { bestHits } from './vector-ties.js';
 import { insertRows, type PreparedRows, removeItems, writeItems } from './vector-writes.js';
 
-/** sqlite-vec refuses KNN queries asking for more neighbours than this. */
-const VEC0_MAX_K = 4096;
 /** Largest number of dimensions a sqlite-vec `float[N]` column takes. */
 const VEC0_MAX_DIMENSIONS = 8192;
 
@@ -38,8 +38,8 @@ export function loadSqliteVectorExtension(connection: BetterSqlite3.Database): v
   sqliteVec.load(connection);
 }
 
-/** A neighbour as sqlite-vec reports it: L2 distance between unit vectors, in [0, 2], and any attached columns. */
-type Neighbour = { id: string; distance: number } & Record<string, unknown>;
+/** A neighbour as sqlite-vec reports it: L2 distance between unit vectors, in [0, 2]. */
+type Neighbour = { id: string; distance: number };
 
 /**
  * Exact cosine {@link VectorIndex} in the SQLite file, on sqlite-vec's `vec0`
@@ -56,15 +56,18 @@ type Neighbour = { id: string; distance: number } & Record<string, unknown>;
  *
  * Results: exactly `min(k, matches)` hits, score = cosine similarity, best
  * first, equal scores by ascending id (the query asks for one neighbour more
- * than `k` and widens while the tie at the k-th place continues). Measured
+ * than `k`; while the tie at the k-th place continues, it widens once, then
+ * scans: {@link bestHits}). Measured
  * on 2 cores (bench/vector-sqlite.ts): about 10 ms for k = 10 over 100 000
  * vectors of 100 dimensions, growing with k (about 20 ms for k = 100). `k`
- * above 4095 (sqlite-vec's KNN limit) uses an ordered scan (about 0.3 s there).
+ * above 4095 (sqlite-vec's KNN limit), and ties wider than the second pass,
+ * use an ordered scan (about 0.3 s there).
  *
  * Upserts, removals and queries run their statements synchronously on the
  * pool's connection ({@link withConnection}), one transaction per call;
  * `upsert` with `insert` stores those rows in the same transaction, and
- * `query` with `attach` joins the attached table in the same statement.
+ * `query` with `attach` reads the attached columns of its final hits only
+ * ({@link attachRows}), in the same read transaction as the search.
  *
  * @throws ZodError when options are invalid. Methods throw RangeError for
  *   vectors of the wrong dimension, zero vectors or a bad `k`, and an Error
@@ -97,15 +100,8 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
     return dimensions;
   }
 
-  /** The select list and join that attach `attach`'s columns to the neighbour rows (item alias `i`). */
-  function attachment(attach: VectorAttach | undefined): { columns: string; join: string } {
-    if (attach === undefined) return { columns: '', join: '' };
-    const { select, join } = attachSql(attach, 'i.id');
-    return { columns: `, ${select.join(', ')}`, join };
-  }
-
-  function nearest(db: BetterSqlite3.Database, blob: Buffer, keys: string[], fetch: number, attach?: VectorAttach): Neighbour[] {
-    const { columns, join } = attachment(attach);
+  /** The `fetch` nearest neighbours among items with one of `keys`, unordered. */
+  function nearest(db: BetterSqlite3.Database, blob: Buffer, keys: string[], fetch: number): Neighbour[] {
     return db
       .prepare(
         `with knn as materialized (
@@ -113,18 +109,17 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
            where embedding match ? and k = ?
              and set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
          )
-         select i.id as id, knn.distance as distance${columns} from knn join ${tables.items} i on i.rid = knn.rowid ${join}`,
+         select i.id as id, knn.distance as distance from knn join ${tables.items} i on i.rid = knn.rowid`,
       )
       .all(blob, fetch, JSON.stringify(keys)) as Neighbour[];
   }
 
   /** Ordered scan for `k` beyond sqlite-vec's KNN limit: exact and tie-ordered in SQL, but reads every row. */
-  function scan(db: BetterSqlite3.Database, blob: Buffer, keys: string[], k: number, attach?: VectorAttach): Neighbour[] {
-    const { columns, join } = attachment(attach);
+  function scan(db: BetterSqlite3.Database, blob: Buffer, keys: string[], k: number): Neighbour[] {
     return db
       .prepare(
-        `select i.id as id, vec_distance_l2(v.embedding, ?) as distance${columns}
-         from ${tables.vectors} v join ${tables.items} i on i.rid = v.rowid ${join}
+        `select i.id as id, vec_distance_l2(v.embedding, ?) as distance
+         from ${tables.vectors} v join ${tables.items} i on i.rid = v.rowid
          where v.set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
          order by distance, i.id limit ?`,
       )
@@ -190,15 +185,14 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
           const blob = vectorBlob(toUnitVector(vector, heldDimensions(db), 'query vector'));
           const keys = filterVisibilityKeys(filter);
           if (k === 0 || keys.length === 0) return [];
-          let fetch = k + 1;
-          while (fetch <= VEC0_MAX_K) {
-            const hits = ranked(nearest(db, blob, keys, fetch, attach));
-            const tieContinues = hits.length === fetch && hits[fetch - 1]?.score === hits[k - 1]?.score;
-            if (!tieContinues) return hits.slice(0, k);
-            if (fetch === VEC0_MAX_K) break;
-            fetch = Math.min(fetch * 4, VEC0_MAX_K);
-          }
-          return ranked(scan(db, blob, keys, k, attach));
+          return db.transaction(() => {
+            const hits = bestHits(
+              k,
+              (fetch) => ranked(nearest(db, blob, keys, fetch)),
+              () => ranked(scan(db, blob, keys, k)),
+            );
+            return attach === undefined ? hits : attachRows(db, hits, attach);
+          })();
         }),
       );
     },
@@ -217,16 +211,12 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
 
 /**
  * Hits from sqlite-vec neighbours: score = 1 − d²/2 (cosine similarity of unit
- * vectors at L2 distance d, clamped to [−1, 1]), best first, equal scores by id;
- * attached columns become `row` when the attached row exists.
+ * vectors at L2 distance d, clamped to [−1, 1]), best first, equal scores by id.
  */
 function ranked(neighbours: readonly Neighbour[]): VectorHit[] {
   return neighbours
-    .map((neighbour) => {
-      const hit: VectorHit = { id: neighbour.id, score: Math.min(1, Math.max(-1, 1 - (neighbour.distance * neighbour.distance) / 2)) };
-      const row = attachedRow(neighbour);
-      if (row !== undefined) hit.row = row;
-      return hit;
-    })
+    .map(
+      (neighbour): VectorHit => ({ id: neighbour.id, score: Math.min(1, Math.max(-1, 1 - (neighbour.distance * neighbour.distance) / 2)) }),
+    )
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
