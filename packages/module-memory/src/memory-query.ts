@@ -1,4 +1,4 @@
-import { isoTimestamp, type LexicalHit, type VectorHit } from '@agentinfra/core';
+import { isoTimestamp, type LexicalHit, nextIoTurn, type VectorHit } from '@agentinfra/core';
 import { rankingsToFuse } from './candidate-alignment.js';
 import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
@@ -21,7 +21,10 @@ const ATTACH = { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS };
  * filtered by visibility in its own SQL statement before ranking. Their
  * candidates are re-ranked by the embedder's word alignment when it has one,
  * else the two rankings are fused by reciprocal rank ({@link rankingsToFuse},
- * {@link fuseRankings}); `k` is applied last.
+ * {@link fuseRankings}); `k` is applied last. The lexical
+ * leg starts after the loop polled for I/O once ({@link nextIoTurn}), so on
+ * SQLite, where each leg's statements run synchronously, the two legs never
+ * hold the event loop in one stretch.
  */
 export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
   return {
@@ -50,7 +53,8 @@ export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startu
         vector === undefined || isZeroVector(vector)
           ? ([] as VectorHit[])
           : startup.indexOf(state.generation).query({ vector, k: candidates, filter, attach: ATTACH }),
-        startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH }),
+        // On SQLite both legs run synchronously: with a turn for I/O between them, their stalls do not add up.
+        nextIoTurn().then(() => startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH })),
       ]);
       const rankings = await rankingsToFuse(deps.embedder, input.q, vectorHits, lexicalHits);
       const hits: MemoryHit[] = [];

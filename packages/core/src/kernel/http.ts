@@ -11,6 +11,7 @@ import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import { corsHeaders } from './cors.js';
 import { readJsonBody } from './json-body.js';
+import { jsonResponse } from './json-response.js';
 import type { AnyModule, AnyRoute } from './module.js';
 import { fieldIssues, parseRequest } from './request-parse.js';
 
@@ -134,7 +135,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
             throw new Error(`Response of ${path} does not match its schema: ${JSON.stringify(fieldIssues(checked.error))}`);
           }
         }
-        return c.json(result as object, route.status ?? 200);
+        return jsonResponse(c, result, route.status ?? 200);
       });
       app.all(path, (c) => {
         c.header('Allow', 'POST');
