@@ -50,6 +50,15 @@ const MAX_BATCH = 64;
  * measured lowest CPU per message on SQLite and PostgreSQL: bigger batches, fewer round trips).
  */
 const MAX_BATCHES_IN_FLIGHT = 1;
+/**
+ * Characters of body and HTML from which a message is stored in a
+ * transaction of its own, never batched with others: on SQLite an insert runs
+ * synchronously, 10–40 ms per 6 MB row on an idle core (the upper end when
+ * the WAL checkpoint runs in that commit), so a batch of several large
+ * messages held the event loop for hundreds of milliseconds
+ * (bench/worst-case.ts, issue #11).
+ */
+export const LARGE_MESSAGE_CHARS = 262_144;
 
 /** A message ready to store: normalised, scored, keyed for idempotency. */
 interface ScoredMessage {
@@ -220,8 +229,9 @@ export function createInbound(
   }
 
   const batcher = createGroupCommit(storeBatch, { maxBatch: MAX_BATCH, maxInFlight: MAX_BATCHES_IN_FLIGHT });
+  const largeBatcher = createGroupCommit(storeBatch, { maxBatch: 1, maxInFlight: MAX_BATCHES_IN_FLIGHT });
 
-  /** Normalises and scores one message, then hands it to the group commit. */
+  /** Normalises and scores one message, then hands it to the group commit (a large one to a batch of its own). */
   async function submit(
     message: InboundMessage,
     options: { mimeOwned?: boolean | undefined; dedupeId?: string | undefined; scored?: ScoredInput | undefined },
@@ -235,7 +245,8 @@ export function createInbound(
       if (!owned) throw new NotFoundError(`No agent has the address "${recipient}".`);
     }
     const scored = options.scored ?? (await scoreWithReasons({ subject: message.subject, text: message.body, html: message.html ?? null }));
-    return batcher.submit({
+    const large = message.body.length + (message.html?.length ?? 0) >= LARGE_MESSAGE_CHARS;
+    return (large ? largeBatcher : batcher).submit({
       message,
       recipient,
       headers: { ...withoutInjectionHeaders(headers), ...scored.headers },
@@ -251,7 +262,8 @@ export function createInbound(
    * setting (or a rule says so), runs the agent's rules in name order, and
    * enqueues `message.received` or `message.quarantined` webhook deliveries
    * in the same transaction. Messages arriving together share one transaction
-   * (group commit); the promise settles after the message's transaction
+   * (group commit), except those of {@link LARGE_MESSAGE_CHARS} or more, each
+   * stored alone; the promise settles after the message's transaction
    * committed. A message whose Message-ID was already stored for this
    * recipient is not stored again: the first one's answer is returned.
    * @param options.dedupeId identity used when the message has no Message-ID (the SMTP path passes the raw message's hash).
@@ -263,7 +275,7 @@ export function createInbound(
 
   /**
    * The SMTP path: stores the raw message once in the blob store (key
-   * `postbox/mime/<sha256>.eml`, so a re-delivery writes the same object;
+   * `postbox/mime/<sha256>.eml`, hashed in the worker pool, so a re-delivery writes the same object;
    * the write and its fsync run while mailparser reads the message in a worker
    * thread), parses and scores it once, and ingests it for each recipient once the write
    * succeeded. A recipient whose address disappeared since RCPT TO is
@@ -273,7 +285,7 @@ export function createInbound(
    *   MalformedMessageError when mailparser refuses the message (only the raw blob is then stored).
    */
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
-    const hash = createHash('sha256').update(options.raw).digest('hex');
+    const hash = await deps.mimeParser.digest(options.raw);
     const mimeRef = `${MIME_PREFIX}${hash}.eml`;
     const stored = deps.blobStore.put({ key: mimeRef, body: options.raw, contentType: 'message/rfc822' });
     // Awaited once the message is parsed and scored: marked as handled now, as a rejection

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type ParsedMessage, parseMimeMessage } from './mime-message.js';
 import { boundedScoringInput } from './scoring/bounded-input.js';
 import type { ScoringInput } from './scoring/injection-scorer.js';
@@ -37,4 +38,9 @@ export default async function parseInWorker(raw: Uint8Array): Promise<MimeParseO
 export function explainInWorker(input: ScoringInput): InjectionExplanation {
   scorer ??= createLocalInjectionScorer();
   return scorer.explain(input);
+}
+
+/** Worker-thread entry that hashes one raw message: its SHA-256 as 64 lower-case hex digits. */
+export function digestInWorker(raw: Uint8Array): string {
+  return createHash('sha256').update(raw).digest('hex');
 }

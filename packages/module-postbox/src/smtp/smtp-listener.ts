@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
+import { createSharedBytes } from './shared-bytes.js';
 import type { SmtpMetrics } from './smtp-metrics.js';
 
 /** An SMTP reply as an error `smtp-server` sends: `responseCode` and text (with its RFC 3463 enhanced code). */
@@ -14,7 +15,11 @@ function smtpReply(code: number, message: string): Error {
 export interface SmtpHandlers {
   /** Whether mail for `address` (lower-case) is accepted. */
   acceptsRecipient(address: string): Promise<boolean>;
-  /** Stores, scores and files one message for the envelope recipients. @returns the message ids. */
+  /**
+   * Stores, scores and files one message for the envelope recipients; `raw` is backed by a
+   * SharedArrayBuffer ({@link createSharedBytes}), so worker threads read it without a copy.
+   * @returns the message ids.
+   */
   deliver(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]>;
 }
 
@@ -91,12 +96,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       );
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on('data', (chunk: Buffer) => {
-        if (size <= options.maxMessageBytes) chunks.push(chunk);
-        size += chunk.length;
-      });
+      const collected = createSharedBytes(options.maxMessageBytes);
+      stream.on('data', (chunk: Buffer) => collected.add(chunk));
       stream.once('error', (error) => callback(error));
       stream.once('end', () => {
         if (stream.sizeExceeded) {
@@ -106,7 +107,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
         }
         const recipients = [...new Set(session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()))];
         const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
-        handlers.deliver({ raw: Buffer.concat(chunks, size), recipients, envelopeFrom }).then(
+        handlers.deliver({ raw: collected.bytes(), recipients, envelopeFrom }).then(
           (ids) => {
             metrics?.messages.inc({ outcome: 'accepted' });
             callback(null, `2.0.0 OK: queued as ${ids.join(',') || 'nothing'}`);

@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createMimeParserPool } from './mime-parser-pool.js';
+import { createSharedBytes } from './smtp/shared-bytes.js';
+
+// Hashing and parsing must happen in the worker threads: on this (the main) thread, hashing fails.
+vi.mock('node:crypto', async (original) => ({
+  ...(await original<typeof import('node:crypto')>()),
+  createHash: () => {
+    throw new Error('hashed on the main thread');
+  },
+}));
+
+const mime = ['From: a@sender.test', 'To: b@postbox.test', 'Subject: hello', 'Message-ID: <m1@sender.test>', '', 'body text', ''].join(
+  '\r\n',
+);
+
+describe('createMimeParserPool', () => {
+  const pool = createMimeParserPool({ threads: 1, maxQueue: 4 });
+  afterAll(() => pool.close());
+
+  it('hashes and parses a message held in shared memory in a worker thread', async () => {
+    const collected = createSharedBytes(64 * 1024);
+    collected.add(Buffer.from(mime));
+    const raw = collected.bytes();
+    const expected = (await vi.importActual<typeof import('node:crypto')>('node:crypto')).createHash('sha256').update(mime).digest('hex');
+    expect(() => createHash('sha256')).toThrow('main thread');
+    expect(await pool.digest(raw)).toBe(expected);
+    const { message } = await pool.parse(raw);
+    expect(message).toMatchObject({ from: 'a@sender.test', subject: 'hello', text: 'body text\n' });
+    expect(message.headers['message-id']).toBe('<m1@sender.test>');
+  });
+});
