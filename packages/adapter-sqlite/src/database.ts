@@ -6,6 +6,7 @@ import knexFactory from 'knex';
 import { z } from 'zod';
 import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 /** Distinct SQL texts whose compiled statements each connection keeps. */
 const STATEMENT_CACHE_SIZE = 512;
@@ -46,12 +47,17 @@ export type SqliteDatabaseOptions = z.input<typeof sqliteDatabaseOptions>;
 /**
  * The embedded default {@link SqlDatabase}: knex on better-sqlite3, one file,
  * WAL journal, foreign keys on, `synchronous = NORMAL` (durable across process
- * crashes; the last transactions may be lost only on power failure).
+ * crashes; the last transactions may be lost only on power failure). The WAL
+ * is checkpointed by a worker thread ({@link startWalCheckpointer}), not in
+ * the commits of the event loop; should that thread fail, the connection
+ * goes back to SQLite's automatic checkpoint.
  * @throws ZodError when options are invalid.
  */
 export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabase {
   const { filename, busyTimeoutMs } = sqliteDatabaseOptions.parse(options);
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const onDisk = filename !== ':memory:';
+  if (onDisk) mkdirSync(dirname(filename), { recursive: true });
+  let checkpointer: WalCheckpointer | undefined;
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
@@ -65,6 +71,15 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
           connection.pragma('synchronous = NORMAL');
           connection.pragma('foreign_keys = ON');
           connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
+          if (onDisk && checkpointer === undefined) {
+            connection.pragma('wal_autocheckpoint = 0');
+            checkpointer = startWalCheckpointer({
+              filename,
+              onFailure: () => {
+                if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
+              },
+            });
+          }
           loadSqliteVectorExtension(connection);
           cachePreparedStatements(connection, STATEMENT_CACHE_SIZE);
           done(null, connection);
@@ -108,6 +123,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
     },
     async close() {
       for (const index of lexicalIndexes) index.close();
+      await checkpointer?.close();
       await knex.destroy();
     },
   };

@@ -1,0 +1,51 @@
+import { statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteDatabase } from './database.js';
+import { startWalCheckpointer, WAL_CHECKPOINT_INTERVAL_MS } from './wal-checkpointer.js';
+
+const MB = 1024 * 1024;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('WAL checkpoints in a worker thread', () => {
+  let folder = '';
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('keeps the WAL small while the connection never checkpoints in its own commits', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
+    const filename = join(folder, 'agentinfra.db');
+    const db = createSqliteDatabase({ filename });
+    try {
+      const automatic = async () => ((await db.knex.raw('pragma wal_autocheckpoint')) as Array<{ wal_autocheckpoint: number }>)[0];
+      expect(await automatic()).toEqual({ wal_autocheckpoint: 0 });
+      await db.knex.schema.createTable('blobs', (table) => {
+        table.increments('id');
+        table.text('body').notNullable();
+      });
+      const body = 'x'.repeat(64 * 1024);
+      for (let round = 0; round < 48; round += 1) {
+        await db.knex('blobs').insert(Array.from({ length: 8 }, () => ({ body })));
+        await pause(WAL_CHECKPOINT_INTERVAL_MS / 5);
+      }
+      await pause(3 * WAL_CHECKPOINT_INTERVAL_MS);
+      await db.knex('blobs').insert({ body: 'last' });
+      expect(Number((await db.knex('blobs').count({ n: '*' }))[0]?.n)).toBe(48 * 8 + 1);
+      expect(statSync(`${filename}-wal`).size).toBeLessThan(12 * MB);
+      expect(await automatic()).toEqual({ wal_autocheckpoint: 0 });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('reports a thread that ended on its own, so that the caller checkpoints again', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
+    const reason = await new Promise<string>((resolve) => {
+      startWalCheckpointer({ filename: join(folder, 'missing.db'), onFailure: resolve });
+    });
+    expect(reason).toMatch(/SQLITE_CANTOPEN|unable to open/);
+  });
+});

@@ -1,0 +1,74 @@
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+/** What the checkpoint thread is started with. */
+export interface WalCheckpointWorkerData {
+  /** Path of the database file (not `:memory:`). */
+  filename: string;
+  /** Milliseconds between two checkpoints. */
+  intervalMs: number;
+}
+
+/**
+ * Milliseconds between two WAL checkpoints of the embedded database: at a few
+ * thousand writes a second the WAL grows a few MB between two of them, and a
+ * checkpoint with nothing to copy costs microseconds.
+ */
+export const WAL_CHECKPOINT_INTERVAL_MS = 250;
+
+/** A running checkpoint thread. */
+export interface WalCheckpointer {
+  /** Stops the thread after its current checkpoint; resolves once it exited. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the WAL checkpoints of database file `filename` in a worker thread
+ * (issue #11). SQLite's automatic checkpoint runs inside the commit that
+ * crosses 1,000 WAL pages, on the event loop, and doubled the stall of
+ * storing a 6 MB mail (bench/RESULTS.md, "worst-case"). The caller turns the
+ * automatic checkpoint off on its connection (`PRAGMA wal_autocheckpoint =
+ * 0`); this thread's own connection copies the WAL back into the database
+ * file every `intervalMs` (default {@link WAL_CHECKPOINT_INTERVAL_MS}) with a
+ * PASSIVE checkpoint, which never blocks the main connection's readers or
+ * writer.
+ * @param options.onFailure called once, with the reason, when the thread
+ *   ends other than through `close` (the file could not be opened, a
+ *   checkpoint failed): the caller must then turn the automatic checkpoint
+ *   back on, or the WAL grows without bound.
+ */
+export function startWalCheckpointer(options: {
+  filename: string;
+  intervalMs?: number;
+  onFailure: (reason: string) => void;
+}): WalCheckpointer {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const data: WalCheckpointWorkerData = { filename: options.filename, intervalMs: options.intervalMs ?? WAL_CHECKPOINT_INTERVAL_MS };
+  const script = new URL(`./wal-checkpoint-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
+  // From sources (tests), the thread installs tsx's require hook, then requires the .ts entry.
+  const worker = fromSources
+    ? new Worker(
+        `require(${JSON.stringify(fileURLToPath(import.meta.resolve('tsx/cjs/api')))}).register(); require(${JSON.stringify(fileURLToPath(script))});`,
+        { eval: true, workerData: data },
+      )
+    : new Worker(script, { workerData: data });
+  worker.unref();
+  let closing = false;
+  let failure = 'the checkpoint thread exited';
+  worker.on('error', (error: unknown) => {
+    failure = error instanceof Error ? error.message : JSON.stringify(error);
+  });
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      if (!closing) options.onFailure(failure);
+      resolve();
+    }),
+  );
+  return {
+    async close() {
+      closing = true;
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}
