@@ -118,15 +118,20 @@ const labelledSetSchema = z.object({
       html: z.string().optional(),
       /** Shares wording with BIPIA test attacks: never in the training half. */
       always_held_out: z.boolean().optional(),
+      /** Added for training after the split was fixed: always in the training half, and left out of the shuffle. */
+      training_only: z.boolean().optional(),
     }),
   ),
 });
 
 /**
- * The labelled set split in two halves: within each label the messages are
- * shuffled with {@link LABELLED_SET_SEED} and the first half (rounded down)
- * of those not marked `always_held_out` trains; the rest, and every marked
- * message, is held out.
+ * The labelled set split in two halves: within each label the messages not
+ * marked `training_only` are shuffled with {@link LABELLED_SET_SEED} and the
+ * first half (rounded down) of those not marked `always_held_out` trains;
+ * the rest, and every message marked `always_held_out`, is held out. Messages
+ * marked `training_only` (added later) join the training half after the
+ * shuffle, so adding them never moves a message between the halves.
+ * @returns both halves, each in label order (0 then 1), training-only messages last.
  */
 export function splitLabelledSet(file = labelledSetFile()): { train: LabelledMail[]; heldOut: LabelledMail[] } {
   const { messages } = labelledSetSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
@@ -138,17 +143,19 @@ export function splitLabelledSet(file = labelledSetFile()): { train: LabelledMai
       kind: message.kind,
     } satisfies LabelledMail,
     forced: message.always_held_out === true,
+    trainingOnly: message.training_only === true,
   }));
   const random = seededRandom(LABELLED_SET_SEED);
   const train: LabelledMail[] = [];
   const heldOut: LabelledMail[] = [];
   for (const label of [0, 1] as const) {
-    const ofLabel = mails.filter((item) => item.mail.label === label);
+    const ofLabel = mails.filter((item) => item.mail.label === label && !item.trainingOnly);
     const eligible = ofLabel.filter((item) => !item.forced).map((item) => item.mail);
     shuffle(eligible, random);
     const trainCount = Math.floor(ofLabel.length / 2);
     train.push(...eligible.slice(0, trainCount));
     heldOut.push(...eligible.slice(trainCount), ...ofLabel.filter((item) => item.forced).map((item) => item.mail));
   }
+  train.push(...mails.filter((item) => item.trainingOnly).map((item) => item.mail));
   return { train, heldOut };
 }

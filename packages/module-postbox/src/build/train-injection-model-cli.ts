@@ -16,7 +16,8 @@ import { seededRandom, shuffle } from './seeded-random.js';
  *
  * Training data: BIPIA email_train × text_attack_train (attack at the
  * start, middle or end → 1, the e-mail alone → 0), the training half of
- * bench/data/postbox-injection-set.json, and ordinary-mail variants made
+ * bench/data/postbox-injection-set.json (with the messages marked
+ * `training_only`, written for local-v3), and ordinary-mail variants made
  * from training e-mails only (a sentence of another training e-mail
  * inserted at the start, middle or end → 0, so that an insertion alone is
  * not evidence). Each source carries the same total weight per class.
@@ -57,7 +58,8 @@ const PRETRAINING_STEPS = 200;
  * fire on long ordinary mail (cross-validated ROC-AUC on BIPIA 0.971 with
  * all ten families per message, 0.980 without). The families kept are rare
  * in ordinary mail, and BIPIA's attacks never use them, so their weights
- * come mostly from this prior.
+ * come mostly from this prior. `delegated_authority` (local-v3): prior 4
+ * beat 0 (cue only) and 2 by cross-validation.
  */
 const SIGNAL_PRIOR: Readonly<Partial<Record<FeatureName, number>>> = {
   override: 6,
@@ -73,10 +75,14 @@ const SIGNAL_PRIOR: Readonly<Partial<Record<FeatureName, number>>> = {
   mismatched_links: 2,
   trick_links: 3,
   markdown_exfil: 5,
+  delegated_authority: 4,
 };
 const signalPrior = Float64Array.from(FEATURE_NAMES, (name) => SIGNAL_PRIOR[name] ?? 0);
 
-/** Chosen by the cross-validation below (L2 1e-4 … 1e-2, 0 … 300 steps tried; the test splits were not used). */
+/**
+ * Chosen by the cross-validation below (L2 1e-4 … 1e-2, 0 … 300 steps tried; the test splits were not used).
+ * Checked again for local-v3: L2 1e-3 and 1e-2, 500 steps, no pretraining and 2^16 or 2^20 buckets were no better.
+ */
 export const TRAINING_OPTIONS: TrainingOptions = {
   hashBits: 18,
   l2Ngrams: 3e-3,
@@ -201,13 +207,16 @@ function foldsOf(items: readonly SourcedMail[], random: () => number) {
 
 /**
  * Fits the model in two stages: the n-gram weights are pretrained on BIPIA
- * attack instructions alone and the labelled injections against real
- * ordinary mail (no signals), then everything is fitted on whole messages
- * from there.
+ * attack instructions alone against real ordinary mail (no signals), then
+ * everything is fitted on whole messages from there. Only single-instruction
+ * positives pretrain: with all weights at 0 every sentence of a message ties,
+ * and the first one (the subject) took the whole gradient, so local-v3 with
+ * the labelled injections in the pretraining scored "Your order is on its
+ * way" as an injection (cross-validation was the same either way).
  */
 function fit(train: readonly SourcedMail[], features: ReadonlyMap<SourcedMail, Features>): LogisticModel {
   const noSignals = new Float64Array(FEATURE_NAMES.length);
-  const pretraining = train.filter((item) => item.alone || (item.real && (item.source === 'own' || item.mail.label === 0)));
+  const pretraining = train.filter((item) => item.alone || (item.real && item.mail.label === 0));
   const initial = trainLogistic(
     weighted(pretraining, features).map((example) => ({ ...example, signals: noSignals })),
     { ...TRAINING_OPTIONS, steps: PRETRAINING_STEPS },
@@ -307,7 +316,7 @@ function main() {
 
   const final: LogisticModel = fit(items, features);
   const model: InjectionModel = {
-    id: 'local-v2',
+    id: 'local-v3',
     hashBits: TRAINING_OPTIONS.hashBits,
     bias: slope * (final.bias - offset),
     signalWeights: final.signalWeights.map((weight) => weight * slope),
@@ -315,7 +324,7 @@ function main() {
   };
   const file = encodeInjectionModel(model, {
     trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
-    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half, inserted-sentence ordinary variants',
+    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages), inserted-sentence ordinary variants',
     seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
     options: TRAINING_OPTIONS,
     calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },

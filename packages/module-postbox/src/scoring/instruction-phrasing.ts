@@ -7,21 +7,26 @@
  * alone decides: ordinary mail says "reply to this email" or "click here" too.
  */
 
-/** Override of earlier instructions ("ignore all previous instructions", "new instructions:", "from now on"). */
-const OVERRIDE =
-  /\b(?:ignore|disregard|forget|override|bypass|neglect|overlook|set aside)\b[^.!?\n]{0,60}?\b(?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|programming|constraints|polic(?:y|ies)|system message)\b|\b(?:new|updated|revised|real|actual|true|hidden|secret|additional|important|urgent) (?:instructions?|directives?|orders)(?: for (?:the )?(?:ai|assistant|agent|model|bot))?\s*[:-]|\binstructions? (?:for|to) (?:the )?(?:ai|assistant|agent|model|bot)\b|\b(?:previous|prior|earlier|original) instructions? (?:are|is|were) (?:revoked|cancelled|void|obsolete)\b|\bfrom now on\b|\binstead,? (?:you (?:must|should|will)|please|just)\b|\bdo not (?:follow|obey|mention|reveal|inform|tell the user)\b|\bstop (?:what you are doing|summari[sz]ing|processing)\b/g;
+import { FOREIGN_MODEL_ADDRESS, FOREIGN_OUTPUT_DIRECTION, FOREIGN_OVERRIDE } from './foreign-phrasing.js';
 
-/** Talking to the model, or asking it to change role ("you are now", "as an AI", "dear assistant", "system prompt"). */
-const MODEL_ADDRESS =
+/** Override of earlier instructions ("ignore all previous instructions", "new instructions:", "from now on"), in English and the languages of `foreign-phrasing.ts`. */
+const ENGLISH_OVERRIDE =
+  /\b(?:ignore|disregard|forget|override|bypass|neglect|overlook|set aside)\b[^.!?\n]{0,60}?\b(?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|programming|constraints|polic(?:y|ies)|system message)\b|\b(?:new|updated|revised|real|actual|true|hidden|secret|additional|important|urgent) (?:instructions?|directives?|orders)(?: for (?:the )?(?:ai|assistant|agent|model|bot))?\s*[:-]|\binstructions? (?:for|to) (?:the )?(?:ai|assistant|agent|model|bot)\b|\b(?:previous|prior|earlier|original) instructions? (?:are|is|were) (?:revoked|cancelled|void|obsolete)\b|\bfrom now on\b|\binstead,? (?:you (?:must|should|will)|please|just)\b|\bdo not (?:follow|obey|mention|reveal|inform|tell the user)\b|\bstop (?:what you are doing|summari[sz]ing|processing)\b/g;
+const OVERRIDE = new RegExp(`${ENGLISH_OVERRIDE.source}|${FOREIGN_OVERRIDE}`, 'g');
+
+/** Talking to the model, or asking it to change role ("you are now", "as an AI", "dear assistant", "system prompt"), in English and the languages of `foreign-phrasing.ts`. */
+const ENGLISH_MODEL_ADDRESS =
   /\b(?:you are now|you're now|act as|pretend (?:to be|you are)|role-?play as|system prompt|developer mode|jailbreak|do anything now)\b|\bas an? (?:ai|assistant|language model|llm)\b|\b(?:dear|hey|hello|hi|attention|note to|message to|instructions? (?:for|to)) (?:the )?(?:ai|assistant|agent|llm|model|bot|chatbot|gpt)\b|\bif you are an? (?:ai|assistant|agent|llm|language model|bot|automated)\b|\b(?:ai|llm|language model|assistant|agent|bot) (?:reading|processing|summari[sz]ing|handling) (?:this|these)\b/g;
+const MODEL_ADDRESS = new RegExp(`${ENGLISH_MODEL_ADDRESS.source}|${FOREIGN_MODEL_ADDRESS}`, 'g');
 
 /** Chat-template and prompt-structure markers ("system:", "[INST]", "<|im_start|>", "### Instruction", "end of email"). */
 const ROLE_MARKER =
   /(?:^|\n)[ \t>*#-]*(?:system|assistant|developer|human)[ \t]*:[ \t]|\[\/?inst\]|<<\/?sys>>|<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<\/?(?:system|instructions?|prompt|assistant)>|###[ \t]*(?:instruction|system|response|new task)|\bbegin (?:system|admin|new) (?:prompt|instructions?|message)\b|\bend of (?:the )?(?:email|message|context|document|input)\b/g;
 
-/** Directions about the model's own output ("in your response", "reply in French", "your answer should"). */
-const OUTPUT_DIRECTION =
+/** Directions about the model's own output ("in your response", "reply in French", "your answer should"), in English and the languages of `foreign-phrasing.ts`. */
+const ENGLISH_OUTPUT_DIRECTION =
   /\b(?:in|into|to|within|throughout|for|of|on) your (?:response|reply|answer|output|summary|translation)\b|\b(?:respond|reply|answer)(?: only)? (?:in|using|with) (?:base|emoji|reverse|french|spanish|german|italian|portuguese|russian|japanese|chinese|all caps|uppercase|lowercase|a |an |the following)|\byour (?:response|reply|answer|output)s? (?:should|must|needs? to|has to|will)\b|\b(?:encode|encrypt|reverse|render|express|write|provide|translate) (?:your|the) (?:response|reply|answer|output|message)\b/g;
+const OUTPUT_DIRECTION = new RegExp(`${ENGLISH_OUTPUT_DIRECTION.source}|${FOREIGN_OUTPUT_DIRECTION}`, 'g');
 
 /** A sentence that opens with a task verb, as prompts do ("Write a poem…", "Explain…", "Translate…"). */
 const TASK_OPENING =
@@ -47,6 +52,10 @@ const TOOL_OR_EXFILTRATION =
 const LURE =
   /\bclick (?:here|this link|the link|below|now)\b|\bdownload (?:now|this|the (?:attached|file|app))\b|\bclaim your\b|\byou(?:'ve| have) (?:won|been selected)\b|\blottery\b|\bprize\b|\bwinnings?\b|\bact now\b|\bwire (?:transfer|money)\b|\bgift cards?\b|\bbitcoin\b|\bcrypto(?:currency)? wallet\b|\bverify your (?:account|identity)\b|\baccount (?:will be )?(?:suspended|locked|closed)\b|\binstall (?:this|the) (?:app|software|update|extension)\b|\btoo good to be true\b|\bfree money\b|\bdouble your\b|\bfake\b|\bvirus\b|\bmalware\b/g;
 
+/** Claims of authority handed to the model, and pressure to skip the user ("the user has approved", "you are authorised to", "without asking them"). */
+const DELEGATED_AUTHORITY =
+  /\b(?:the|your) (?:user|account owner|owner) (?:has|have|had) (?:already )?(?:approved|authori[sz]ed|granted|allowed|agreed)\b|\b(?:the|your) user (?:wants|would want|asked) you to\b|\byou(?: are|'re) (?:authori[sz]ed|permitted|allowed|cleared) to\b|\bon (?:the user's|their|your user's|the owner's) behalf\b|\bas (?:their|the user's|your user's|his|her) (?:ai |e-?mail |mail )?(?:assistant|agent)\b|\byou,? (?:the|their|as the) (?:ai |mail )?(?:assistant|agent)\b|\b(?:all|every|any) (?:ai |mail |e-?mail )(?:assistants?|agents?)\b|\bwithout (?:asking|telling|informing|checking with) (?:the user|them|anyone|the owner)\b|\b(?:do not|don't|never) (?:tell|inform|alert|notify) (?:the user|anyone|them)\b|\bno need to (?:ask|check with|confirm with|tell) (?:me|them|the user)\b|\b(?:speed|urgency) matters more than\b/g;
+
 /** Each family with the name of its feature. */
 export const PHRASE_FAMILIES = [
   ['override', OVERRIDE],
@@ -59,6 +68,7 @@ export const PHRASE_FAMILIES = [
   ['transformation', TRANSFORMATION],
   ['tool_or_exfiltration', TOOL_OR_EXFILTRATION],
   ['lure', LURE],
+  ['delegated_authority', DELEGATED_AUTHORITY],
 ] as const;
 
 /** Names of the phrase families, in {@link PHRASE_FAMILIES} order. */

@@ -39,9 +39,36 @@ export interface LocalInjectionScorer extends InjectionScorer {
 /** Longest evidence text, in characters. */
 export const EVIDENCE_TEXT_MAX = 80;
 
+/** Where a segment is: `[start, end)` in the scored `text` it came from. */
+interface SegmentSpan {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The highest segment score (−∞ without segments) and up to {@link EVIDENCE_MAX}
+ * segments scoring at least {@link EVIDENCE_MIN}, strongest first (ties: earlier first).
+ */
+function strongestSegments(sums: readonly number[], spans: readonly SegmentSpan[]) {
+  let best = Number.NEGATIVE_INFINITY;
+  const evidence: Array<{ text: string; weight: number }> = [];
+  sums.forEach((weight, index) => {
+    if (weight > best) best = weight;
+    if (weight < EVIDENCE_MIN) return;
+    const last = evidence[EVIDENCE_MAX - 1];
+    if (last && weight <= last.weight) return;
+    const span = spans[index] as SegmentSpan;
+    evidence.push({ text: span.text.slice(span.start, Math.min(span.end, span.start + EVIDENCE_TEXT_MAX)), weight });
+    evidence.sort((a, b) => b.weight - a.weight);
+    if (evidence.length > EVIDENCE_MAX) evidence.length = EVIDENCE_MAX;
+  });
+  return { best, evidence };
+}
+
 /**
  * The default {@link InjectionScorer}: runs in-process with no network and
- * no download. A logistic model (`local-v2`, `data/injection-model.json`,
+ * no download. A logistic model (`local-v3`, `data/injection-model.json`,
  * trained by `src/build/train-injection-model-cli.ts` on training data only):
  *
  *   logit = bias + Σ signal weight · signal + max over sentences of (Σ weights of the sentence's features)
@@ -50,12 +77,14 @@ export const EVIDENCE_TEXT_MAX = 80;
  *   (instruction-override phrasing, model/role impersonation, chat-template
  *   markers, directions about the model's output, prompt-style tasks and
  *   questions, encodings, tool/command and exfiltration requests, lures,
- *   hidden HTML, comments, zero-width and Unicode tag characters,
- *   base64/hex payloads, link tricks);
+ *   claims of delegated authority, hidden HTML, comments, zero-width and
+ *   Unicode tag characters, base64/hex payloads, link tricks; override,
+ *   model-address and output-direction phrasing in seven other languages);
  * - sentence features (`segment-features.ts`): hashed word unigrams,
- *   bigrams, character 3–5-grams, the sentence's first word and final
- *   punctuation, and which instruction phrase families occur in it, each
- *   counted once per sentence; sentences of the visible and of the hidden text.
+ *   bigrams, 5-letter word stems, the sentence's first word and final
+ *   punctuation, which instruction phrase families occur in it, and how
+ *   many of its words the rest of the text never uses (`segment-novelty.ts`),
+ *   each counted once per sentence; sentences of the visible and of the hidden text.
  *
  * The sentence that reads most like an instruction decides, so an
  * instruction inserted into a long ordinary mail is not diluted by it.
@@ -69,6 +98,9 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
   const model = options.model ?? bundledInjectionModel();
   const weights = model.ngramWeights;
   const read = createSegmentReader(model.hashBits);
+  /** Per segment of the message being explained: its n-gram score and its span (reused between calls). */
+  const sums: number[] = [];
+  const spans: SegmentSpan[] = [];
 
   const explain = (input: ScoringInput): InjectionExplanation => {
     const features = injectionFeatures(input);
@@ -80,27 +112,27 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
       if (contribution >= SIGNAL_REPORT_MIN) fired.push({ name, weight: contribution });
     });
 
-    const evidence: Array<{ text: string; weight: number }> = [];
-    let best = Number.NEGATIVE_INFINITY;
+    sums.length = 0;
+    spans.length = 0;
     let sum = 0;
+    let base = 0;
     const sink: SegmentSink = {
       feature: (bucket) => {
         sum += weights[bucket] ?? 0;
       },
       end: (start, end, text) => {
-        const weight = sum;
+        sums.push(sum);
+        spans.push({ text, start, end });
         sum = 0;
-        if (weight > best) best = weight;
-        if (weight < EVIDENCE_MIN) return;
-        const last = evidence[EVIDENCE_MAX - 1];
-        if (last && weight <= last.weight) return;
-        evidence.push({ text: text.slice(start, Math.min(end, start + EVIDENCE_TEXT_MAX)), weight });
-        evidence.sort((a, b) => b.weight - a.weight);
-        if (evidence.length > EVIDENCE_MAX) evidence.length = EVIDENCE_MAX;
+      },
+      late: (index, bucket) => {
+        sums[base + index] = (sums[base + index] ?? 0) + (weights[bucket] ?? 0);
       },
     };
     read(features.visibleText, features.visibleMatches, sink);
+    base = sums.length;
     if (features.hiddenText) read(features.hiddenText, features.hiddenMatches, sink);
+    const { best, evidence } = strongestSegments(sums, spans);
     if (best !== Number.NEGATIVE_INFINITY) logit += best;
 
     fired.sort((a, b) => b.weight - a.weight);

@@ -1,34 +1,45 @@
 import { PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
-import { forEachNgram, NGRAM_KIND, type NgramKind, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
+import { IntBuffer } from './int-buffer.js';
+import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
+import { forEachNgram, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
 
 /** Hash of the cue feature of each phrase family (`cue:<family>`), in {@link PHRASE_FAMILIES} order. */
 const CUE_HASHES = PHRASE_FAMILIES.map(([name]) => namedFeatureHash(`cue:${name}`));
 
-/** Receives the features of a text, segment by segment. */
+/** Receives the features of a text, segment by segment, then the novelty features of each segment. */
 export interface SegmentSink {
-  /** A feature bucket of the current segment, each bucket once per segment; `start`/`end` is the span it came from. */
-  feature(bucket: number, kind: NgramKind, start: number, end: number): void;
+  /** A feature bucket of the current segment, each bucket once per segment. */
+  feature(bucket: number): void;
   /** The current segment ended; its span in `text` (the scored text of the last {@link SegmentReader} call). */
   end(start: number, end: number, text: string): void;
+  /** After the last segment of the text: a novelty feature bucket of segment `index` (0 = the text's first segment). */
+  late(index: number, bucket: number): void;
 }
 
 /**
  * Reads the segment features of one text: prepares it with `scoredText`,
- * then, per segment, its distinct n-gram buckets and one `cue` bucket per
+ * then, per segment, its distinct n-gram buckets, one `cue` bucket per
  * instruction phrase family found in it (a phrase belongs to the segment
  * in which its last character lies, or to the segment after the gap it
- * lies in). `matches` are the phrases found in the whole (uncut) `text`.
+ * lies in), and its novelty buckets (`segment-novelty.ts`: how many of its
+ * words the rest of the text does not use). `matches` are the phrases
+ * found in the whole (uncut) `text`.
  */
 export type SegmentReader = (text: string, matches: readonly PhraseMatch[], sink: SegmentSink) => void;
 
 /**
  * A {@link SegmentReader} for a table of `2^hashBits` buckets. It keeps one
- * stamp per bucket (4 bytes each) to count each bucket once per segment, so
- * one reader serves one caller at a time (calls are synchronous).
+ * stamp per bucket (4 bytes each) to count each bucket once per segment and
+ * a {@link noveltyCounter}, so one reader serves one caller at a time (calls
+ * are synchronous).
  */
 export function createSegmentReader(hashBits: number): SegmentReader {
   const mask = 2 ** hashBits - 1;
   const seen = new Uint32Array(mask + 1);
+  const novelty = noveltyCounter(hashBits);
+  const noveltyBuckets = noveltyFeatures(mask);
+  /** Per segment of the current text: 1 when an instruction phrase ends in it. */
+  const cuedSegments = new IntBuffer();
   let stamp = 1;
   const nextStamp = () => {
     stamp += 1;
@@ -45,6 +56,9 @@ export function createSegmentReader(hashBits: number): SegmentReader {
       if (at !== -1) positions.push({ family: match.family, at });
     }
     let cue = 0;
+    let cued = false;
+    cuedSegments.length = 0;
+    novelty.reset();
     nextStamp();
     forEachNgram(
       scored,
@@ -52,20 +66,30 @@ export function createSegmentReader(hashBits: number): SegmentReader {
         const bucket = hash & mask;
         if (seen[bucket] === stamp) return;
         seen[bucket] = stamp;
-        sink.feature(bucket, kind, start, end);
+        sink.feature(bucket);
+        if (kind === NGRAM_KIND.word) novelty.word(bucket, end - start);
       },
       (start, end, next) => {
         while (cue < positions.length && (positions[cue]?.at ?? 0) < next) {
           const bucket = (CUE_HASHES[positions[cue]?.family ?? 0] ?? 0) & mask;
           cue += 1;
+          cued = true;
           if (seen[bucket] === stamp) continue;
           seen[bucket] = stamp;
-          sink.feature(bucket, NGRAM_KIND.cue, start, end);
+          sink.feature(bucket);
         }
+        cuedSegments.push(cued ? 1 : 0);
+        cued = false;
+        novelty.endSegment();
         sink.end(start, end, scored);
         nextStamp();
       },
     );
+    const segmentCount = cuedSegments.length;
+    for (let k = 0; k < segmentCount; k += 1) {
+      const extra = noveltyBuckets(novelty.share(k), segmentCount, cuedSegments.values[k] === 1);
+      for (let e = 0; e < extra.length; e += 1) sink.late(k, extra[e] ?? 0);
+    }
   };
 }
 
@@ -74,15 +98,20 @@ export function segmentBuckets(
   reader: SegmentReader,
   parts: ReadonlyArray<{ text: string; matches: readonly PhraseMatch[] }>,
 ): Int32Array[] {
-  const segments: Int32Array[] = [];
+  const segments: number[][] = [];
   let current: number[] = [];
+  let base = 0;
   const sink: SegmentSink = {
     feature: (bucket) => current.push(bucket),
     end: () => {
-      segments.push(Int32Array.from(current));
+      segments.push(current);
       current = [];
     },
+    late: (index, bucket) => segments[base + index]?.push(bucket),
   };
-  for (const part of parts) if (part.text) reader(part.text, part.matches, sink);
-  return segments;
+  for (const part of parts) {
+    base = segments.length;
+    if (part.text) reader(part.text, part.matches, sink);
+  }
+  return segments.map((buckets) => Int32Array.from(buckets));
 }
