@@ -18,7 +18,7 @@ const BATCH = 1_000;
  * `0 … count − 1` of `dataset` for agent `agentId` (scope `self`, text
  * `vec:<dataset>:<n>`, id `idOf(n)`), vectors as pgvector binary parameters,
  * in transactions of {@link BATCH} rows; finally vacuums and analyses both
- * tables. `sql` must have the server's schema first in its `search_path`.
+ * tables and the lexical index's `memory_lexical_docs` (filled by its trigger). `sql` must have the server's schema first in its `search_path`.
  * @returns seconds spent inserting (without the vacuum).
  */
 export async function loadSemanticMemories(
@@ -49,6 +49,8 @@ export async function loadSemanticMemories(
   const seconds = (performance.now() - startedAt) / 1000;
   await sql.query('vacuum (analyze) memory_records');
   await sql.query('vacuum (analyze) memory_vectors_items');
+  // The lexical index's rows were written by its trigger; vacuum merges its GIN pending list, as autovacuum would.
+  await sql.query('vacuum (analyze) memory_lexical_docs');
   return seconds;
 }
 

@@ -11,7 +11,7 @@ import {
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { createPgLexicalTables, documentExpression, keysExpression, type PgLexicalTables, pgLexicalTables } from './lexical-tables.js';
-import { queryPrepared } from './prepared-statement.js';
+import { queryPlannedEachTime } from './prepared-statement.js';
 
 /** Source rows indexed per transaction while `ensure` builds the index of an existing table. */
 const BACKFILL_BATCH = 1_000;
@@ -50,7 +50,7 @@ type RankedRow = { id: string; score: number } & Record<string, unknown>;
  * A query first counts each word's matching rows in one statement (each
  * count stops past `MAX_LEXICAL_POSTINGS`; words counted past it a minute
  * ago are not counted again, see `CommonTerms`) and keeps the rarest words within
- * that budget (`selectiveTerms`), then runs one named prepared statement:
+ * that budget (`selectiveTerms`), then runs one statement, planned for its values each time (`queryPlannedEachTime`):
  * `to_tsquery` of the kept words joined with `|`, the visibility filter (`keys && $keys`), ordered by
  * `ts_rank_cd(doc, query, 1)` (cover density, divided by 1 + log of the
  * document length) then id, limited to `k`, with any attached table joined.
@@ -169,7 +169,7 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
       return attempt('query', async () => {
         const counts = await commonTerms.countsAsync(terms, async (unknown) => {
-          const counted = await queryPrepared<{ n: number }>(
+          const counted = await queryPlannedEachTime<{ n: number }>(
             knex,
             `select (select count(*)::int from (
                select 1 from ${tables.docs} d where d.doc @@ to_tsquery('english', quote_literal(t.term)) limit ${MAX_LEXICAL_POSTINGS + 1}
@@ -182,7 +182,7 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
         const kept = selectiveTerms(terms, counts);
         if (kept.length === 0) return [];
         const query = kept.map((term) => `'${term}'`).join(' | ');
-        const rows = await queryPrepared<RankedRow>(
+        const rows = await queryPlannedEachTime<RankedRow>(
           knex,
           `select t.id, t.score${columns} from (
              select d.id, ts_rank_cd(d.doc, q, 1)::float8 as score

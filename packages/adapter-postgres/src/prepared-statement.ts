@@ -36,3 +36,24 @@ export async function queryPrepared<Row>(knex: Knex, text: string, values: reado
     await knex.client.releaseConnection(connection);
   }
 }
+
+/**
+ * Runs `text` (with `$1 … $n` placeholders) as an unnamed statement on a
+ * connection of `knex`'s pool, straight through node-postgres: PostgreSQL
+ * plans it for these values every time. For statements whose best plan
+ * depends on the values: after five runs of a named statement PostgreSQL may
+ * switch to a generic plan, and for a full-text match that plan reads every
+ * row (a lexical query at 100k rows went from ~3 to ~18 ms that way,
+ * bench/memory-pg.ts).
+ * @returns the result rows.
+ * @throws the driver's error (the connection goes back to the pool either way).
+ */
+export async function queryPlannedEachTime<Row>(knex: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const connection = (await knex.client.acquireConnection()) as pg.Client;
+  try {
+    const result = await connection.query({ text, values: [...values] });
+    return result.rows as Row[];
+  } finally {
+    await knex.client.releaseConnection(connection);
+  }
+}
