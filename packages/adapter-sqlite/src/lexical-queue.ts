@@ -41,6 +41,7 @@ export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexical
   const insertDoc = db.prepare(`insert into ${tables.docs} (id, keys) values (?, ?)`);
   const insertText = db.prepare(`insert into ${tables.fts} (rowid, text) values (?, ?)`);
   const dequeue = db.prepare(`delete from ${tables.queue} where id = ?`);
+  const anyQueued = db.prepare(`select 1 from ${tables.queue} limit 1`);
   const flushBatch = db.transaction(() => {
     const rows = queued.all() as Array<{ id: string; text: string | null; keys: string | null }>;
     for (const row of rows) {
@@ -51,11 +52,13 @@ export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexical
     }
     return rows.length;
   });
+  // An empty queue (every query's case once the background flush caught up) takes no write lock.
+  const flushIfQueued = () => (anyQueued.get() === undefined ? 0 : flushBatch.immediate());
   return {
-    flushBatch: () => flushBatch.immediate(),
+    flushBatch: flushIfQueued,
     drain() {
       let taken = 0;
-      for (let walked = flushBatch.immediate(); walked > 0; walked = flushBatch.immediate()) taken += walked;
+      for (let walked = flushIfQueued(); walked > 0; walked = flushIfQueued()) taken += walked;
       return taken;
     },
   };
