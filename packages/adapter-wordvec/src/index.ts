@@ -9,6 +9,7 @@ export {
   type EncodingSteps,
   type SentenceEncoder,
   type SentenceEncoderOptions,
+  sifWeights,
   TOKENIZE_PIECE_LENGTH,
 } from './sentence-encoder.js';
 export { createSpellingCorrector, MAX_CORRECTED_LENGTH, type SpellingCorrector } from './spelling-correction.js';

@@ -1,5 +1,5 @@
 import { charNgramBuckets } from './char-ngrams.js';
-import { createSpellingCorrector } from './spelling-correction.js';
+import { createSpellingCorrector, type SpellingCorrector } from './spelling-correction.js';
 import { tokenizeInPieces } from './text-tokens.js';
 import type { WordVectorLookup } from './word-vector-lookup.js';
 
@@ -34,6 +34,8 @@ export interface SentenceEncoder {
   (text: string): Float32Array;
   /** The same encoding as a generator of bounded steps, for callers that interleave it with other work (see `createStepRunner`). */
   steps(text: string): EncodingSteps;
+  /** The spelling corrector it reads unknown words with (`null` when correction is off), for other readers of the same table. */
+  readonly correct: SpellingCorrector | null;
 }
 
 /** Code units tokenised per step (a piece is cut at a space; see `tokenizeInPieces`). */
@@ -42,6 +44,21 @@ export const TOKENIZE_PIECE_LENGTH = 4_096;
 /** Harmonic number H(n) ≈ ln n + γ: the normaliser of Zipf's law over n words. */
 function harmonicNumber(n: number): number {
   return Math.log(n) + 0.5772156649 + 1 / (2 * n);
+}
+
+/**
+ * SIF weights of `table`'s words by frequency rank (0-based): a word of
+ * estimated probability `p` (Zipf's law over the source vocabulary) weighs
+ * `sifA / (sifA + p)`, in (0, 1]; every word weighs 1 when `sifA` is 0. See
+ * `SentenceEncoderOptions.sifA`.
+ */
+export function sifWeights(table: WordVectorLookup, sifA: number): (rank: number) => number {
+  const zipfNorm = harmonicNumber(table.sourceVocabularySize);
+  return (rank) => {
+    if (sifA === 0) return 1;
+    const probability = 1 / ((rank + 1) * zipfNorm);
+    return sifA / (sifA + probability);
+  };
 }
 
 /**
@@ -56,12 +73,7 @@ function harmonicNumber(n: number): number {
  * vectors (words are hashed on their first 48 code points).
  */
 export function createSentenceEncoder(table: WordVectorLookup, options: SentenceEncoderOptions): SentenceEncoder {
-  const zipfNorm = harmonicNumber(table.sourceVocabularySize);
-  const weightOfRank = (rank: number): number => {
-    if (options.sifA === 0) return 1;
-    const probability = 1 / ((rank + 1) * zipfNorm);
-    return options.sifA / (options.sifA + probability);
-  };
+  const weightOfRank = sifWeights(table, options.sifA);
   const unknownWeight = weightOfRank(table.sourceVocabularySize);
   const useNgrams = options.ngramFallback && table.ngramBucketCount > 0;
   const correct = options.spellingCorrectionRows > 0 ? createSpellingCorrector(table, options.spellingCorrectionRows) : null;
@@ -98,5 +110,5 @@ export function createSentenceEncoder(table: WordVectorLookup, options: Sentence
       if (step.done) return step.value;
     }
   };
-  return Object.assign(encode, { steps });
+  return Object.assign(encode, { steps, correct });
 }

@@ -1,4 +1,5 @@
 import { lexicalTerms } from '@agentinfra/core';
+import { sifWeights } from './sentence-encoder.js';
 import type { SpellingCorrector } from './spelling-correction.js';
 import type { WordVectorLookup } from './word-vector-lookup.js';
 
@@ -25,7 +26,7 @@ export interface WordAlignerOptions {
    * 1–3 within 0.02 MRR).
    */
   weightExponent: number;
-  /** Reads an unknown word as a table word (spelling correction); `null` leaves unknown words out. */
+  /** Reads an unknown word as a table word (the sentence encoder's `correct`); `null` leaves unknown words out. */
   correct: SpellingCorrector | null;
 }
 
@@ -50,11 +51,8 @@ export type AlignmentSteps = Generator<undefined, number[], undefined>;
  */
 export function createWordAligner(table: WordVectorLookup, options: WordAlignerOptions) {
   const { dimensions } = table;
-  const zipfNorm = Math.log(table.sourceVocabularySize) + 0.5772156649;
-  const weightOf = (index: number): number => {
-    const probability = 1 / ((table.rankOf(index) + 1) * zipfNorm);
-    return (options.sifA / (options.sifA + probability)) ** options.weightExponent;
-  };
+  const sifWeight = sifWeights(table, options.sifA);
+  const weightOf = (index: number): number => sifWeight(table.rankOf(index)) ** options.weightExponent;
 
   const unitVectors = new Map<number, Float32Array | null>();
 

@@ -5,7 +5,6 @@ import { createCompactVectorTable } from './compact-vector-table.js';
 import { compactionTag, DEFAULT_COMPACTION } from './compaction-parameters.js';
 import { defaultVectorsFile } from './default-vectors-file.js';
 import { createSentenceEncoder, type SentenceEncoder, type SentenceEncoderOptions } from './sentence-encoder.js';
-import { createSpellingCorrector } from './spelling-correction.js';
 import { createStepRunner } from './step-runner.js';
 import { decodeVectorsFile } from './vectors-file-format.js';
 import { createWordAligner, type WordAligner } from './word-alignment.js';
@@ -122,12 +121,13 @@ export function createWordVectorEmbedder(options: WordVectorEmbedderOptions = {}
     }
     const table = createCompactVectorTable(vectors, settings.vocabularySize);
     const correctionRows = Math.min(WORDVEC_ENCODER_OPTIONS.spellingCorrectionRows, table.vocabularySize);
+    const encoder = createSentenceEncoder(table, { ...WORDVEC_ENCODER_OPTIONS, spellingCorrectionRows: correctionRows });
     return {
-      encoder: createSentenceEncoder(table, { ...WORDVEC_ENCODER_OPTIONS, spellingCorrectionRows: correctionRows }),
+      encoder,
       aligner: createWordAligner(table, {
         sifA: WORDVEC_ENCODER_OPTIONS.sifA,
         weightExponent: ALIGNMENT_WEIGHT_EXPONENT,
-        correct: correctionRows > 0 ? createSpellingCorrector(table, correctionRows) : null,
+        correct: encoder.correct,
       }),
     };
   }
