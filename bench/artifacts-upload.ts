@@ -45,7 +45,7 @@ import {
 } from '../packages/core/src/index.js';
 import { artifactsModule } from '../packages/module-artifacts/src/index.js';
 import { identityModule } from '../packages/module-identity/src/index.js';
-import { startProcess } from './support/serve-process.js';
+import { benchServeEnv, startProcess } from './support/serve-process.js';
 
 const run = promisify(execFile);
 const MB = 1_000_000;
@@ -158,17 +158,7 @@ async function startServer(dir: string, durable: boolean): Promise<Server> {
 async function startServeProcess(dataDir: string) {
   const bridgeKey = newCredential('bk_');
   const process = await startProcess([fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url)), 'serve'], {
-    env: {
-      AGENTINFRA_BRIDGE_KEY: bridgeKey,
-      AGENTINFRA_MASTER_KEY: newMasterKey(),
-      AGENTINFRA_DATA_DIR: dataDir,
-      AGENTINFRA_CONFIG: join(dataDir, 'none.json'),
-      AGENTINFRA_PORT: '0',
-      AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
-      AGENTINFRA_LOG_LEVEL: 'warn',
-      AGENTINFRA_ACME_HTTP_PORT: '0',
-      AGENTINFRA_SMTP_PORT: '0',
-    },
+    env: { ...benchServeEnv(dataDir), AGENTINFRA_BRIDGE_KEY: bridgeKey },
   });
   const deviceKey = await benchAgent(process.url, bridgeKey);
   const status = (field: 'VmRSS' | 'VmHWM') =>

@@ -48,6 +48,7 @@ import { randomBytes } from 'node:crypto';
 import { createPostgresDatabase, pgVectorIndexOptions } from '@agentinfra/adapter-postgres';
 import {
   coreConfigSchema,
+  createCommonTerms,
   createKernel,
   createLogger,
   lexicalTerms,
@@ -182,17 +183,14 @@ try {
   await sql.query('set hnsw.iterative_scan = relaxed_order');
   await lexicalSql.connect();
   await lexicalSql.query(`set search_path to "${schema}", public`);
-  /** Words the raw lexical leg found too common, not counted again (as the adapter's `CommonTerms`). */
-  const commonWords = new Set<string>();
+  /** Words the raw lexical leg found too common, not counted again (the adapter's own `CommonTerms`). */
+  const commonWords = createCommonTerms();
   /** The lexical leg's statements for `text`, as the adapter sends them. */
   const rawLexicalLeg = async (text: string) => {
     const terms = lexicalTerms(text);
-    const unknown = terms.filter((term) => !commonWords.has(term));
-    const counted = unknown.length === 0 ? [] : (await lexicalSql.query<{ n: number }>(LEXICAL_COUNT_SQL, [unknown])).rows;
-    unknown.forEach((term, i) => {
-      if ((counted[i]?.n ?? 0) > MAX_LEXICAL_POSTINGS) commonWords.add(term);
-    });
-    const counts = terms.map((term) => (commonWords.has(term) ? MAX_LEXICAL_POSTINGS + 1 : (counted[unknown.indexOf(term)]?.n ?? 0)));
+    const counts = await commonWords.countsAsync(terms, async (unknown) =>
+      (await lexicalSql.query<{ n: number }>(LEXICAL_COUNT_SQL, [unknown])).rows.map((row) => row.n),
+    );
     const kept = selectiveTerms(terms, counts);
     if (kept.length === 0) return [];
     const query = kept.map((term) => `'${term}'`).join(' | ');
