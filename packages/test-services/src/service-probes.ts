@@ -1,8 +1,13 @@
 import pg from 'pg';
 import { createClient } from 'redis';
 
-/** Milliseconds a probe waits for the connection (and for its one command). */
-export const PROBE_TIMEOUT_MS = 1_000;
+/**
+ * Milliseconds a probe waits for the connection (and for its one command). A
+ * server that is down refuses at once; this only bounds a slow one, and on
+ * the 2-core CI machine, with three test workers opening connections at once,
+ * a running PostgreSQL once took more than 1 s to answer the probe.
+ */
+export const PROBE_TIMEOUT_MS = 5_000;
 
 /** What a probe found: nothing (reachable) or the reason it could not connect, e.g. `ECONNREFUSED`. */
 export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
