@@ -8,6 +8,14 @@ import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-ind
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
+/**
+ * Milliseconds after the connection opens before the WAL checkpoint thread
+ * starts (until then SQLite's automatic checkpoint runs): a command that
+ * opens the database for a moment (`agentinfra agents create`, `migrate`)
+ * closes it before and does not pay ~0.3 s for a thread it never needs.
+ */
+export const WAL_CHECKPOINTER_DELAY_MS = 1_000;
+
 /** Distinct SQL texts whose compiled statements each connection keeps. */
 const STATEMENT_CACHE_SIZE = 512;
 
@@ -48,7 +56,8 @@ export type SqliteDatabaseOptions = z.input<typeof sqliteDatabaseOptions>;
  * The embedded default {@link SqlDatabase}: knex on better-sqlite3, one file,
  * WAL journal, foreign keys on, `synchronous = NORMAL` (durable across process
  * crashes; the last transactions may be lost only on power failure). The WAL
- * is checkpointed by a worker thread ({@link startWalCheckpointer}), not in
+ * is checkpointed by a worker thread ({@link startWalCheckpointer}, from
+ * {@link WAL_CHECKPOINTER_DELAY_MS} after the connection opened), not in
  * the commits of the event loop; should that thread fail, the connection
  * goes back to SQLite's automatic checkpoint.
  * @throws ZodError when options are invalid.
@@ -58,6 +67,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
   const onDisk = filename !== ':memory:';
   if (onDisk) mkdirSync(dirname(filename), { recursive: true });
   let checkpointer: WalCheckpointer | undefined;
+  let checkpointerStart: NodeJS.Timeout | undefined;
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
@@ -71,14 +81,18 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
           connection.pragma('synchronous = NORMAL');
           connection.pragma('foreign_keys = ON');
           connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
-          if (onDisk && checkpointer === undefined) {
-            connection.pragma('wal_autocheckpoint = 0');
-            checkpointer = startWalCheckpointer({
-              filename,
-              onFailure: () => {
-                if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
-              },
-            });
+          if (onDisk && checkpointerStart === undefined) {
+            checkpointerStart = setTimeout(() => {
+              if (!connection.open) return;
+              connection.pragma('wal_autocheckpoint = 0');
+              checkpointer = startWalCheckpointer({
+                filename,
+                onFailure: () => {
+                  if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
+                },
+              });
+            }, WAL_CHECKPOINTER_DELAY_MS);
+            checkpointerStart.unref();
           }
           loadSqliteVectorExtension(connection);
           cachePreparedStatements(connection, STATEMENT_CACHE_SIZE);
@@ -123,6 +137,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
     },
     async close() {
       for (const index of lexicalIndexes) index.close();
+      clearTimeout(checkpointerStart);
       await checkpointer?.close();
       await knex.destroy();
     },

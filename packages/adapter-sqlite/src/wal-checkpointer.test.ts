@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSqliteDatabase } from './database.js';
+import { createSqliteDatabase, WAL_CHECKPOINTER_DELAY_MS } from './database.js';
 import { startWalCheckpointer, WAL_CHECKPOINT_INTERVAL_MS } from './wal-checkpointer.js';
 
 const MB = 1024 * 1024;
@@ -15,13 +15,16 @@ describe('WAL checkpoints in a worker thread', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('copies the WAL into the database file while the connection never checkpoints in its own commits', async () => {
+  it('starts after a delay, then copies the WAL into the database file while the connection never checkpoints in its own commits', async () => {
     folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
     const filename = join(folder, 'agentinfra.db');
     const db = createSqliteDatabase({ filename });
     try {
       const automatic = async () => ((await db.knex.raw('pragma wal_autocheckpoint')) as Array<{ wal_autocheckpoint: number }>)[0];
-      expect(await automatic()).toEqual({ wal_autocheckpoint: 0 });
+      expect(await automatic()).toEqual({ wal_autocheckpoint: 1000 });
+      await vi.waitFor(async () => expect(await automatic()).toEqual({ wal_autocheckpoint: 0 }), {
+        timeout: 4 * WAL_CHECKPOINTER_DELAY_MS,
+      });
       await db.knex.schema.createTable('blobs', (table) => {
         table.increments('id');
         table.text('body').notNullable();
