@@ -8,6 +8,12 @@
  * metrics and the audit log (on by default) cost ≤ 5 % of writes/s (issue #15).
  * Each row also gives the server's CPU time per request (all its threads,
  * from /proc), steadier than the rates on a machine shared with other work.
+ * The episode row (memories that are neither embedded nor indexed) times
+ * the request path alone: HTTP, authentication, validation, the record
+ * insert and the answer.
+ * BENCH_CLI picks the `agentinfra` build to measure (default: this
+ * checkout's packages/cli/dist/bin.js); point it at another checkout's build
+ * to compare against an earlier commit in the same run.
  */
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { BENCH_BRIDGE_KEY, benchServeEnv, printTable, type ServerProcess, startProcess } from './support/serve-process.js';
 
-const cli = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+const cli = process.env.BENCH_CLI ?? fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const bare = fileURLToPath(new URL('./support/bare-server.mjs', import.meta.url));
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
@@ -144,6 +150,7 @@ const writeBody = (i: number) => ({
   provenance: `bench-${i % 50}`,
   scope: ['self'],
 });
+const episodeBody = (i: number) => ({ ...writeBody(i), kind: 'episode' });
 const queryBody = (i: number) => ({ agent_id: 'bench', q: sentence(i * 7919 + 3).slice(8), k: 10, scope: ['self'] });
 
 const { server, auth } = await startMemoryServer();
@@ -161,6 +168,7 @@ try {
   const querySmall = await load({ server, url: queryUrl, connections: 1, duration: 10, headers: auth, body: queryBody });
   const writeLarge = await load({ server, url: writeUrl, amount: LARGE - SMALL, headers: auth, body: (i) => writeBody(offset + i) });
   const queryLarge = await load({ server, url: queryUrl, connections: 1, duration: 10, headers: auth, body: queryBody });
+  const writeEpisodes = await load({ server, url: writeUrl, amount: SMALL, headers: auth, body: (i) => episodeBody(offset + i) });
   const ratio = (value: number) => `${((value / bareRun.rate) * 100).toFixed(0)} %`;
   const row = (name: string, r: Result) => [name, r.rate.toFixed(0), r.p50, r.p99, r.cpuUs.toFixed(0), ratio(r.rate)];
   printTable(
@@ -171,6 +179,7 @@ try {
       row(`/mem/query at ${SMALL / 1000}k`, querySmall),
       row(`/mem/write, ${SMALL / 1000}k → ${LARGE / 1000}k memories`, writeLarge),
       row(`/mem/query at ${LARGE / 1000}k`, queryLarge),
+      row(`/mem/write episode (not embedded or indexed), ${SMALL / 1000}k`, writeEpisodes),
     ],
   );
   process.stdout.write(

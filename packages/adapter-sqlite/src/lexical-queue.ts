@@ -40,7 +40,8 @@ export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexical
   ];
   const insertDoc = db.prepare(`insert into ${tables.docs} (id, keys) values (?, ?)`);
   const insertText = db.prepare(`insert into ${tables.fts} (rowid, text) values (?, ?)`);
-  const dequeue = db.prepare(`delete from ${tables.queue} where id = ?`);
+  // The batch is the queue's first keys in key order, and nothing else writes while the transaction holds the lock.
+  const dequeueThrough = db.prepare(`delete from ${tables.queue} where id <= ?`);
   const anyQueued = db.prepare(`select 1 from ${tables.queue} limit 1`);
   const flushBatch = db.transaction(() => {
     const rows = queued.all() as Array<{ id: string; text: string | null; keys: string | null }>;
@@ -48,8 +49,9 @@ export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexical
       removeText.run(row.id);
       removeDoc.run(row.id);
       if (row.text !== null && row.keys !== null) insertText.run(insertDoc.run(row.id, row.keys).lastInsertRowid, row.text);
-      dequeue.run(row.id);
     }
+    const last = rows.at(-1);
+    if (last !== undefined) dequeueThrough.run(last.id);
     return rows.length;
   });
   // An empty queue (every query's case once the background flush caught up) takes no write lock.

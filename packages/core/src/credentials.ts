@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Credential and id primitives (CONTRACT.md "Credentials" and "Ids").
@@ -14,9 +14,9 @@ export function newCredential(prefix: CredentialPrefix): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
-/** Hex SHA-256 of a credential, the only form stored. */
+/** Hex SHA-256 of a credential (UTF-8), the only form stored. Runs on every authenticated request: the one-shot `crypto.hash` allocates no Hash object. */
 export function hashCredential(credential: string): string {
-  return createHash('sha256').update(credential, 'utf8').digest('hex');
+  return hash('sha256', credential, 'hex');
 }
 
 /** Constant-time string equality (compares SHA-256 digests, so lengths may differ). */

@@ -66,4 +66,24 @@ describe('jsonResponse', () => {
     expect(large.headers.get('content-length')).toBe(String(Buffer.byteLength(JSON.stringify(largeAnswer))));
     expect(await large.json()).toEqual(largeAnswer);
   });
+
+  it('sends flat answers near the small-answer bound as c.json does, byte lengths included', async () => {
+    const answers: unknown[] = [
+      { id: 'mem_1', n: -1.7976931348623157e308, ok: false, none: null, gone: undefined, text: 'é\u0000"\\\n🙂' },
+      ['a', 1, null, undefined],
+      { text: 'x'.repeat(2_700) },
+      { text: '\u0001'.repeat(2_700) },
+      { text: 'x'.repeat(20_000) },
+      {},
+      [],
+    ];
+    for (const answer of answers) {
+      const route = new Hono().get('/', (c) => jsonResponse(c, answer, 200));
+      const response = await route.request('/');
+      const text = JSON.stringify(answer);
+      expect(await response.text()).toBe(text);
+      expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+      expect(response.headers.get('content-type')).toBe('application/json');
+    }
+  });
 });

@@ -8,6 +8,8 @@ const CHUNK_BYTES = 64 * 1024;
 /** The encoder yields to the event loop after this many milliseconds or bytes since its last yield. */
 const SLICE_MS = 4;
 const SLICE_BYTES = 512 * 1024;
+/** Answers whose members add up to at most this many characters (counted as {@link boundedSize} does) skip the sliced encoder. */
+const SMALL_ANSWER_CHARS = 16 * 1024;
 
 /** Whether `value` is an array or an object that `JSON.stringify` writes member by member (no `toJSON`, plain prototype). */
 function walkable(value: unknown): value is Record<string, unknown> | unknown[] {
@@ -94,17 +96,43 @@ export async function encodeJson(value: unknown): Promise<{ chunks: Buffer<Array
 }
 
 /**
+ * An upper bound of the length of `JSON.stringify(value)` when it is at most
+ * `budget` characters, else -1: scalars and strings (6 characters per code
+ * unit, the longest escape) one level below a plain object or array; anything
+ * nested deeper counts as too large. Stops at the first member that spends
+ * the budget, so a large answer costs a few property reads.
+ */
+function boundedSize(value: unknown, budget: number): number {
+  if (!walkable(value)) return -1;
+  let left = budget - 2;
+  for (const member of Array.isArray(value) ? value : Object.values(value)) {
+    if (typeof member === 'string') left -= member.length * 6 + 2;
+    else if (member === null || typeof member === 'number' || typeof member === 'boolean' || member === undefined) left -= 25;
+    else return -1;
+    if (left < 0) return -1;
+  }
+  if (!Array.isArray(value)) for (const key of Object.keys(value)) left -= key.length * 6 + 4;
+  return left < 0 ? -1 : budget - left;
+}
+
+/**
  * The JSON response of a route (what `c.json(value, status)` sends: the same
- * bytes, `content-type: application/json` and a `content-length`), encoded
- * with {@link encodeJson}. A body of more than one chunk is streamed one
+ * bytes, `content-type: application/json` and a `content-length`). A flat
+ * answer of at most ~16 KB is one `JSON.stringify`; anything else is encoded
+ * with {@link encodeJson}, and a body of more than one chunk is streamed one
  * 64 KiB chunk per socket write, waiting for the socket to drain in between,
  * instead of one multi-megabyte write.
  * @throws TypeError as `JSON.stringify` does.
  */
 export async function jsonResponse(c: Context, value: unknown, status: number): Promise<Response> {
+  const code = status as 200;
+  if (boundedSize(value, SMALL_ANSWER_CHARS) >= 0) {
+    // A flat answer of a few KB (most writes): one JSON.stringify, no slicing needed.
+    const text = JSON.stringify(value);
+    return c.body(text, code, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  }
   const { chunks, bytes } = await encodeJson(value);
   const headers = { 'content-type': 'application/json', 'content-length': String(bytes) };
-  const code = status as 200;
   if (chunks.length <= 1) return c.body(chunks[0] ?? '', code, headers);
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({
