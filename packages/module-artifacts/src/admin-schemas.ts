@@ -1,7 +1,7 @@
 import { agentIdSchema, instantSchema } from '@agentinfra/core';
 import { z } from 'zod';
 import { artifactIdSchema } from './field-schemas.js';
-import { artifactStatusSchema } from './schemas.js';
+import { artifactStatusSchema, artifactViewSchema } from './schemas.js';
 
 /**
  * Request and response bodies of agent-artifacts' operator routes (bridge
@@ -28,20 +28,7 @@ export const adminListArtifactsRequestSchema = z.strictObject({
 export type AdminListArtifactsRequest = z.output<typeof adminListArtifactsRequestSchema>;
 /** A page of artifacts, newest first, with their live grant counts; `next_cursor` is null on the last page. */
 export const adminListArtifactsResponseSchema = z.object({
-  artifacts: z.array(
-    z.object({
-      artifact_id: z.string(),
-      agent_id: z.string(),
-      key: z.string(),
-      mime: z.string(),
-      size: z.number(),
-      sha256: z.string().nullable(),
-      status: artifactStatusSchema,
-      created_at: instantSchema,
-      expires_at: instantSchema,
-      active_grants: z.number().int(),
-    }),
-  ),
+  artifacts: z.array(artifactViewSchema.extend({ agent_id: z.string(), active_grants: z.number().int() })),
   next_cursor: z.string().nullable(),
 });
 export type AdminListArtifactsResponse = z.output<typeof adminListArtifactsResponseSchema>;

@@ -1,7 +1,7 @@
 import { agentIdSchema, instantSchema } from '@agentinfra/core';
 import { z } from 'zod';
 import { messageViewSchema } from './message-view.js';
-import { webhookEventSchema } from './webhooks.js';
+import { webhookViewSchema } from './schemas.js';
 
 /**
  * Request and response bodies of agent-postbox's operator routes (bridge key
@@ -79,13 +79,8 @@ export type AdminDeleteQuarantinedResponse = z.output<typeof adminDeleteQuaranti
 /** A page of webhooks, oldest first, with their last delivery result (null before the first attempt; never a secret). */
 export const adminListWebhooksResponseSchema = z.object({
   webhooks: z.array(
-    z.object({
-      webhook_id: z.string(),
+    webhookViewSchema.omit({ previous_expires_at: true }).extend({
       agent_id: z.string(),
-      url: z.string(),
-      events: z.array(webhookEventSchema),
-      created_at: instantSchema,
-      rotated_at: instantSchema.nullable(),
       last_delivery: z
         .object({ at: instantSchema, ok: z.boolean(), status: z.number().int().nullable(), error: z.string().nullable() })
         .nullable(),

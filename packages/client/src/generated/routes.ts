@@ -546,7 +546,6 @@ export interface Routes {
     response: {
       artifacts: Array<{
         artifact_id: string;
-        agent_id: string;
         key: string;
         mime: string;
         size: number;
@@ -554,6 +553,7 @@ export interface Routes {
         status: 'pending' | 'committed' | 'expired';
         created_at: string;
         expires_at: string;
+        agent_id: string;
         active_grants: number;
       }>;
       next_cursor: string | null;
@@ -1269,11 +1269,11 @@ export interface Routes {
     response: {
       webhooks: Array<{
         webhook_id: string;
-        agent_id: string;
         url: string;
         events: Array<'message.received' | 'message.quarantined' | 'message.sent' | 'message.failed'>;
         created_at: string;
         rotated_at: string | null;
+        agent_id: string;
         last_delivery: {
           at: string;
           ok: boolean;
