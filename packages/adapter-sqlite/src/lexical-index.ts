@@ -6,19 +6,20 @@ import {
   filterVisibilityKeys,
   lexicalTerms,
   MAX_LEXICAL_POSTINGS,
+  nextIoTurn,
   selectiveTerms,
 } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
-import { LEXICAL_FLUSH_BATCH, lexicalQueueOn } from './lexical-queue.js';
+import { LEXICAL_FLUSH_BATCH, LEXICAL_FLUSH_CHARS, lexicalQueueOn } from './lexical-queue.js';
 import { createSqliteLexicalTables, keysExpression, type SqliteLexicalTables, sqliteLexicalTables } from './lexical-tables.js';
 
 /** Source rows indexed per transaction while `ensure` builds the index of an existing table. */
 const BACKFILL_BATCH = 2_000;
 
-/** Milliseconds between two flushes of the queue while fewer than a batch of rows wait in it. */
+/** Milliseconds between two flushes of the queue while less than a batch waits in it. */
 export const LEXICAL_FLUSH_INTERVAL_MS = 100;
 
 /** Options of {@link createSqliteLexicalIndex}. */
@@ -55,10 +56,12 @@ type RankedRow = { id: string; rank: number } & Record<string, unknown>;
  * contentless FTS5 table with the `porter` stemmer, kept in step with the
  * source table by triggers. A deleted row leaves the index in its own
  * transaction; an inserted or changed row is queued in its own transaction
- * and indexed in batches of {@link LEXICAL_FLUSH_BATCH}: every
+ * and indexed in batches of at most {@link LEXICAL_FLUSH_BATCH} rows and
+ * {@link LEXICAL_FLUSH_CHARS} characters: every
  * {@link LEXICAL_FLUSH_INTERVAL_MS} ms in the background once `ensure` has
- * run, and before every query and count, so a committed write is always
- * found by the next query. (FTS5 writes a segment at every commit; one per
+ * run, and before every query and count, which index the rows queued when
+ * they start (batch by batch, the event loop polling I/O in between), so a
+ * committed write is always found by the next query. (FTS5 writes a segment at every commit; one per
  * batch instead of one per write halves the index's cost per row, see
  * bench/RESULTS.md.) A query first counts each word's matching rows
  * (stopping past `MAX_LEXICAL_POSTINGS`; words counted past it a minute
@@ -83,16 +86,32 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
   function scheduleFlush(delayMs: number): void {
     if (closed || flushTimer !== undefined) return;
     flushTimer = setTimeout(async () => {
-      let taken = 0;
+      let full = false;
       try {
-        taken = await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushBatch());
+        full = (await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushBatch())).full;
       } catch {
         // Left queued: the next flush retries, and queries drain the queue themselves and report what fails.
       }
       flushTimer = undefined;
-      scheduleFlush(taken === LEXICAL_FLUSH_BATCH ? 0 : LEXICAL_FLUSH_INTERVAL_MS);
+      scheduleFlush(full ? 0 : LEXICAL_FLUSH_INTERVAL_MS);
     }, delayMs);
     flushTimer.unref();
+  }
+
+  /**
+   * Indexes the rows queued now, one batch per connection lease with a turn
+   * for I/O between batches; rows queued meanwhile are left to the
+   * background flush, so a stream of writes cannot keep a query waiting.
+   */
+  async function indexQueued(): Promise<void> {
+    let keys = await withConnection(knex, (db) => lexicalQueueOn(db, tables).queuedKeys());
+    while (keys.length > 0) {
+      const pending = keys;
+      const handled = await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushKeys(pending));
+      keys = keys.slice(handled);
+      if (keys.length > 0) await nextIoTurn();
+    }
+    scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
   }
 
   async function attempt<T>(operation: string, work: () => Promise<T>): Promise<T> {
@@ -138,7 +157,7 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
         const building = await withConnection(knex, (db) => prepare(db, tables));
         if (building) await backfill();
         // One lease per batch, as the backfill: rows queued before a restart may be many.
-        while ((await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushBatch())) === LEXICAL_FLUSH_BATCH);
+        while ((await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushBatch())).full);
         scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
       });
 
@@ -162,10 +181,9 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
       const terms = lexicalTerms(text);
       const keys = filterVisibilityKeys(filter);
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
-      return attempt('query', () =>
-        withConnection(knex, (db) => {
-          lexicalQueueOn(db, tables).drain();
-          scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
+      return attempt('query', async () => {
+        await indexQueued();
+        return withConnection(knex, (db) => {
           const kept = selectiveTerms(
             terms,
             commonTerms.counts(terms, (unknown) => matchCounts(db, unknown)),
@@ -178,17 +196,15 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
             if (attached !== undefined) hit.row = attached;
             return hit;
           });
-        }),
-      );
+        });
+      });
     },
 
     async count() {
-      return attempt('count', () =>
-        withConnection(knex, (db) => {
-          lexicalQueueOn(db, tables).drain();
-          return Number((db.prepare(`select count(*) as n from ${tables.docs}`).get() as { n: number }).n);
-        }),
-      );
+      return attempt('count', async () => {
+        await indexQueued();
+        return withConnection(knex, (db) => Number((db.prepare(`select count(*) as n from ${tables.docs}`).get() as { n: number }).n));
+      });
     },
 
     close() {

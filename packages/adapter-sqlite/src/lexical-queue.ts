@@ -2,25 +2,45 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { keysExpression, removeDocStatements, type SqliteLexicalTables } from './lexical-tables.js';
 
 /**
- * Queued rows indexed per transaction. FTS5 writes a new segment at every
- * commit, so indexing a few hundred rows at once costs about half as much per
- * row as indexing each row in its own write transaction; a batch stays a few
- * milliseconds long.
+ * Most queued rows indexed per transaction. FTS5 writes a new segment at
+ * every commit, so indexing a few hundred rows at once costs about half as
+ * much per row as indexing each row in its own write transaction.
  */
 export const LEXICAL_FLUSH_BATCH = 256;
 
+/**
+ * Most text (UTF-16 code units) one batch indexes, past its first row. FTS5
+ * tokenizes about 3 ms of a 32 KB memory of random words on this machine
+ * (256 of them took 0.73 s in one transaction), and the flush runs on the
+ * event loop: 64 Ki characters keeps a batch to a few milliseconds however
+ * large the queued texts are (#11), while a batch of short memories still
+ * fills all {@link LEXICAL_FLUSH_BATCH} rows.
+ */
+export const LEXICAL_FLUSH_CHARS = 64 * 1024;
+
+/** What one batch did. */
+export interface LexicalBatch {
+  /** Queued keys it handled (indexed, or dropped from the queue when their row is gone). */
+  handled: number;
+  /** Whether it stopped at {@link LEXICAL_FLUSH_BATCH} rows or {@link LEXICAL_FLUSH_CHARS} characters, so more may be queued. */
+  full: boolean;
+}
+
 /** Indexes queued rows of one lexical index, on one connection. */
 export interface LexicalQueue {
+  /** Up to `limit` queued keys, in key order (a snapshot: rows queued later are not in it). */
+  queuedKeys(limit?: number): string[];
   /**
-   * Indexes up to {@link LEXICAL_FLUSH_BATCH} queued rows in one immediate
-   * transaction: each queued key's doc is replaced by one made from the
-   * source row as it is now (none when the row is gone or no longer
-   * selected), and the key leaves the queue.
-   * @returns rows taken from the queue (0 when it was empty).
+   * Indexes a prefix of `keys` in one immediate transaction, in order, within
+   * the batch bounds: each key still queued gets its doc replaced by one made
+   * from the source row as it is now (none when the row is gone or no longer
+   * selected) and leaves the queue; keys no longer queued are skipped. Never
+   * takes the write lock for an empty `keys`.
+   * @returns how many of `keys`, from the front, were handled.
    */
-  flushBatch(): number;
-  /** Flushes batches until the queue is empty. @returns rows taken. */
-  drain(): number;
+  flushKeys(keys: readonly string[]): number;
+  /** {@link flushKeys} on the first {@link LEXICAL_FLUSH_BATCH} queued keys. */
+  flushBatch(): LexicalBatch;
 }
 
 /**
@@ -29,10 +49,11 @@ export interface LexicalQueue {
  */
 export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexicalTables): LexicalQueue {
   const { source } = tables;
-  const queued = db.prepare(
-    `select q.id as id, s.${source.text} as text, case when s.${source.key} is null then null else ${keysExpression(tables, 's')} end as keys
+  const queuedKeys = db.prepare(`select id from ${tables.queue} order by id limit ?`).pluck();
+  const queuedRow = db.prepare(
+    `select s.${source.text} as text, case when s.${source.key} is null then null else ${keysExpression(tables, 's')} end as keys
      from ${tables.queue} q left join ${source.table} s on s.${source.key} = q.id and ${source.only('s')}
-     order by q.id limit ${LEXICAL_FLUSH_BATCH}`,
+     where q.id = ?`,
   );
   const [removeText, removeDoc] = removeDocStatements(tables, '?').map((statement) => db.prepare(statement)) as [
     BetterSqlite3.Statement,
@@ -40,28 +61,35 @@ export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexical
   ];
   const insertDoc = db.prepare(`insert into ${tables.docs} (id, keys) values (?, ?)`);
   const insertText = db.prepare(`insert into ${tables.fts} (rowid, text) values (?, ?)`);
-  // The batch is the queue's first keys in key order, and nothing else writes while the transaction holds the lock.
-  const dequeueThrough = db.prepare(`delete from ${tables.queue} where id <= ?`);
-  const anyQueued = db.prepare(`select 1 from ${tables.queue} limit 1`);
-  const flushBatch = db.transaction(() => {
-    const rows = queued.all() as Array<{ id: string; text: string | null; keys: string | null }>;
-    for (const row of rows) {
-      removeText.run(row.id);
-      removeDoc.run(row.id);
-      if (row.text !== null && row.keys !== null) insertText.run(insertDoc.run(row.id, row.keys).lastInsertRowid, row.text);
+  const dequeue = db.prepare(`delete from ${tables.queue} where id = ?`);
+  const flushInTransaction = db.transaction((keys: readonly string[]) => {
+    let handled = 0;
+    let indexed = 0;
+    let chars = 0;
+    for (const key of keys) {
+      if (indexed === LEXICAL_FLUSH_BATCH || chars >= LEXICAL_FLUSH_CHARS) break;
+      handled += 1;
+      const row = queuedRow.get(key) as { text: string | null; keys: string | null } | undefined;
+      if (row === undefined) continue;
+      removeText.run(key);
+      removeDoc.run(key);
+      if (row.text !== null && row.keys !== null) {
+        insertText.run(insertDoc.run(key, row.keys).lastInsertRowid, row.text);
+        chars += row.text.length;
+      }
+      indexed += 1;
+      dequeue.run(key);
     }
-    const last = rows.at(-1);
-    if (last !== undefined) dequeueThrough.run(last.id);
-    return rows.length;
+    return handled;
   });
-  // An empty queue (every query's case once the background flush caught up) takes no write lock.
-  const flushIfQueued = () => (anyQueued.get() === undefined ? 0 : flushBatch.immediate());
+  const flushKeys = (keys: readonly string[]) => (keys.length === 0 ? 0 : flushInTransaction.immediate(keys));
   return {
-    flushBatch: flushIfQueued,
-    drain() {
-      let taken = 0;
-      for (let walked = flushIfQueued(); walked > 0; walked = flushIfQueued()) taken += walked;
-      return taken;
+    queuedKeys: (limit = Number.MAX_SAFE_INTEGER) => queuedKeys.all(limit) as string[],
+    flushKeys,
+    flushBatch() {
+      const keys = queuedKeys.all(LEXICAL_FLUSH_BATCH) as string[];
+      const handled = flushKeys(keys);
+      return { handled, full: handled < keys.length || keys.length === LEXICAL_FLUSH_BATCH };
     },
   };
 }
