@@ -16,6 +16,12 @@
  * scorer at a range of thresholds (for choosing `postbox_quarantine_threshold`);
  * the time to load the model; and the time to score a 20 KB message (wall
  * and CPU, p50/p99), with the ratio to local-v1.
+ *
+ * `INJECTION_EVAL_PREVIOUS=<path of a local-scorer.ts>` also scores a
+ * snapshot of an earlier scorer in the same run (a copy of its
+ * `src/scoring/` beside its `data/injection-model.json`, with a
+ * `node_modules` link for its imports): its quality rows and its scoring
+ * time are printed next to the current one's.
  */
 import { readFileSync } from 'node:fs';
 import { operatingPoint, rocAuc, rocPoints, type ScoredLabel } from '../packages/module-postbox/src/build/classifier-metrics.js';
@@ -36,9 +42,14 @@ const THRESHOLD = 0.5;
 const ROC_THRESHOLDS = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98];
 
 const scorer = createLocalInjectionScorer();
+const previousPath = process.env.INJECTION_EVAL_PREVIOUS;
+const previous = previousPath
+  ? ((await import(previousPath)) as { createLocalInjectionScorer: typeof createLocalInjectionScorer }).createLocalInjectionScorer()
+  : null;
 const scorers: ReadonlyArray<readonly [string, (input: ScoringInput) => number]> = [
   [`${scorer.id} (this version)`, (input) => scorer.scoreSync(input)],
-  ['local-v1 (previous)', scoreV1],
+  ...(previous ? [[`${previous.id} (snapshot)`, (input: ScoringInput) => previous.scoreSync(input)] as const] : []),
+  ['local-v1', scoreV1],
 ];
 
 const sets: Array<[string, LabelledMail[]]> = [];
@@ -136,10 +147,10 @@ for (const [name, input] of [
 ] as const) {
   const baseline = timeEach(scoreV1, input, 2_000);
   const now = timeEach((value) => scorer.scoreSync(value), input, 2_000);
-  for (const [label, t] of [
-    [`${scorer.id}`, now],
-    ['local-v1 (baseline)', baseline],
-  ] as const) {
+  const rows: Array<readonly [string, ReturnType<typeof timeEach>]> = [[scorer.id, now]];
+  if (previous) rows.push([`${previous.id} (snapshot)`, timeEach((value) => previous.scoreSync(value), input, 2_000)]);
+  rows.push(['local-v1 (baseline)', baseline]);
+  for (const [label, t] of rows) {
     const wall = percentiles(t.wall);
     const cpu = percentiles(t.cpu);
     process.stdout.write(

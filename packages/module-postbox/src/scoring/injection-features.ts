@@ -22,6 +22,17 @@ export const FEATURE_NAMES = [
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
+/** A sentence end: a run of `.`, `!` or `?` before white space or the end of the text, or a blank line. */
+const SENTENCE_END = /[.!?]+(?:\s|$)|\n\s*\n/g;
+
+/** How many {@link SENTENCE_END}s `text` has (counted without collecting the matches). */
+function countSentenceEnds(text: string): number {
+  SENTENCE_END.lastIndex = 0;
+  let count = 0;
+  while (SENTENCE_END.test(text)) count += 1;
+  return count;
+}
+
 /** `log(1 + n)`, so that the tenth hit adds less than the first. */
 const damp = (count: number) => Math.log1p(Math.min(count, 20));
 
@@ -58,7 +69,7 @@ export function injectionFeatures(input: ScoringInput): MessageFeatures {
   const hiddenFound = hiddenText ? findPhrases(hiddenText) : null;
   const hiddenPhrases = hiddenFound?.counts ?? null;
   const hiddenInstructions = hiddenPhrases ? INSTRUCTION_FAMILIES.reduce((sum, name) => sum + hiddenPhrases[name], 0) : 0;
-  const sentences = Math.max(1, (visible.match(/[.!?]+(?:\s|$)|\n\s*\n/g) ?? []).length);
+  const sentences = Math.max(1, countSentenceEnds(visible));
   const instructionSentences = phrases.task_opening + phrases.question + phrases.output_direction + phrases.override;
   const vector = new Float64Array(FEATURE_NAMES.length);
   let index = 0;

@@ -10,7 +10,7 @@ import { FEATURE_NAMES } from './injection-features.js';
  * (`score = sigmoid(bias + Σ signal weight·value + Σ weight of each distinct n-gram present)`).
  */
 export interface InjectionModel {
-  /** Name and version, reported as the scorer id (`local-v3`). */
+  /** Name and version, reported as the scorer id (`local-v4`). */
   id: string;
   /** The n-gram table has `2^hashBits` entries. */
   hashBits: number;

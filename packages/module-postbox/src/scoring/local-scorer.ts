@@ -1,6 +1,7 @@
 import { FEATURE_NAMES, type FeatureName, injectionFeatures } from './injection-features.js';
 import { bundledInjectionModel, type InjectionModel } from './injection-model.js';
 import type { InjectionScorer, ScoringInput } from './injection-scorer.js';
+import { IntBuffer } from './int-buffer.js';
 import { createSegmentReader, type SegmentSink } from './segment-features.js';
 
 /** Logistic function. */
@@ -39,36 +40,42 @@ export interface LocalInjectionScorer extends InjectionScorer {
 /** Longest evidence text, in characters. */
 export const EVIDENCE_TEXT_MAX = 80;
 
-/** Where a segment is: `[start, end)` in the scored `text` it came from. */
-interface SegmentSpan {
-  text: string;
-  start: number;
-  end: number;
+/** Where the segments of a message are: per segment `[start, end)` in the scored text of its part (visible, then hidden). */
+interface SegmentSpans {
+  starts: IntBuffer;
+  ends: IntBuffer;
+  /** Index of the first segment of the hidden text (the number of segments when there is none). */
+  hiddenFrom: number;
+  /** The scored visible and hidden text. */
+  visible: string;
+  hidden: string;
 }
 
 /**
  * The highest segment score (−∞ without segments) and up to {@link EVIDENCE_MAX}
  * segments scoring at least {@link EVIDENCE_MIN}, strongest first (ties: earlier first).
  */
-function strongestSegments(sums: readonly number[], spans: readonly SegmentSpan[]) {
+function strongestSegments(sums: readonly number[], spans: SegmentSpans) {
   let best = Number.NEGATIVE_INFINITY;
   const evidence: Array<{ text: string; weight: number }> = [];
-  sums.forEach((weight, index) => {
+  for (let index = 0; index < sums.length; index += 1) {
+    const weight = sums[index] ?? 0;
     if (weight > best) best = weight;
-    if (weight < EVIDENCE_MIN) return;
+    if (weight < EVIDENCE_MIN) continue;
     const last = evidence[EVIDENCE_MAX - 1];
-    if (last && weight <= last.weight) return;
-    const span = spans[index] as SegmentSpan;
-    evidence.push({ text: span.text.slice(span.start, Math.min(span.end, span.start + EVIDENCE_TEXT_MAX)), weight });
+    if (last && weight <= last.weight) continue;
+    const start = spans.starts.values[index] ?? 0;
+    const end = Math.min(spans.ends.values[index] ?? 0, start + EVIDENCE_TEXT_MAX);
+    evidence.push({ text: (index < spans.hiddenFrom ? spans.visible : spans.hidden).slice(start, end), weight });
     evidence.sort((a, b) => b.weight - a.weight);
     if (evidence.length > EVIDENCE_MAX) evidence.length = EVIDENCE_MAX;
-  });
+  }
   return { best, evidence };
 }
 
 /**
  * The default {@link InjectionScorer}: runs in-process with no network and
- * no download. A logistic model (`local-v3`, `data/injection-model.json`,
+ * no download. A logistic model (`local-v4`, `data/injection-model.json`,
  * trained by `src/build/train-injection-model-cli.ts` on training data only):
  *
  *   logit = bias + Σ signal weight · signal + max over sentences of (Σ weights of the sentence's features)
@@ -84,7 +91,9 @@ function strongestSegments(sums: readonly number[], spans: readonly SegmentSpan[
  *   bigrams, 5-letter word stems, the sentence's first word and final
  *   punctuation, which instruction phrase families occur in it, and how
  *   many of its words the rest of the text never uses (`segment-novelty.ts`),
- *   each counted once per sentence; sentences of the visible and of the hidden text.
+ *   and whether an instruction phrase ends in it while it is the first
+ *   sentence of the body or the last of the text (`segment-place.ts`), each
+ *   counted once per sentence; sentences of the visible and of the hidden text.
  *
  * The sentence that reads most like an instruction decides, so an
  * instruction inserted into a long ordinary mail is not diluted by it.
@@ -100,7 +109,7 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
   const read = createSegmentReader(model.hashBits);
   /** Per segment of the message being explained: its n-gram score and its span (reused between calls). */
   const sums: number[] = [];
-  const spans: SegmentSpan[] = [];
+  const spans: SegmentSpans = { starts: new IntBuffer(), ends: new IntBuffer(), hiddenFrom: 0, visible: '', hidden: '' };
 
   const explain = (input: ScoringInput): InjectionExplanation => {
     const features = injectionFeatures(input);
@@ -113,16 +122,23 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
     });
 
     sums.length = 0;
-    spans.length = 0;
+    spans.starts.length = 0;
+    spans.ends.length = 0;
+    spans.visible = '';
+    spans.hidden = '';
     let sum = 0;
     let base = 0;
+    let inHidden = false;
     const sink: SegmentSink = {
       feature: (bucket) => {
         sum += weights[bucket] ?? 0;
       },
       end: (start, end, text) => {
         sums.push(sum);
-        spans.push({ text, start, end });
+        spans.starts.push(start);
+        spans.ends.push(end);
+        if (inHidden) spans.hidden = text;
+        else spans.visible = text;
         sum = 0;
       },
       late: (index, bucket) => {
@@ -131,6 +147,8 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
     };
     read(features.visibleText, features.visibleMatches, sink);
     base = sums.length;
+    spans.hiddenFrom = base;
+    inHidden = true;
     if (features.hiddenText) read(features.hiddenText, features.hiddenMatches, sink);
     const { best, evidence } = strongestSegments(sums, spans);
     if (best !== Number.NEGATIVE_INFINITY) logit += best;

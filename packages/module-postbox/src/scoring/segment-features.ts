@@ -1,7 +1,11 @@
 import { PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
 import { IntBuffer } from './int-buffer.js';
 import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
+import { placeFeatures } from './segment-place.js';
 import { forEachNgram, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
+
+/** The kind of a word unigram, read once (under tsx, as the benchmarks run, each read of an imported binding is a getter call). */
+const WORD_KIND = NGRAM_KIND.word;
 
 /** Hash of the cue feature of each phrase family (`cue:<family>`), in {@link PHRASE_FAMILIES} order. */
 const CUE_HASHES = PHRASE_FAMILIES.map(([name]) => namedFeatureHash(`cue:${name}`));
@@ -21,8 +25,10 @@ export interface SegmentSink {
  * then, per segment, its distinct n-gram buckets, one `cue` bucket per
  * instruction phrase family found in it (a phrase belongs to the segment
  * in which its last character lies, or to the segment after the gap it
- * lies in), and its novelty buckets (`segment-novelty.ts`: how many of its
- * words the rest of the text does not use). `matches` are the phrases
+ * lies in), its novelty buckets (`segment-novelty.ts`: how many of its
+ * words the rest of the text does not use) and, when an instruction phrase
+ * ends in the first segment after the text's first line or in its last
+ * segment, a place bucket (`segment-place.ts`). `matches` are the phrases
  * found in the whole (uncut) `text`.
  */
 export type SegmentReader = (text: string, matches: readonly PhraseMatch[], sink: SegmentSink) => void;
@@ -38,6 +44,7 @@ export function createSegmentReader(hashBits: number): SegmentReader {
   const seen = new Uint32Array(mask + 1);
   const novelty = noveltyCounter(hashBits);
   const noveltyBuckets = noveltyFeatures(mask);
+  const placeBuckets = placeFeatures(mask);
   /** Per segment of the current text: 1 when an instruction phrase ends in it. */
   const cuedSegments = new IntBuffer();
   let stamp = 1;
@@ -59,6 +66,8 @@ export function createSegmentReader(hashBits: number): SegmentReader {
     let cued = false;
     cuedSegments.length = 0;
     novelty.reset();
+    const firstLine = scored.indexOf('\n');
+    let firstBody = -1;
     nextStamp();
     forEachNgram(
       scored,
@@ -67,7 +76,7 @@ export function createSegmentReader(hashBits: number): SegmentReader {
         if (seen[bucket] === stamp) return;
         seen[bucket] = stamp;
         sink.feature(bucket);
-        if (kind === NGRAM_KIND.word) novelty.word(bucket, end - start);
+        if (kind === WORD_KIND) novelty.word(bucket, end - start);
       },
       (start, end, next) => {
         while (cue < positions.length && (positions[cue]?.at ?? 0) < next) {
@@ -78,6 +87,7 @@ export function createSegmentReader(hashBits: number): SegmentReader {
           seen[bucket] = stamp;
           sink.feature(bucket);
         }
+        if (firstBody === -1 && firstLine !== -1 && start > firstLine) firstBody = cuedSegments.length;
         cuedSegments.push(cued ? 1 : 0);
         cued = false;
         novelty.endSegment();
@@ -89,6 +99,8 @@ export function createSegmentReader(hashBits: number): SegmentReader {
     for (let k = 0; k < segmentCount; k += 1) {
       const extra = noveltyBuckets(novelty.share(k), segmentCount, cuedSegments.values[k] === 1);
       for (let e = 0; e < extra.length; e += 1) sink.late(k, extra[e] ?? 0);
+      const place = placeBuckets(k === firstBody ? 'first' : k === segmentCount - 1 ? 'last' : 'inner', cuedSegments.values[k] === 1);
+      for (let e = 0; e < place.length; e += 1) sink.late(k, place[e] ?? 0);
     }
   };
 }
