@@ -11,6 +11,7 @@ import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import { corsHeaders } from './cors.js';
 import { readJsonBody } from './json-body.js';
+import type { JsonParsePool } from './json-parse-pool.js';
 import { jsonResponse } from './json-response.js';
 import type { AnyModule, AnyRoute } from './module.js';
 import { fieldIssues, parseRequest } from './request-parse.js';
@@ -38,6 +39,8 @@ export interface HttpOptions {
   logger: Logger;
   bridgeKey: string;
   bodyLimitBytes: number;
+  /** Parses large JSON bodies off the event loop (see `readJsonBody`); without it every body is parsed on it. */
+  jsonPool?: JsonParsePool;
   mounts: readonly HttpMount[];
   rateLimitPerMinute: number;
   /** Failed authentications per client address (see {@link createFailedAuthLimit}). */
@@ -121,6 +124,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
           contentLength: c.req.header('content-length'),
           chunks: bodyChunks(c),
           limitBytes: options.bodyLimitBytes,
+          pool: options.jsonPool,
         });
         const body = parseRequest(route.request, raw);
         c.set('body', body);

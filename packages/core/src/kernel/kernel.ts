@@ -33,6 +33,7 @@ import { createMemoryRateLimiter } from '../services/memory-rate-limiter.js';
 import { createAesGcmSecretBox } from '../services/secret-box.js';
 import { createSettingsService } from '../settings/settings-service.js';
 import { createHttpApp, FUNCTIONS_BASE, type HttpMount } from './http.js';
+import { createJsonParsePool } from './json-parse-pool.js';
 import { migrateLatest, migrationTableOf, pendingMigrations } from './migrations.js';
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -154,7 +155,7 @@ export function createKernel(options: KernelOptions): Kernel {
     onCollectError: (metric, error) => logger.warn({ err: error, metric }, 'metrics: a gauge could not be collected'),
   });
   const coreMetrics = createCoreMetrics({ metrics, knex: sql.knex, clock });
-  /** Per-request measurements, off with `metrics.enabled: false`. */
+  /** Per-request measurements (and the embedder's and webhook deliveries'), off with `metrics.enabled: false`. */
   const requestMetrics = config.metrics.enabled ? coreMetrics : null;
   const audit = createAuditLog({ knex: sql.knex, clock, enabled: config.audit.enabled });
   const settings = createSettingsService({ knex: sql.knex, clock });
@@ -189,12 +190,11 @@ export function createKernel(options: KernelOptions): Kernel {
   value('permissions', createPermissionRegistry(modules));
   value('audit', audit);
   value('metrics', metrics);
-  if (options.adapters.embedder) value('embedder', observedEmbedder(options.adapters.embedder, coreMetrics));
+  const { embedder } = options.adapters;
+  if (embedder) value('embedder', requestMetrics ? observedEmbedder(embedder, requestMetrics) : embedder);
   if (options.adapters.blobStore) value('blobStore', options.adapters.blobStore);
-  value(
-    'delivery',
-    observedDelivery(options.adapters.delivery ?? createHttpDelivery({ allowPrivate: config.allowPrivateCallbacks, clock }), coreMetrics),
-  );
+  const delivery = options.adapters.delivery ?? createHttpDelivery({ allowPrivate: config.allowPrivateCallbacks, clock });
+  value('delivery', requestMetrics ? observedDelivery(delivery, requestMetrics) : delivery);
 
   const serviceOf = (moduleName: string): unknown => {
     if (!services.has(moduleName)) throw new Error(`Module "${moduleName}" is not loaded.`);
@@ -298,11 +298,15 @@ export function createKernel(options: KernelOptions): Kernel {
     }),
     { tally: refusals, metrics: requestMetrics },
   );
+  const jsonPool = createJsonParsePool({
+    onFailure: (reason) => logger.warn({ reason }, 'JSON body parse thread ended: parsing large bodies on the event loop'),
+  });
   const { app, mount: mountSurface } = createHttpApp({
     modules,
     logger,
     bridgeKey: config.bridgeKey,
     bodyLimitBytes: config.http.bodyLimitBytes,
+    jsonPool,
     rateLimitPerMinute: config.http.rateLimitPerMinute,
     failedAuth,
     validateResponses: config.http.validateResponses,
@@ -409,6 +413,7 @@ export function createKernel(options: KernelOptions): Kernel {
         await closed;
         clearTimeout(force);
       }
+      await jsonPool.close();
       await metricsListener?.close();
       await jobs.stop(config.http.shutdownGraceMs);
       await refusals.close();

@@ -1,0 +1,85 @@
+/**
+ * Deepest nesting of arrays and objects a JSON request body may have. Every
+ * request schema is at most a few levels deep; 32 leaves room for nested
+ * JSON values (kv values, settings) and refuses the thousands-deep bodies
+ * that overflow the stack of recursive validators (#11).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Most arrays and objects a JSON request body may hold in all. A 1 MiB body
+ * can hold ~190,000 of them, which `JSON.parse` and the validators after it
+ * take 13–32 ms each to walk on the event loop (bench/worst-case.ts: eight
+ * such bodies at once stalled every other request for half a second). No
+ * request schema needs more than a few hundred; 10,000 leaves room for kv
+ * values and settings of a few thousand records (#11).
+ */
+export const MAX_JSON_CONTAINERS = 10_000;
+
+/** Why a body's bytes are not an acceptable JSON text, in the order they are checked. */
+export type JsonTextFailure = 'not_utf8' | 'too_deep' | 'too_many_containers' | 'not_json';
+
+/** The parsed value of a body's bytes, or why they were refused. */
+export type JsonTextOutcome = { ok: true; value: unknown } | { ok: false; failure: JsonTextFailure };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`) and
+ * its number of arrays and objects, counted in one pass without parsing,
+ * stopping as soon as either limit is passed. Brackets inside strings do not
+ * count.
+ * @returns `depth` (or `maxDepth + 1` when deeper) and `containers` (or
+ *   `maxContainers + 1` when more).
+ */
+export function jsonShape(text: string, limits: { maxDepth: number; maxContainers: number }): { depth: number; containers: number } {
+  let depth = 0;
+  let deepest = 0;
+  let containers = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      depth++;
+      containers++;
+      if (containers > limits.maxContainers) return { depth: deepest, containers };
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limits.maxDepth) return { depth: deepest, containers };
+      }
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return { depth: deepest, containers };
+}
+
+/**
+ * Decodes and parses a JSON body's bytes, checking in this order: UTF-8
+ * (fatal; a leading byte order mark is dropped), nesting deeper than
+ * {@link MAX_JSON_DEPTH}, more than {@link MAX_JSON_CONTAINERS} arrays and
+ * objects, then JSON syntax. Text that is empty or only white space parses
+ * as `{}`. Pure and synchronous, with no imports, so that the same code
+ * runs on the event loop and in the parse thread (json-parse-pool.ts).
+ * @param bytes the whole body; any view, including one over a `SharedArrayBuffer`.
+ * @returns the value, or the first check it failed; never throws.
+ */
+export function parseJsonBytes(bytes: Uint8Array): JsonTextOutcome {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, failure: 'not_utf8' };
+  }
+  if (text.trim() === '') return { ok: true, value: {} };
+  const shape = jsonShape(text, { maxDepth: MAX_JSON_DEPTH, maxContainers: MAX_JSON_CONTAINERS });
+  if (shape.depth > MAX_JSON_DEPTH) return { ok: false, failure: 'too_deep' };
+  if (shape.containers > MAX_JSON_CONTAINERS) return { ok: false, failure: 'too_many_containers' };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false, failure: 'not_json' };
+  }
+}
