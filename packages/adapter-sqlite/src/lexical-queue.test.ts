@@ -81,7 +81,9 @@ describe('sqlite lexical index: the queue of rows to index', () => {
     (index as unknown as { close(): void }).close();
     const large = Math.ceil(LEXICAL_FLUSH_CHARS * 0.6);
     await knex('notes').insert([note('a1', words(LEXICAL_FLUSH_CHARS * 2, 1)), note('a2', words(large, 2)), note('a3', words(large, 3))]);
-    await knex('notes').insert(Array.from({ length: LEXICAL_FLUSH_BATCH + 4 }, (_, i) => note(`b${String(i).padStart(4, '0')}`, `short note ${i}`)));
+    await knex('notes').insert(
+      Array.from({ length: LEXICAL_FLUSH_BATCH + 4 }, (_, i) => note(`b${String(i).padStart(4, '0')}`, `short note ${i}`)),
+    );
     const tables = sqliteLexicalTables('notes_lex', source);
     const flush = () => withConnection(knex, (connection) => lexicalQueueOn(connection, tables).flushBatch());
     expect(await flush()).toEqual({ handled: 1, full: true });

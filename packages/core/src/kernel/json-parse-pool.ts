@@ -42,7 +42,11 @@ function workerScript(): { filename: string; execArgv: string[] } {
  *   every body on the event loop.
  * @param options.filename the thread script (tests pass one that fails); default json-parse-worker.
  */
-export function createJsonParsePool(options?: { threads?: number; onFailure?: (reason: string) => void; filename?: string }): JsonParsePool {
+export function createJsonParsePool(options?: {
+  threads?: number;
+  onFailure?: (reason: string) => void;
+  filename?: string;
+}): JsonParsePool {
   const script = workerScript();
   const pool = new Piscina<Uint8Array, JsonTextOutcome>({
     filename: options?.filename ?? script.filename,
