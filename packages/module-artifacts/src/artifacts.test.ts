@@ -113,12 +113,15 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       expect(list.body.next_cursor).toBeNull();
     });
 
-    it('streams a 50 MB artifact through curl without the server holding it in memory', async () => {
+    it('streams a 100 MB artifact through curl without the server holding it in memory', async () => {
       const { runLargeFlow } = await import('./test-support/large-flow.js');
-      const result = await runLargeFlow({ t, megabytes: 50 });
+      const result = await runLargeFlow({ t, megabytes: 100 });
       expect(result.downloadedSha256).toBe(result.sha256);
-      // The server (and, for s3, the in-process S3 server too) must stream: RSS may not grow by anything like the file size.
-      expect(result.peakRssGrowthBytes).toBeLessThan(result.sizeBytes * 0.5);
+      // The server (and, for s3, the in-process S3 server too) must stream: a server holding the file grows by at
+      // least its size. A streaming one still grows by the socket Buffers it has let go of, which V8 collects only
+      // once external memory passes its 64 MB soft limit (0-36 MB measured for 50 MB files), so the bound sits
+      // between that limit and the file size.
+      expect(result.peakRssGrowthBytes).toBeLessThan(result.sizeBytes * 0.8);
     }, 120_000);
 
     it('refuses a commit of the wrong size with 422, discards the upload and stays pending', async () => {
