@@ -44,22 +44,45 @@ describe('group commit', () => {
     expect(batches).toEqual([[1, 2, 3], [1], [2], [3]]);
   });
 
+  it('waits for one poll of I/O before storing, so items read from other sockets meanwhile join the batch', async () => {
+    const batches: number[][] = [];
+    const commit = createGroupCommit(
+      async (items: readonly number[]) => {
+        batches.push([...items]);
+        return items.map((item): ItemOutcome<number> => ({ ok: true, value: item }));
+      },
+      { maxBatch: 10, maxInFlight: 1 },
+    );
+    const first = commit.submit(1);
+    // An item submitted from an I/O callback one immediate later (as a request read in the next poll would be).
+    const second = new Promise<number>((resolve) => setImmediate(() => resolve(commit.submit(2))));
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(batches).toEqual([[1, 2]]);
+  });
+
   it('gathers items arriving while a batch is in flight into the next batch', async () => {
     const batches: number[][] = [];
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let started: () => void = () => undefined;
+    const firstStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const commit = createGroupCommit(
       async (items: readonly number[]) => {
         batches.push([...items]);
-        if (batches.length === 1) await gate;
+        if (batches.length === 1) {
+          started();
+          await gate;
+        }
         return items.map((item): ItemOutcome<number> => ({ ok: true, value: item }));
       },
       { maxBatch: 10, maxInFlight: 1 },
     );
     const first = commit.submit(1);
-    await new Promise((resolve) => setImmediate(resolve));
+    await firstStarted;
     const later = [2, 3, 4].map((item) => commit.submit(item));
     await new Promise((resolve) => setImmediate(resolve));
     release();
