@@ -299,7 +299,7 @@ export function createKernel(options: KernelOptions): Kernel {
     { tally: refusals, metrics: requestMetrics },
   );
   const jsonPool = createJsonParsePool({
-    onFailure: (reason) => logger.warn({ reason }, 'JSON body parse thread ended: parsing large bodies on the event loop'),
+    onFailure: (reason) => logger.warn({ reason }, 'JSON body parse threads failed: large bodies are parsed on the event loop from now on'),
   });
   const { app, mount: mountSurface } = createHttpApp({
     modules,
