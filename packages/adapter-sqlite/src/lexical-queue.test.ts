@@ -122,6 +122,17 @@ describe('sqlite lexical index: the queue of rows to index', () => {
     }
   });
 
+  it('replaces the doc of a queued key that is still indexed', async () => {
+    const { knex, index } = await open();
+    await index.ensure();
+    await knex('notes').insert(note('n1', 'amber lantern'));
+    expect((await index.query({ text: 'lantern', k: 5, filter: own })).map((hit) => hit.id)).toEqual(['n1']);
+    await knex('notes_lex_queue').insert({ id: 'n1' });
+    expect((await index.query({ text: 'lantern', k: 5, filter: own })).map((hit) => hit.id)).toEqual(['n1']);
+    expect(await count(knex, 'notes_lex_docs')).toBe(1);
+    expect(await count(knex, 'notes_lex_queue')).toBe(0);
+  });
+
   it('drains the queue before a query, so a committed write is found at once', async () => {
     const { knex, index } = await open();
     await index.ensure();
