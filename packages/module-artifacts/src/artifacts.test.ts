@@ -421,7 +421,7 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
     });
   });
 
-  describe.each(blobBackends)('with $name blobs and 1-second URL windows', (backend) => {
+  describe.each(blobBackends)('with $name blobs and 2-second URL windows', (backend) => {
     let t: ArtifactsTestServer;
     let blobs: BlobBackend;
     let cleanup: () => Promise<void>;
@@ -430,7 +430,7 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       const fixture = await create();
       cleanup = fixture.cleanup;
       blobs = await backend.start();
-      t = await startArtifactsTestServer({ db: fixture.db, blobs, config: { uploadUrlSeconds: 1, downloadUrlSeconds: 1 } });
+      t = await startArtifactsTestServer({ db: fixture.db, blobs, config: { uploadUrlSeconds: 2, downloadUrlSeconds: 2 } });
     });
     afterAll(async () => {
       await t?.stop();
@@ -438,6 +438,8 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       await cleanup?.();
     });
 
+    // Two seconds, not one: an S3 signature carries a whole-second X-Amz-Date, so a one-second window could close
+    // a few milliseconds after the URL was issued.
     it('refuses a PUT after the upload window and a GET after the download window with 403', async () => {
       const bytes = randomBytes(64);
       const late = await t.artifacts(
@@ -451,7 +453,7 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         'alice',
       );
       expect((await fetch(onTime.body.upload_url, { method: 'PUT', body: bytes })).status).toBe(200);
-      await sleep(2_200);
+      await sleep(3_200);
       const put = await fetch(late.body.upload_url, { method: 'PUT', body: bytes });
       expect(put.status).toBe(403);
       await put.arrayBuffer();
@@ -462,11 +464,11 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       expect((await t.artifacts('commit', { artifact_id: artifactId, sha256: sha256(bytes) }, 'alice')).status).toBe(200);
       const grant = await t.artifacts('grant', { artifact_id: artifactId, to_agent: 'bob', expires_at: inDays(1) }, 'alice');
       const fetched = await t.artifacts('fetch', { grant_token: grant.body.token }, {});
-      expect(Date.parse(fetched.body.expires_at) - Date.now()).toBeLessThanOrEqual(1_000);
+      expect(Date.parse(fetched.body.expires_at) - Date.now()).toBeLessThanOrEqual(2_000);
       const first = await fetch(fetched.body.url);
       expect(first.status).toBe(200);
       await first.arrayBuffer();
-      await sleep(2_200);
+      await sleep(3_200);
       const after = await fetch(fetched.body.url);
       expect(after.status).toBe(403);
       await after.arrayBuffer();
