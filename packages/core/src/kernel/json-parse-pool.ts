@@ -47,41 +47,47 @@ export function createJsonParsePool(options?: {
   onFailure?: (reason: string) => void;
   filename?: string;
 }): JsonParsePool {
-  const script = workerScript();
-  const pool = new Piscina<Uint8Array, JsonTextOutcome>({
-    filename: options?.filename ?? script.filename,
-    execArgv: script.execArgv,
-    minThreads: 0,
-    maxThreads: Math.max(1, options?.threads ?? JSON_PARSE_THREADS),
-    idleTimeout: 30_000,
-  });
+  let pool: Piscina<Uint8Array, JsonTextOutcome> | undefined;
   let closed = false;
   let failed = false;
   /** The first failure ends the pool: its queued bodies are refused by piscina and parsed on the event loop. */
   const fail = (error: unknown) => {
     if (closed || failed) return;
     failed = true;
-    void pool.destroy();
+    void pool?.destroy();
     options?.onFailure?.(error instanceof Error ? error.message : String(error));
   };
-  // A thread that fails outside a task (its script throws while loading) is reported here, not to run().
-  pool.on('error', fail);
+  /** The piscina pool, made with the first large body: a kernel that never gets one (a CLI command) never builds it. */
+  const started = () => {
+    if (pool) return pool;
+    const script = workerScript();
+    pool = new Piscina<Uint8Array, JsonTextOutcome>({
+      filename: options?.filename ?? script.filename,
+      execArgv: script.execArgv,
+      minThreads: 0,
+      maxThreads: Math.max(1, options?.threads ?? JSON_PARSE_THREADS),
+      idleTimeout: 30_000,
+    });
+    // A thread that fails outside a task (its script throws while loading) is reported here, not to run().
+    pool.on('error', fail);
+    return pool;
+  };
   return {
     async parse(bytes) {
       if (closed || failed) return parseJsonBytes(bytes);
       try {
-        return await pool.run(bytes);
+        return await started().run(bytes);
       } catch (error) {
         fail(error);
         return parseJsonBytes(bytes);
       }
     },
     get threads() {
-      return pool.threads.length;
+      return pool?.threads.length ?? 0;
     },
     async close() {
       closed = true;
-      await pool.destroy();
+      await pool?.destroy();
     },
   };
 }
