@@ -15,6 +15,16 @@ function statementName(text: string): string {
   return name;
 }
 
+/** Runs `query` through node-postgres on a connection of `knex`'s pool, which goes back to the pool either way. */
+async function queryOnPoolConnection<Row>(knex: Knex, query: pg.QueryConfig): Promise<Row[]> {
+  const connection = (await knex.client.acquireConnection()) as pg.Client;
+  try {
+    return (await connection.query(query)).rows as Row[];
+  } finally {
+    await knex.client.releaseConnection(connection);
+  }
+}
+
 /**
  * Runs `text` (with `$1 … $n` placeholders) as a named prepared statement
  * on a connection of `knex`'s pool, straight through node-postgres: each
@@ -27,14 +37,8 @@ function statementName(text: string): string {
  * @returns the result rows.
  * @throws the driver's error (the connection goes back to the pool either way).
  */
-export async function queryPrepared<Row>(knex: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const connection = (await knex.client.acquireConnection()) as pg.Client;
-  try {
-    const result = await connection.query({ name: statementName(text), text, values: [...values] });
-    return result.rows as Row[];
-  } finally {
-    await knex.client.releaseConnection(connection);
-  }
+export function queryPrepared<Row>(knex: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
+  return queryOnPoolConnection<Row>(knex, { name: statementName(text), text, values: [...values] });
 }
 
 /**
@@ -48,12 +52,6 @@ export async function queryPrepared<Row>(knex: Knex, text: string, values: reado
  * @returns the result rows.
  * @throws the driver's error (the connection goes back to the pool either way).
  */
-export async function queryPlannedEachTime<Row>(knex: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const connection = (await knex.client.acquireConnection()) as pg.Client;
-  try {
-    const result = await connection.query({ text, values: [...values] });
-    return result.rows as Row[];
-  } finally {
-    await knex.client.releaseConnection(connection);
-  }
+export function queryPlannedEachTime<Row>(knex: Knex, text: string, values: readonly unknown[]): Promise<Row[]> {
+  return queryOnPoolConnection<Row>(knex, { text, values: [...values] });
 }
