@@ -1,15 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import knex from 'knex';
 import { Piscina } from 'piscina';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { coreConfigSchema } from '../config.js';
-import { createLogger } from '../logger.js';
-import type { SqlDatabase } from '../ports/sql-database.js';
 import { OFF_THREAD_JSON_BYTES } from './json-body.js';
-import { createKernel } from './kernel.js';
 import { defineModule } from './module.js';
 import { routesFor } from './route.js';
+import { unstartedKernel } from './unstarted-kernel.test-support.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -36,14 +31,9 @@ const echoModule = defineModule({
   ],
 });
 
-/** A kernel that is never started: no route here reads the database, and `stop` only closes it. */
-function unstartedKernel() {
-  const sql = { dialect: 'postgres', knex: knex({ client: 'pg' }), close: async () => undefined } as unknown as SqlDatabase;
-  const config = coreConfigSchema.parse({ bridgeKey: 'bk_json_pool_test', masterKey: randomBytes(32).toString('base64'), port: 0 });
-  return createKernel({ config, modules: [echoModule], adapters: { sql }, logger: createLogger({ level: 'silent' }) });
-}
+const unstarted = () => unstartedKernel({ modules: [echoModule] });
 
-const post = (kernel: ReturnType<typeof unstartedKernel>, text: string) =>
+const post = (kernel: ReturnType<typeof unstarted>, text: string) =>
   kernel.app.request('/functions/v1/agent-echo/put', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -54,7 +44,7 @@ describe('the kernel JSON parse pool', () => {
   it('sends only a large body to the parse threads, and ends them on stop', async () => {
     const posted = vi.spyOn(Piscina.prototype, 'run');
     const terminated = vi.spyOn(Piscina.prototype, 'destroy');
-    const kernel = unstartedKernel();
+    const kernel = unstarted();
     const small = await post(kernel, 'hello');
     expect(await small.json()).toEqual({ length: 5 });
     expect(posted).not.toHaveBeenCalled();

@@ -1,13 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import knex from 'knex';
 import { describe, expect, it } from 'vitest';
-import { coreConfigSchema } from '../config.js';
-import { createLogger } from '../logger.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { HttpDelivery } from '../ports/http-delivery.js';
-import type { SqlDatabase } from '../ports/sql-database.js';
-import { createKernel } from './kernel.js';
 import { defineModule } from './module.js';
+import { unstartedKernel } from './unstarted-kernel.test-support.js';
 
 const embedder: Embedder = { id: 'test', dimensions: 2, embed: async ({ texts }) => texts.map(() => Float32Array.of(1, 0)) };
 const delivery = { checkTarget: async () => undefined, send: async () => ({ ok: true, status: 200 }) } as unknown as HttpDelivery;
@@ -22,16 +17,8 @@ const portsModule = defineModule({
   routes: [],
 });
 
-function kernelWithMetrics(enabled: boolean) {
-  const sql = { dialect: 'postgres', knex: knex({ client: 'pg' }), close: async () => undefined } as unknown as SqlDatabase;
-  const config = coreConfigSchema.parse({
-    bridgeKey: 'bk_metrics_off_test',
-    masterKey: randomBytes(32).toString('base64'),
-    port: 0,
-    metrics: { enabled },
-  });
-  return createKernel({ config, modules: [portsModule], adapters: { sql, embedder, delivery }, logger: createLogger({ level: 'silent' }) });
-}
+const kernelWithMetrics = (enabled: boolean) =>
+  unstartedKernel({ modules: [portsModule], config: { metrics: { enabled } }, adapters: { embedder, delivery } });
 
 describe('metrics off', () => {
   it('hands modules the embedder and delivery adapters themselves, with no timing around each call', async () => {
