@@ -104,12 +104,12 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
    * background flush, so a stream of writes cannot keep a query waiting.
    */
   async function indexQueued(): Promise<void> {
-    let keys = await withConnection(knex, (db) => lexicalQueueOn(db, tables).queuedKeys());
-    while (keys.length > 0) {
-      const pending = keys;
-      const handled = await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushKeys(pending));
-      keys = keys.slice(handled);
-      if (keys.length > 0) await nextIoTurn();
+    const keys = await withConnection(knex, (db) => lexicalQueueOn(db, tables).queuedKeys());
+    // A window of one batch per lease: slicing the rest of a large backlog after every batch would copy it each time.
+    for (let offset = 0; offset < keys.length; ) {
+      const window = keys.slice(offset, offset + LEXICAL_FLUSH_BATCH);
+      offset += await withConnection(knex, (db) => lexicalQueueOn(db, tables).flushKeys(window));
+      if (offset < keys.length) await nextIoTurn();
     }
     scheduleFlush(LEXICAL_FLUSH_INTERVAL_MS);
   }
