@@ -8,7 +8,7 @@ const CHUNK_BYTES = 64 * 1024;
 /** The encoder yields to the event loop after this many milliseconds or bytes since its last yield. */
 const SLICE_MS = 4;
 const SLICE_BYTES = 512 * 1024;
-/** Answers whose members add up to at most this many characters (counted as {@link boundedSize} does) skip the sliced encoder. */
+/** Answers whose members add up to at most this many characters (counted as {@link isSmallFlat} does) skip the sliced encoder. */
 const SMALL_ANSWER_CHARS = 16 * 1024;
 
 /** Whether `value` is an array or an object that `JSON.stringify` writes member by member (no `toJSON`, plain prototype). */
@@ -96,23 +96,23 @@ export async function encodeJson(value: unknown): Promise<{ chunks: Buffer<Array
 }
 
 /**
- * An upper bound of the length of `JSON.stringify(value)` when it is at most
- * `budget` characters, else -1: scalars and strings (6 characters per code
- * unit, the longest escape) one level below a plain object or array; anything
- * nested deeper counts as too large. Stops at the first member that spends
+ * Whether `JSON.stringify(value)` is surely at most `budget` characters: a
+ * plain object or array whose members are all scalars or strings, counted at
+ * their longest (6 characters per code unit of a string, the longest escape);
+ * anything nested counts as too large. Stops at the first member that spends
  * the budget, so a large answer costs a few property reads.
  */
-function boundedSize(value: unknown, budget: number): number {
-  if (!walkable(value)) return -1;
+function isSmallFlat(value: unknown, budget: number): boolean {
+  if (!walkable(value)) return false;
   let left = budget - 2;
   for (const member of Array.isArray(value) ? value : Object.values(value)) {
     if (typeof member === 'string') left -= member.length * 6 + 2;
     else if (member === null || typeof member === 'number' || typeof member === 'boolean' || member === undefined) left -= 25;
-    else return -1;
-    if (left < 0) return -1;
+    else return false;
+    if (left < 0) return false;
   }
   if (!Array.isArray(value)) for (const key of Object.keys(value)) left -= key.length * 6 + 4;
-  return left < 0 ? -1 : budget - left;
+  return left >= 0;
 }
 
 /**
@@ -126,7 +126,7 @@ function boundedSize(value: unknown, budget: number): number {
  */
 export async function jsonResponse(c: Context, value: unknown, status: number): Promise<Response> {
   const code = status as 200;
-  if (boundedSize(value, SMALL_ANSWER_CHARS) >= 0) {
+  if (isSmallFlat(value, SMALL_ANSWER_CHARS)) {
     // A flat answer of a few KB (most writes): one JSON.stringify, no slicing needed.
     const text = JSON.stringify(value);
     return c.body(text, code, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
