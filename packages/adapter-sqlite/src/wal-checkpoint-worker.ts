@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerBackgroundThreadPriority } from '@agentinfra/core/threads';
 import Database from 'better-sqlite3';
 import type { WalCheckpointWorkerData } from './wal-checkpointer.js';
 
@@ -8,8 +9,10 @@ import type { WalCheckpointWorkerData } from './wal-checkpointer.js';
  * waits for readers or writers: it copies what it can and leaves the rest to
  * the next turn) until the parent posts `close`. A failing checkpoint ends
  * the thread with that error, and the parent turns the automatic checkpoint
- * back on.
+ * back on. It runs at background priority: a checkpoint that waits costs a
+ * longer WAL file, never a request.
  */
+lowerBackgroundThreadPriority();
 const { filename, intervalMs } = workerData as WalCheckpointWorkerData;
 const db = new Database(filename, { fileMustExist: true });
 const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), intervalMs);

@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
+import { BACKGROUND_THREAD_NICE } from '@agentinfra/core/threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteDatabase, WAL_CHECKPOINTER_DELAY_MS } from './database.js';
 import { startWalCheckpointer, WAL_CHECKPOINT_INTERVAL_MS } from './wal-checkpointer.js';
@@ -43,6 +45,20 @@ describe('WAL checkpoints in a worker thread', () => {
       expect(await automatic()).toEqual({ wal_autocheckpoint: 0 });
     } finally {
       await db.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('checkpoints at background priority', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
+    const filename = join(folder, 'agentinfra.db');
+    await createSqliteDatabase({ filename }).close();
+    const before = threadNiceValues();
+    const checkpointer = startWalCheckpointer({ filename, onFailure: () => undefined });
+    try {
+      await vi.waitFor(() => expect(threadsNicedSince(before, BACKGROUND_THREAD_NICE)).toHaveLength(1), { timeout: 5_000 });
+      expect(threadNiceValues().get(process.pid)).toBe(before.get(process.pid));
+    } finally {
+      await checkpointer.close();
     }
   });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { lowerBackgroundThreadPriority } from '@agentinfra/core/threads';
 import { type ParsedMessage, parseMimeMessage } from './mime-message.js';
 import { boundedScoringInput } from './scoring/bounded-input.js';
 import type { ScoringInput } from './scoring/injection-scorer.js';
@@ -6,6 +7,9 @@ import { createLocalInjectionScorer, type InjectionExplanation, type LocalInject
 
 /** What the worker answers: the parsed message with the local model's explanation, or why the input is not a readable message. */
 export type MimeParseOutcome = { ok: true; message: ParsedMessage; local: InjectionExplanation } | { ok: false; reason: string };
+
+// Parsing a 10 MiB mail takes seconds of CPU: it runs when the event loop does not need the core.
+lowerBackgroundThreadPriority();
 
 /** The bundled local model, loaded by the first message this thread scores. */
 let scorer: LocalInjectionScorer | undefined;

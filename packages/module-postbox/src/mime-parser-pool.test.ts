@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
+import { BACKGROUND_THREAD_NICE } from '@agentinfra/core/threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createMimeParserPool } from './mime-parser-pool.js';
 import { createSharedBytes } from './smtp/shared-bytes.js';
@@ -29,5 +31,17 @@ describe('createMimeParserPool', () => {
     const { message } = await pool.parse(raw);
     expect(message).toMatchObject({ from: 'a@sender.test', subject: 'hello', text: 'body text\n' });
     expect(message.headers['message-id']).toBe('<m1@sender.test>');
+  });
+
+  it.runIf(process.platform === 'linux')('parses at background priority, so the event loop gets the core first', async () => {
+    const before = threadNiceValues();
+    const background = createMimeParserPool({ threads: 1, maxQueue: 4 });
+    try {
+      await background.parse(Buffer.from(mime));
+      expect(threadsNicedSince(before, BACKGROUND_THREAD_NICE)).toHaveLength(1);
+      expect(threadNiceValues().get(process.pid)).toBe(before.get(process.pid));
+    } finally {
+      await background.close();
+    }
   });
 });

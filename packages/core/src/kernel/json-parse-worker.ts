@@ -1,4 +1,8 @@
+import { lowerBackgroundThreadPriority } from '../threads/background-priority.js';
 import { type JsonTextOutcome, parseJsonBytes } from './json-text.js';
+
+// A large body may wait for the event loop's turn, never the other way round.
+lowerBackgroundThreadPriority();
 
 /**
  * The task of a JSON body parse thread (json-parse-pool.ts, piscina): one

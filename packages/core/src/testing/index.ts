@@ -9,4 +9,5 @@ export * from './rate-limiter-contract.js';
 export * from './seeded-random.js';
 export * from './sql-database-contract.js';
 export * from './test-kernel.js';
+export * from './thread-priority.js';
 export * from './vector-index-contract.js';
