@@ -59,9 +59,6 @@ export async function buildKernel(options: {
   const config = loadConfigOrExit({ file: options.file, modules });
   if (options.overrides?.port !== undefined) config.core.port = options.overrides.port;
   if (options.overrides?.host !== undefined) config.core.host = options.overrides.host;
-  const gateway = config.modules['agent-gateway'] as { httpHost?: string } | undefined;
-  // The HTTP-01 listener binds where the API does unless configured otherwise (#13).
-  if (gateway !== undefined && gateway.httpHost === undefined) gateway.httpHost = config.core.host;
   const logger = createLogger({ level: config.core.log.level, format: config.core.log.format });
   const { adapters, summary, setListenUrl } = await openAdapters(config.core, logger);
   const kernel = createKernel({

@@ -31,7 +31,7 @@ export const gatewayConfigSchema = z.object({
   challenge: z.enum(['http-01', 'dns-01']).default('http-01'),
   /** Port of the HTTP-01 challenge listener; 0 turns it off (another replica or a proxy serves the tokens). */
   httpPort: z.number().int().min(0).max(65535).default(80),
-  /** Bind address of the HTTP-01 listener; `agentinfra serve` uses the API's `host` when left out, an embedding app all interfaces. */
+  /** Bind address of the HTTP-01 listener; the API's `host` (core config, `AGENTINFRA_HOST`) when left out. */
   httpHost: z.string().min(1).optional(),
   /** Resolvers for the /host/claim TXT check, `host:port`; the system's when empty. */
   dnsServers: z.array(dnsServerSchema).default([]),

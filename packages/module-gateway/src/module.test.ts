@@ -102,6 +102,23 @@ describe.each(sqlDatabases())('agent-gateway start-up on $name (issue #8)', ({ c
     );
   });
 
+  it('binds the HTTP-01 listener where the API does when no httpHost is set', async () => {
+    // Another address holds the port: a listener on all interfaces could not bind, one on the API's 127.0.0.1 can.
+    const other = createServer();
+    const port = await new Promise<number>((resolve) =>
+      other.listen(0, '127.0.0.2', () => resolve((other.address() as { port: number }).port)),
+    );
+    try {
+      const { test, cleanup } = await start({ httpPort: port });
+      expect(test.server.kernel.config.host).toBe('127.0.0.1');
+      expect(test.service.http01Port()).toBe(port);
+      await test.server.stop();
+      await cleanup();
+    } finally {
+      other.close();
+    }
+  });
+
   it('still starts when the HTTP-01 port is taken, without a listener', async () => {
     const blocker = createServer();
     const port = await new Promise<number>((resolve) =>

@@ -127,7 +127,7 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
         try {
           listener = await startHttp01Listener({
             port: config.httpPort,
-            host: config.httpHost,
+            host: config.httpHost ?? deps.config.host,
             logger,
             lookup: async (token) => {
               const row = (await deps.sql.knex('gateway_http_tokens').where({ token }).first()) as
