@@ -17,6 +17,10 @@ export interface AttackTarget {
   address: string;
 }
 
+/** Whether `body` is UTF-8 pieces (encoded-once.ts) rather than a value to send as JSON. */
+const isPieces = (body: unknown): body is readonly Buffer[] =>
+  Array.isArray(body) && body.length > 0 && body.every((piece) => Buffer.isBuffer(piece));
+
 /**
  * An {@link AttackContext} for client `client`: one kept-alive HTTP/1.1
  * connection (node:http; replaced after a failed request), a new SMTP
@@ -25,8 +29,9 @@ export interface AttackTarget {
 export function createAttackContext(target: AttackTarget, client: number): AttackContext & { close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(target.url);
-  const post = (path: string, body: unknown, authorization: string) => {
-    const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const post = (path: string, body: readonly Buffer[] | string | object, authorization: string) => {
+    const pieces = isPieces(body) ? body : [Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))];
+    const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
     return new Promise<number>((resolve, reject) => {
       const outgoing = request(
         {
@@ -35,7 +40,7 @@ export function createAttackContext(target: AttackTarget, client: number): Attac
           port: base.port,
           path: `/functions/v1${path}`,
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': payload.length, authorization },
+          headers: { 'content-type': 'application/json', 'content-length': length, authorization },
         },
         (incoming) => {
           incoming.resume();
@@ -45,7 +50,8 @@ export function createAttackContext(target: AttackTarget, client: number): Attac
       );
       outgoing.setTimeout(REQUEST_TIMEOUT_MS, () => outgoing.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
       outgoing.on('error', reject);
-      outgoing.end(payload);
+      for (const piece of pieces) outgoing.write(piece);
+      outgoing.end();
     });
   };
   return {
@@ -54,7 +60,7 @@ export function createAttackContext(target: AttackTarget, client: number): Attac
         agent.destroy();
         throw error;
       }),
-    smtp: async (envelope, mime) => (await sendRawMail(target.smtpPort, envelope, mime)).data,
+    smtp: async (envelope, message) => (await sendRawMail(target.smtpPort, envelope, message)).data,
     agentId: target.agentId,
     address: target.address,
     client,

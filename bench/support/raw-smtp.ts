@@ -10,14 +10,23 @@ export interface SmtpOutcome {
 }
 
 /**
- * Sends one message, `mime` exactly as given (CRLF line ends expected;
- * dot-stuffed here), over one plain SMTP session (EHLO, MAIL, RCPT, DATA,
- * QUIT) to `127.0.0.1:port`, without any client library reshaping headers
- * or lines, so that pathological input reaches the server unchanged. A
- * refused RCPT skips DATA (`data` is then 0).
+ * `mime` (CRLF line ends expected) as SMTP DATA content (RFC 5321 §4.5.2):
+ * a line that starts with a dot gets a second one, and the text ends in CRLF.
+ */
+export function dotStuff(mime: string): string {
+  const stuffed = mime.replace(/(^|\r\n)\./g, '$1..');
+  return stuffed.endsWith('\r\n') ? stuffed : `${stuffed}\r\n`;
+}
+
+/**
+ * Sends one message over one plain SMTP session (EHLO, MAIL, RCPT, DATA,
+ * QUIT) to `127.0.0.1:port`: `message` is its UTF-8 pieces, written in
+ * order exactly as given ({@link dotStuff} already applied), without any
+ * client library reshaping headers or lines, so that pathological input
+ * reaches the server unchanged. A refused RCPT skips DATA (`data` is then 0).
  * @throws Error when the connection fails, closes early or a reply takes longer than 60 s.
  */
-export async function sendRawMail(port: number, envelope: { from: string; to: string }, mime: string): Promise<SmtpOutcome> {
+export async function sendRawMail(port: number, envelope: { from: string; to: string }, message: readonly Buffer[]): Promise<SmtpOutcome> {
   const socket = connect({ host: '127.0.0.1', port });
   const replies = replyReader(socket);
   try {
@@ -28,8 +37,10 @@ export async function sendRawMail(port: number, envelope: { from: string; to: st
     if (rcpt >= 400) return { rcpt, data: 0 };
     const go = await command(socket, replies, 'DATA');
     if (go !== 354) return { rcpt, data: go };
-    const stuffed = mime.replace(/(^|\r\n)\./g, '$1..');
-    socket.write(`${stuffed}${stuffed.endsWith('\r\n') ? '' : '\r\n'}.\r\n`);
+    socket.cork();
+    for (const piece of message) socket.write(piece);
+    socket.write('.\r\n');
+    socket.uncork();
     const data = await replies.next();
     socket.write('QUIT\r\n');
     return { rcpt, data };
