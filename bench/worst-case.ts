@@ -9,7 +9,10 @@
  * is the server's CPU time (all threads, from /proc) over the window's wall
  * time: how much of the 2 shared cores the load got.
  * Baseline: the same probe and event-loop measurement on the idle server,
- * measured in the same run. Then every attack mixed for WORST_CASE_SECONDS
+ * measured in the same run. "probe loop delay" is this process's own
+ * event-loop delay over the window (1 ms resolution): a /health answer that
+ * arrives while the probe's process waits for a core is timed late by that
+ * much, on the client's side. Then every attack mixed for WORST_CASE_SECONDS
  * (default 20), then each attack alone for WORST_CASE_ENDPOINT_SECONDS
  * (default 5, 0 = skip) to name the endpoint behind a stall, then each
  * input once, one request at a time, each in its own event-loop window:
@@ -28,6 +31,7 @@ import { Agent, get, request } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { databaseUrl, displayDatabaseUrl } from './support/agentinfra-bench-server.js';
@@ -61,11 +65,13 @@ interface LoopDelay {
   count: number;
 }
 
-/** One measured window: the probe's /health latencies, the server's event-loop delay and CPU, and the attackers' tallies. */
+/** One measured window: the probe's /health latencies, the server's and the probe's event-loop delay, the server's CPU and the attackers' tallies. */
 interface PhaseResult {
   seconds: number;
   health: { p50: number; p99: number; max: number; count: number; failures: number };
   loop: LoopDelay;
+  /** This (the probe's) process's own event-loop delay over the window: the part of a /health latency spent waiting on the client side. */
+  probeLoop: { p99: number; max: number };
   serverCpuMs: number;
   tallies: Record<string, AttackTally>;
 }
@@ -221,6 +227,8 @@ async function phase(target: Target, attackIndices: number[], seconds: number): 
   };
   const load = attackIndices.length > 0 ? await startAttackers(plan) : undefined;
   await eventLoopDelay(target.server.child, 'reset');
+  const probeLoop = monitorEventLoopDelay({ resolution: 1 });
+  probeLoop.enable();
   const cpuBefore = target.server.cpuMs();
   const started = performance.now();
   const probe = startProbe(target.server.url);
@@ -228,8 +236,16 @@ async function phase(target: Target, attackIndices: number[], seconds: number): 
     ? await load.done
     : await new Promise<Record<string, AttackTally>>((resolve) => setTimeout(() => resolve({}), seconds * 1000));
   const health = await probe.stop();
+  probeLoop.disable();
   const loop = await eventLoopDelay(target.server.child, 'report');
-  return { seconds: (performance.now() - started) / 1000, health, loop, serverCpuMs: target.server.cpuMs() - cpuBefore, tallies };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    health,
+    loop,
+    probeLoop: { p99: probeLoop.percentile(99) / 1e6, max: probeLoop.max / 1e6 },
+    serverCpuMs: target.server.cpuMs() - cpuBefore,
+    tallies,
+  };
 }
 
 /** Starts `agentinfra serve` on `database` (SMTP on a free port), creates the agent, its device key and mail address. */
@@ -312,6 +328,7 @@ async function measure(label: string, database: { url: string; schema: string } 
       result.health.failures,
       `${(result.health.p99 / idle.health.p99).toFixed(2)}×`,
       `${ms(result.loop.p99)} / ${ms(result.loop.max)}`,
+      `${ms(result.probeLoop.p99)} / ${ms(result.probeLoop.max)}`,
       (result.serverCpuMs / 1000 / result.seconds).toFixed(2),
       met(result) ? 'met' : 'NOT met',
     ];
@@ -325,6 +342,7 @@ async function measure(label: string, database: { url: string; schema: string } 
         'probe failures',
         'p99 vs idle',
         'event-loop delay p99 / max ms',
+        'probe loop delay p99 / max ms',
         'server CPU cores',
         'target',
       ],
