@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
 import { BACKGROUND_THREAD_NICE } from '@agentinfra/core/threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -43,5 +45,19 @@ describe('createMimeParserPool', () => {
     } finally {
       await background.close();
     }
+  });
+
+  it('parses in a process started with a V8 option such as --max-old-space-size (the build)', async () => {
+    // Passing process.execArgv to a worker explicitly fails once it holds a V8 option; the build lets Node pass it on.
+    const pool = new URL('../dist/mime-parser-pool.js', import.meta.url).href;
+    const script = [
+      `const { createMimeParserPool } = await import(${JSON.stringify(pool)});`,
+      "const parser = createMimeParserPool({ threads: 1, maxQueue: 4, onError: (error) => console.log('error', error.message) });",
+      `const { message } = await parser.parse(Buffer.from(${JSON.stringify(mime)}));`,
+      "console.log('subject', message.subject);",
+      'await parser.close();',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=512', '--input-type=module', '-e', script]);
+    expect(stdout.trim()).toBe('subject hello');
   });
 });

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { workerExecArgv } from '@agentinfra/core/threads';
 import { Piscina } from 'piscina';
 import type { ParsedMessage } from './mime-message.js';
 import type { MimeParseOutcome } from './mime-parse-worker.js';
@@ -46,6 +47,8 @@ export interface MimeParserPoolOptions {
   threads: number;
   /** Messages waiting for a thread at most; more are refused at once (the MTA answers 451, the sender retries). */
   maxQueue: number;
+  /** Told when a thread fails outside a task (it could not start or exited); the pool starts another for the next message. */
+  onError?: (error: Error) => void;
 }
 
 /**
@@ -65,8 +68,10 @@ export function createMimeParserPool(options: MimeParserPoolOptions): MimeParser
     maxThreads: options.threads,
     maxQueue: options.maxQueue,
     idleTimeout: 30_000,
-    execArgv: fromSources ? [...process.execArgv, '--import', 'tsx'] : process.execArgv,
+    execArgv: workerExecArgv(fromSources),
   });
+  // A thread that cannot start or dies outside a task: its tasks are rejected (the MTA answers 451); without a listener the process would crash.
+  pool.on('error', (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
   return {
     async parse(raw) {
       const outcome = (await pool.run(bytesOf(raw))) as MimeParseOutcome;

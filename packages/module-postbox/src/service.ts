@@ -77,7 +77,11 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       ? createHttpInjectionScorer({ url: config.scorer.url, token: config.scorer.token, timeoutMs: config.scorer.timeoutMs })
       : fallbackScorer);
   const webhooks = createWebhooks(deps);
-  const mimeParser = createMimeParserPool({ threads: MIME_PARSER_THREADS, maxQueue: MIME_PARSER_QUEUE });
+  const mimeParser = createMimeParserPool({
+    threads: MIME_PARSER_THREADS,
+    maxQueue: MIME_PARSER_QUEUE,
+    onError: (error) => deps.logger.error({ err: error }, 'postbox: a MIME parser thread failed; the messages it held were refused'),
+  });
   const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser });
   const outbound = createOutbound({ ...deps, webhooks });
   let listener: SmtpListener | null = null;

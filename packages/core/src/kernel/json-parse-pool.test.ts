@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { createJsonParsePool, JSON_PARSE_THREADS } from './json-parse-pool.js';
 import { parseJsonBytes } from './json-text.js';
@@ -70,5 +72,19 @@ describe('createJsonParsePool', () => {
     expect(await pool.parse(shared('{"a":1}'))).toStrictEqual({ ok: true, value: { a: 1 } });
     expect(onFailure).toHaveBeenCalledWith(expect.stringContaining('no such script'));
     await pool.close();
+  });
+
+  it('parses in a thread when the process runs with a V8 option such as --max-old-space-size (the build)', async () => {
+    // Passing process.execArgv to a worker explicitly fails once it holds a V8 option: the pool would parse on the event loop.
+    const pool = new URL('../../dist/kernel/json-parse-pool.js', import.meta.url).href;
+    const script = [
+      `const { createJsonParsePool } = await import(${JSON.stringify(pool)});`,
+      "const parser = createJsonParsePool({ onFailure: (reason) => console.log('failed', reason) });",
+      "const outcome = await parser.parse(new TextEncoder().encode('[1,2]'));",
+      "console.log(JSON.stringify(outcome), 'threads', parser.threads);",
+      'await parser.close();',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=512', '--input-type=module', '-e', script]);
+    expect(stdout.trim()).toBe('{"ok":true,"value":[1,2]} threads 1');
   });
 });

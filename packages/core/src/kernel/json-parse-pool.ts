@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { workerExecArgv } from '../threads/worker-exec-argv.js';
 import { type JsonTextOutcome, parseJsonBytes } from './json-text.js';
 
 /** Threads a pool starts at most: large bodies are rare, and the host has few cores to share with the event loop. */
@@ -25,10 +26,10 @@ export interface JsonParsePool {
 }
 
 /** The thread script: json-parse-worker, from TypeScript sources (tests, tsx) or from dist. */
-function workerScript(): { filename: string; execArgv: string[] } {
+function workerScript(): { filename: string; execArgv: string[] | undefined } {
   const fromSources = import.meta.url.endsWith('.ts');
   const filename = fileURLToPath(new URL(`./json-parse-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url));
-  return { filename, execArgv: fromSources ? [...process.execArgv, '--import', 'tsx'] : process.execArgv };
+  return { filename, execArgv: workerExecArgv(fromSources) };
 }
 
 /**

@@ -1,0 +1,2 @@
+export * from './background-priority.js';
+export * from './worker-exec-argv.js';
