@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
+import { runNodeModule, threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
 import { BACKGROUND_THREAD_NICE } from '@agentinfra/core/threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createMimeParserPool } from './mime-parser-pool.js';
@@ -57,7 +55,6 @@ describe('createMimeParserPool', () => {
       "console.log('subject', message.subject);",
       'await parser.close();',
     ].join('\n');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=512', '--input-type=module', '-e', script]);
-    expect(stdout.trim()).toBe('subject hello');
+    expect(await runNodeModule(script, ['--max-old-space-size=512'])).toBe('subject hello');
   });
 });

@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
+import { runNodeModule } from '../testing/node-module.js';
 import { createJsonParsePool, JSON_PARSE_THREADS } from './json-parse-pool.js';
 import { parseJsonBytes } from './json-text.js';
 
@@ -84,7 +83,6 @@ describe('createJsonParsePool', () => {
       "console.log(JSON.stringify(outcome), 'threads', parser.threads);",
       'await parser.close();',
     ].join('\n');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=512', '--input-type=module', '-e', script]);
-    expect(stdout.trim()).toBe('{"ok":true,"value":[1,2]} threads 1');
+    expect(await runNodeModule(script, ['--max-old-space-size=512'])).toBe('{"ok":true,"value":[1,2]} threads 1');
   });
 });

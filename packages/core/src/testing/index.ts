@@ -5,6 +5,7 @@ export * from './job-runner-contract.js';
 export * from './lexical-index-contract.js';
 export * from './lock-contract.js';
 export * from './module-test-server.js';
+export * from './node-module.js';
 export * from './rate-limiter-contract.js';
 export * from './seeded-random.js';
 export * from './sql-database-contract.js';
