@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -43,6 +43,24 @@ function serve(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
+/**
+ * Runs the example (main.ts) with `env` and resolves with its exit status and
+ * output. Asynchronous on purpose: a spawnSync would hold this process's
+ * event loop for seconds, so the HTTP client could not notice that the
+ * server closed an idle kept-alive connection, and the next test's first
+ * request would go out on a closed socket.
+ */
+function runExample(env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--conditions=@agentinfra/source', '--import', 'tsx', main],
+      { env: { ...process.env, ...env }, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 describe('examples/agent-client', () => {
   let server: { child: ChildProcess; url: string };
   beforeAll(async () => {
@@ -54,10 +72,7 @@ describe('examples/agent-client', () => {
     const bridge = createClient({ url: server.url, key: bridgeKey });
     await bridge.identity.agents.create({ agent_id: 'scout', display_name: 'Scout' });
     const { device_key } = await bridge.identity.device.issue({ agent_id: 'scout', label: 'example' });
-    const run = spawnSync(process.execPath, ['--conditions=@agentinfra/source', '--import', 'tsx', main], {
-      env: { ...process.env, AGENTINFRA_URL: server.url, AGENTINFRA_KEY: device_key, AGENTINFRA_AGENT_ID: 'scout' },
-      encoding: 'utf8',
-    });
+    const run = await runExample({ AGENTINFRA_URL: server.url, AGENTINFRA_KEY: device_key, AGENTINFRA_AGENT_ID: 'scout' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const sha256 = createHash('sha256').update('# Nightly report\n\nAll checks passed.\n').digest('hex');
@@ -66,11 +81,8 @@ describe('examples/agent-client', () => {
     expect(run.stdout).toMatch(new RegExp(`artifact: \\S+ 37 bytes sha256 ${sha256}`));
   }, 60_000);
 
-  it('reports a wrong key as a typed 401', () => {
-    const run = spawnSync(process.execPath, ['--conditions=@agentinfra/source', '--import', 'tsx', main], {
-      env: { ...process.env, AGENTINFRA_URL: server.url, AGENTINFRA_KEY: 'dk_wrong', AGENTINFRA_AGENT_ID: 'scout' },
-      encoding: 'utf8',
-    });
+  it('reports a wrong key as a typed 401', async () => {
+    const run = await runExample({ AGENTINFRA_URL: server.url, AGENTINFRA_KEY: 'dk_wrong', AGENTINFRA_AGENT_ID: 'scout' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^401 unauthenticated: .+ \(request \S+\)\n$/);
   }, 60_000);
