@@ -1,5 +1,4 @@
-import { fileURLToPath } from 'node:url';
-import { workerExecArgv } from '@agentinfra/core/threads';
+import { workerScript } from '@agentinfra/core/threads';
 import { Piscina } from 'piscina';
 import type { ParsedMessage } from './mime-message.js';
 import type { MimeParseOutcome } from './mime-parse-worker.js';
@@ -60,15 +59,14 @@ export interface MimeParserPoolOptions {
  * the workers load the `.ts` worker through tsx.
  */
 export function createMimeParserPool(options: MimeParserPoolOptions): MimeParserPool {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const worker = new URL(`./mime-parse-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
+  const script = workerScript(import.meta.url, 'mime-parse-worker');
   const pool = new Piscina<Uint8Array | ScoringInput, MimeParseOutcome | InjectionExplanation | string>({
-    filename: fileURLToPath(worker),
+    filename: script.filename,
     minThreads: 0,
     maxThreads: options.threads,
     maxQueue: options.maxQueue,
     idleTimeout: 30_000,
-    execArgv: workerExecArgv(fromSources),
+    execArgv: script.execArgv,
   });
   // A thread that cannot start or dies outside a task: its tasks are rejected (the MTA answers 451); without a listener the process would crash.
   pool.on('error', (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));

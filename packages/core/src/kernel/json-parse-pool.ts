@@ -1,6 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { workerExecArgv } from '../threads/worker-exec-argv.js';
+import { workerScript } from '../threads/worker-script.js';
 import { type JsonTextOutcome, parseJsonBytes } from './json-text.js';
 
 /** Threads a pool starts at most: large bodies are rare, and the host has few cores to share with the event loop. */
@@ -23,13 +22,6 @@ export interface JsonParsePool {
   readonly threads: number;
   /** Ends every thread (bodies still being parsed finish on the event loop); resolves once all have exited. */
   close(): Promise<void>;
-}
-
-/** The thread script: json-parse-worker, from TypeScript sources (tests, tsx) or from dist. */
-function workerScript(): { filename: string; execArgv: string[] | undefined } {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const filename = fileURLToPath(new URL(`./json-parse-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url));
-  return { filename, execArgv: workerExecArgv(fromSources) };
 }
 
 /**
@@ -61,7 +53,7 @@ export function createJsonParsePool(options?: {
   /** The piscina pool, made with the first large body: a kernel that never gets one (a CLI command) never builds it. */
   const started = () => {
     if (pool) return pool;
-    const script = workerScript();
+    const script = workerScript(import.meta.url, 'json-parse-worker');
     pool = new Piscina<Uint8Array, JsonTextOutcome>({
       filename: options?.filename ?? script.filename,
       execArgv: script.execArgv,

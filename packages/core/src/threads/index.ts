@@ -1,2 +1,2 @@
 export * from './background-priority.js';
-export * from './worker-exec-argv.js';
+export * from './worker-script.js';
