@@ -4,6 +4,7 @@ import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
 import type { MemoryDeps } from './memory-deps.js';
 import type { RecordRow } from './memory-records.js';
+import { createQueryBulkhead, QUERY_CANDIDATE_BUDGET } from './query-bulkhead.js';
 import { FUSION_EXTRA_CANDIDATES, fuseRankings } from './rank-fusion.js';
 import type { MemoryHit, QueryRequest, QueryResponse } from './schemas.js';
 import { assertTeamScopes, isVisible, normalizeScopes, scopeFilterOf } from './scopes.js';
@@ -24,9 +25,12 @@ const ATTACH = { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS };
  * {@link fuseRankings}); `k` is applied last. The lexical
  * leg starts after the loop polled for I/O once ({@link nextIoTurn}), so on
  * SQLite, where each leg's statements run synchronously, the two legs never
- * hold the event loop in one stretch.
+ * hold the event loop in one stretch. Searches share
+ * {@link QUERY_CANDIDATE_BUDGET} candidate rows: a query waits (in arrival
+ * order) while the others hold too many.
  */
 export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
+  const bulkhead = createQueryBulkhead(QUERY_CANDIDATE_BUDGET);
   return {
     /**
      * The `k` semantic memories that best match `q`, best first, among those
@@ -45,35 +49,39 @@ export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startu
       assertMaxBytes(input.q, 'q', config.maxTextBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
-      const state = await startup.ready();
-      const [vector] = await embedTexts(deps.embedder, [input.q]);
-      const filter = { ownerAgentId: input.agent_id, ...scopeFilterOf(scopes) };
-      const candidates = input.k + FUSION_EXTRA_CANDIDATES;
-      const [vectorHits, lexicalHits] = await Promise.all([
-        vector === undefined || isZeroVector(vector)
-          ? ([] as VectorHit[])
-          : startup.indexOf(state.generation).query({ vector, k: candidates, filter, attach: ATTACH }),
-        // On SQLite both legs run synchronously: with a turn for I/O between them, their stalls do not add up.
-        nextIoTurn().then(() => startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH })),
-      ]);
-      const rankings = await rankingsToFuse(deps.embedder, input.q, vectorHits, lexicalHits);
-      const hits: MemoryHit[] = [];
-      for (const fused of fuseRankings<VectorHit | LexicalHit>(rankings, input.k)) {
-        const row = fused.hits.find((hit) => hit?.row !== undefined)?.row as Omit<RecordRow, 'id'> | undefined;
-        if (row?.kind !== 'semantic') continue;
-        const rowScopes = JSON.parse(row.scope) as string[];
-        if (!isVisible({ agentId: row.agent_id, scopes: rowScopes }, input.agent_id, filter)) continue;
-        hits.push({
-          id: fused.id,
-          text: row.text,
-          provenance: row.provenance,
-          score: fused.score,
-          agent_id: row.agent_id,
-          scope: rowScopes,
-          created_at: isoTimestamp(Number(row.created_at)),
-        });
-      }
-      return { hits };
+      return bulkhead.run(input.k + FUSION_EXTRA_CANDIDATES, () => search(input, scopes));
     },
   };
+
+  async function search(input: QueryRequest, scopes: ReturnType<typeof normalizeScopes>): Promise<QueryResponse> {
+    const state = await startup.ready();
+    const [vector] = await embedTexts(deps.embedder, [input.q]);
+    const filter = { ownerAgentId: input.agent_id, ...scopeFilterOf(scopes) };
+    const candidates = input.k + FUSION_EXTRA_CANDIDATES;
+    const [vectorHits, lexicalHits] = await Promise.all([
+      vector === undefined || isZeroVector(vector)
+        ? ([] as VectorHit[])
+        : startup.indexOf(state.generation).query({ vector, k: candidates, filter, attach: ATTACH }),
+      // On SQLite both legs run synchronously: with a turn for I/O between them, their stalls do not add up.
+      nextIoTurn().then(() => startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH })),
+    ]);
+    const rankings = await rankingsToFuse(deps.embedder, input.q, vectorHits, lexicalHits);
+    const hits: MemoryHit[] = [];
+    for (const fused of fuseRankings<VectorHit | LexicalHit>(rankings, input.k)) {
+      const row = fused.hits.find((hit) => hit?.row !== undefined)?.row as Omit<RecordRow, 'id'> | undefined;
+      if (row?.kind !== 'semantic') continue;
+      const rowScopes = JSON.parse(row.scope) as string[];
+      if (!isVisible({ agentId: row.agent_id, scopes: rowScopes }, input.agent_id, filter)) continue;
+      hits.push({
+        id: fused.id,
+        text: row.text,
+        provenance: row.provenance,
+        score: fused.score,
+        agent_id: row.agent_id,
+        scope: rowScopes,
+        created_at: isoTimestamp(Number(row.created_at)),
+      });
+    }
+    return { hits };
+  }
 }

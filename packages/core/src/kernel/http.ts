@@ -10,6 +10,7 @@ import { AgentInfraError, AuthenticationError, errorBody, NotFoundError, Payload
 import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import { corsHeaders } from './cors.js';
+import { createHandlerAdmission, HANDLER_TURN_BUDGET_MS } from './handler-admission.js';
 import { readJsonBody } from './json-body.js';
 import type { JsonParsePool } from './json-parse-pool.js';
 import { jsonResponse } from './json-response.js';
@@ -87,6 +88,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
   const { logger } = options;
   const isBridgeKey = equalsSecret(options.bridgeKey);
   const { failedAuth } = options;
+  const admission = createHandlerAdmission({ budgetMs: HANDLER_TURN_BUDGET_MS });
 
   app.use('*', options.observe);
 
@@ -130,6 +132,8 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         c.set('body', body);
         const agentId = authorize(route.auth, principal, body);
         await enforceRateLimit(principal, options);
+        const admitted = admission.enter();
+        if (admitted) await admitted;
         const result = await route.handler({ body, principal, agentId, service: options.serviceOf(module.name), c });
         c.set('result', result);
         if (result instanceof Response) return result;
