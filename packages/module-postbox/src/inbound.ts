@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agentinfra/core';
 import { bareAddress, normalizeAddress } from './addresses.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
-import type { AttachmentInfo, ParsedMessage } from './mime-message.js';
+import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
 import type { MimeParserPool } from './mime-parser-pool.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
@@ -234,10 +234,19 @@ export function createInbound(
   /** Normalises and scores one message, then hands it to the group commit (a large one to a batch of its own). */
   async function submit(
     message: InboundMessage,
-    options: { mimeOwned?: boolean | undefined; dedupeId?: string | undefined; scored?: ScoredInput | undefined },
+    options: {
+      mimeOwned?: boolean | undefined;
+      dedupeId?: string | undefined;
+      scored?: ScoredInput | undefined;
+      /** Bodies the MIME parser cut to `maxBodyBytes` (SMTP path). */
+      truncated?: readonly string[] | undefined;
+    },
   ): Promise<IngestResult> {
     const recipient = bareAddress(message.to);
     const headers = Object.fromEntries(Object.entries(message.headers).map(([name, value]) => [name.toLowerCase(), value]));
+    // Only the postbox says what it cut: a sender's copy of the header is dropped.
+    delete headers[TRUNCATED_HEADER];
+    if (options.truncated && options.truncated.length > 0) headers[TRUNCATED_HEADER] = options.truncated.join(',');
     const messageId = headers['message-id']?.trim() || options.dedupeId;
     if (options.scored === undefined && deps.scorer !== deps.fallbackScorer) {
       // A remote scorer is not sent mail that no agent would receive.
@@ -314,7 +323,7 @@ export function createInbound(
             mime_ref: mimeRef,
             attachments: parsed.attachments,
           },
-          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored },
+          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored, truncated: parsed.truncated },
         ),
       ),
     );

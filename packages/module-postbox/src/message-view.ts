@@ -1,6 +1,6 @@
 import { isoTimestamp } from '@agentinfra/core';
 import { z } from 'zod';
-import type { AttachmentInfo } from './mime-message.js';
+import { type AttachmentInfo, TRUNCATED_HEADER } from './mime-message.js';
 import { INJECTION_HEADER } from './scoring/injection-headers.js';
 
 /** A row of `postbox_messages`. */
@@ -114,6 +114,7 @@ const ROUTING_HEADERS = new Set([
   'content-type',
   'mime-version',
   INJECTION_HEADER,
+  TRUNCATED_HEADER,
 ]);
 
 function withheldHeaders(headers: Record<string, string>): Record<string, string> {

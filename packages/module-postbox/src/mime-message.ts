@@ -12,6 +12,14 @@ const MAX_SUBJECT_CHARS = 16_384;
  */
 export const MAX_HTML_TO_TEXT_CHARS = 1_048_576;
 
+/**
+ * Header the postbox adds to a message whose text or HTML body was cut to
+ * `postbox.maxBodyBytes` when it was stored (`body` and/or `html`, comma
+ * separated); the raw message at `mime_ref` keeps all of it. A copy a sender
+ * wrote is dropped.
+ */
+export const TRUNCATED_HEADER = 'x-agentinfra-truncated';
+
 /** An attachment as listed on a message (its bytes stay in the raw MIME). */
 export interface AttachmentInfo {
   filename: string | null;
@@ -32,6 +40,22 @@ export interface ParsedMessage {
   /** Lower-case header name → decoded value; repeated headers joined by newlines. */
   headers: Record<string, string>;
   attachments: AttachmentInfo[];
+  /** Which of `text` (`body`) and `html` were cut to the byte limit, in that order. */
+  truncated: Array<'body' | 'html'>;
+}
+
+/**
+ * `text` cut to at most `maxBytes` bytes of UTF-8, at a character boundary,
+ * or `null` when it already fits.
+ */
+export function cutUtf8(text: string, maxBytes: number): string | null {
+  // Each UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair: 4 for 2).
+  if (text.length * 3 <= maxBytes) return null;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return null;
+  let end = maxBytes;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString('utf8');
 }
 
 function headerText(value: HeaderValue): string {
@@ -71,12 +95,15 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
  * attachments. Links in text are not rewritten and embedded images are not
  * inlined, so the HTML is the sender's; attachments are not hashed (only
  * their size is kept). The subject and `From` are cut to 16,384 characters;
- * HTML over {@link MAX_HTML_TO_TEXT_CHARS} is not turned into text. This is
+ * HTML over {@link MAX_HTML_TO_TEXT_CHARS} is not turned into text; the text
+ * and HTML bodies are each cut to `maxBodyBytes` bytes of UTF-8 (the bound of
+ * /ingest: a 10 MiB mail's text otherwise took SQLite 20–80 ms to store, on
+ * the event loop, #11). This is
  * seconds of CPU for a large message: the server calls it in a worker thread
  * (`createMimeParserPool`).
  * @throws Error from mailparser when the input cannot be read at all (it is lenient with malformed mail).
  */
-export async function parseMimeMessage(raw: Buffer): Promise<ParsedMessage> {
+export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: number }): Promise<ParsedMessage> {
   const parsed = await simpleParser(raw, {
     skipTextToHtml: true,
     skipTextLinks: true,
@@ -85,11 +112,18 @@ export async function parseMimeMessage(raw: Buffer): Promise<ParsedMessage> {
     checksumAlgo: false,
     maxHtmlLengthToParse: MAX_HTML_TO_TEXT_CHARS,
   });
+  const truncated: ParsedMessage['truncated'] = [];
+  const cut = (part: 'body' | 'html', text: string) => {
+    const shorter = cutUtf8(text, options.maxBodyBytes);
+    if (shorter === null) return text;
+    truncated.push(part);
+    return shorter;
+  };
   return {
     from: addressText(parsed.from).slice(0, MAX_SUBJECT_CHARS),
     subject: (parsed.subject ?? '').slice(0, MAX_SUBJECT_CHARS),
-    text: parsed.text ?? '',
-    html: typeof parsed.html === 'string' ? parsed.html : null,
+    text: cut('body', parsed.text ?? ''),
+    html: typeof parsed.html === 'string' ? cut('html', parsed.html) : null,
     headers: flattenHeaders(parsed.headers),
     attachments: parsed.attachments.map((attachment) => ({
       filename: attachment.filename ?? null,
@@ -97,5 +131,6 @@ export async function parseMimeMessage(raw: Buffer): Promise<ParsedMessage> {
       size: attachment.size,
       content_id: attachment.contentId ?? null,
     })),
+    truncated,
   };
 }

@@ -5,6 +5,12 @@ import { boundedScoringInput } from './scoring/bounded-input.js';
 import type { ScoringInput } from './scoring/injection-scorer.js';
 import { createLocalInjectionScorer, type InjectionExplanation, type LocalInjectionScorer } from './scoring/local-scorer.js';
 
+/** One message to parse: its raw bytes (over shared memory, not copied) and the byte limit of its text and HTML bodies. */
+export interface MimeParseTask {
+  raw: Uint8Array;
+  maxBodyBytes: number;
+}
+
 /** What the worker answers: the parsed message with the local model's explanation, or why the input is not a readable message. */
 export type MimeParseOutcome = { ok: true; message: ParsedMessage; local: InjectionExplanation } | { ok: false; reason: string };
 
@@ -23,10 +29,11 @@ let scorer: LocalInjectionScorer | undefined;
  * block over 1 MiB, more than 1,000 MIME parts) come back as `{ ok: false }`,
  * so that the caller can tell bad mail from a broken pool.
  */
-export default async function parseInWorker(raw: Uint8Array): Promise<MimeParseOutcome> {
+export default async function parseInWorker(task: MimeParseTask): Promise<MimeParseOutcome> {
+  const { raw, maxBodyBytes } = task;
   let message: ParsedMessage;
   try {
-    message = await parseMimeMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+    message = await parseMimeMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), { maxBodyBytes });
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }

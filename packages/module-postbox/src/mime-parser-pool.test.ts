@@ -18,7 +18,7 @@ const mime = ['From: a@sender.test', 'To: b@postbox.test', 'Subject: hello', 'Me
 );
 
 describe('createMimeParserPool', () => {
-  const pool = createMimeParserPool({ threads: 1, maxQueue: 4 });
+  const pool = createMimeParserPool({ threads: 1, maxQueue: 4, maxBodyBytes: 1_048_576 });
   afterAll(() => pool.close());
 
   it('hashes and parses a message held in shared memory in a worker thread', async () => {
@@ -35,7 +35,7 @@ describe('createMimeParserPool', () => {
 
   it.runIf(process.platform === 'linux')('parses at background priority, so the event loop gets the core first', async () => {
     const before = threadNiceValues();
-    const background = createMimeParserPool({ threads: 1, maxQueue: 4 });
+    const background = createMimeParserPool({ threads: 1, maxQueue: 4, maxBodyBytes: 1_048_576 });
     try {
       await background.parse(Buffer.from(mime));
       expect(threadsNicedSince(before, BACKGROUND_THREAD_NICE)).toHaveLength(1);
@@ -50,7 +50,7 @@ describe('createMimeParserPool', () => {
     const pool = new URL('../dist/mime-parser-pool.js', import.meta.url).href;
     const script = [
       `const { createMimeParserPool } = await import(${JSON.stringify(pool)});`,
-      "const parser = createMimeParserPool({ threads: 1, maxQueue: 4, onError: (error) => console.log('error', error.message) });",
+      "const parser = createMimeParserPool({ threads: 1, maxQueue: 4, maxBodyBytes: 1_048_576, onError: (error) => console.log('error', error.message) });",
       `const { message } = await parser.parse(Buffer.from(${JSON.stringify(mime)}));`,
       "console.log('subject', message.subject);",
       'await parser.close();',

@@ -1,7 +1,7 @@
 import { workerScript } from '@agentinfra/core/threads';
 import { Piscina } from 'piscina';
 import type { ParsedMessage } from './mime-message.js';
-import type { MimeParseOutcome } from './mime-parse-worker.js';
+import type { MimeParseOutcome, MimeParseTask } from './mime-parse-worker.js';
 import type { ScoringInput } from './scoring/injection-scorer.js';
 import type { InjectionExplanation } from './scoring/local-scorer.js';
 
@@ -19,6 +19,7 @@ export interface MimeParserPool {
    * Parses one raw RFC 5322 message in a worker thread and explains it with
    * the bundled local injection model there (`local`). A `raw` backed by a
    * SharedArrayBuffer (as the SMTP listener's is) reaches the worker without a copy.
+   * The text and HTML bodies are cut to `maxBodyBytes` (see `parseMimeMessage`).
    * @throws MalformedMessageError when the message cannot be read; Error when the pool is closed or its queue is full.
    */
   parse(raw: Buffer): Promise<{ message: ParsedMessage; local: InjectionExplanation }>;
@@ -46,6 +47,8 @@ export interface MimeParserPoolOptions {
   threads: number;
   /** Messages waiting for a thread at most; more are refused at once (the MTA answers 451, the sender retries). */
   maxQueue: number;
+  /** Longest text and HTML body kept per message, in UTF-8 bytes (`postbox.maxBodyBytes`). */
+  maxBodyBytes: number;
   /** Told when a thread fails outside a task (it could not start or exited); the pool starts another for the next message. */
   onError?: (error: Error) => void;
 }
@@ -60,7 +63,7 @@ export interface MimeParserPoolOptions {
  */
 export function createMimeParserPool(options: MimeParserPoolOptions): MimeParserPool {
   const script = workerScript(import.meta.url, 'mime-parse-worker');
-  const pool = new Piscina<Uint8Array | ScoringInput, MimeParseOutcome | InjectionExplanation | string>({
+  const pool = new Piscina<MimeParseTask | Uint8Array | ScoringInput, MimeParseOutcome | InjectionExplanation | string>({
     filename: script.filename,
     minThreads: 0,
     maxThreads: options.threads,
@@ -72,7 +75,8 @@ export function createMimeParserPool(options: MimeParserPoolOptions): MimeParser
   pool.on('error', (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
   return {
     async parse(raw) {
-      const outcome = (await pool.run(bytesOf(raw))) as MimeParseOutcome;
+      const task: MimeParseTask = { raw: bytesOf(raw), maxBodyBytes: options.maxBodyBytes };
+      const outcome = (await pool.run(task)) as MimeParseOutcome;
       if (!outcome.ok) throw new MalformedMessageError(outcome.reason);
       return { message: outcome.message, local: outcome.local };
     },

@@ -80,6 +80,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
   const mimeParser = createMimeParserPool({
     threads: MIME_PARSER_THREADS,
     maxQueue: MIME_PARSER_QUEUE,
+    maxBodyBytes: config.maxBodyBytes,
     onError: (error) => deps.logger.error({ err: error }, 'postbox: a MIME parser thread failed; the messages it held were refused'),
   });
   const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser });

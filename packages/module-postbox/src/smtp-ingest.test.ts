@@ -19,6 +19,8 @@ if (!swaksFound) {
 }
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
+/** Longest text and HTML body stored (`postbox.maxBodyBytes`); the raw message keeps the rest. */
+const MAX_BODY_BYTES = 4_096;
 const alice = `alice@${MAIL_DOMAIN}`;
 const bob = `bob@${MAIL_DOMAIN}`;
 
@@ -32,7 +34,10 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
     const fixture = await create();
     db = fixture.db;
     cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db, postboxConfig: { smtp: { port: 'auto', maxMessageBytes: MAX_MESSAGE_BYTES } } });
+    t = await startPostboxTestServer({
+      db,
+      postboxConfig: { maxBodyBytes: MAX_BODY_BYTES, smtp: { port: 'auto', maxMessageBytes: MAX_MESSAGE_BYTES } },
+    });
     transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
   });
 
@@ -120,6 +125,41 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
       );
     expect(error?.responseCode).toBe(552);
     expect((await inbox('alice')).length).toBe(before);
+  });
+
+  it('stores text and HTML bodies cut to maxBodyBytes at a character boundary, says so in a header, keeps all in the raw MIME', async () => {
+    // 3-byte characters, so that the byte limit falls inside one.
+    const text = `start ${'€'.repeat(3_000)} end`;
+    await transport.sendMail({
+      from: 'newsletter@example.org',
+      to: alice,
+      subject: 'Long read',
+      text,
+      html: `<p>${'é'.repeat(5_000)}</p>`,
+      messageId: '<long-read@example.org>',
+      headers: { 'X-Agentinfra-Truncated': 'nothing' },
+    });
+    const message = (await inbox('alice')).find((item) => item.headers['message-id'] === '<long-read@example.org>');
+    expect(message?.headers['x-agentinfra-truncated']).toBe('body,html');
+    expect(message?.body).toBe(`start ${'€'.repeat(Math.floor((MAX_BODY_BYTES - 6) / 3))}`);
+    expect(Buffer.byteLength(message?.html)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(message?.html).toMatch(/^<p>é+$/);
+    const stored = await t.blobStore.get({ key: message?.mime_ref });
+    const chunks: Buffer[] = [];
+    for await (const chunk of stored ?? []) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).length).toBeGreaterThan(3 * 3_000 + 2 * 5_000);
+
+    await transport.sendMail({
+      from: 'a@example.org',
+      to: alice,
+      subject: 'Short',
+      text: 'short',
+      messageId: '<short-1@example.org>',
+      headers: { 'X-Agentinfra-Truncated': 'body' },
+    });
+    const short = (await inbox('alice')).find((item) => item.headers['message-id'] === '<short-1@example.org>');
+    expect(short?.body).toBe('short\n');
+    expect(short?.headers['x-agentinfra-truncated']).toBeUndefined();
   });
 
   it('delivers one message to several recipients and is idempotent for a re-sent Message-ID', async () => {

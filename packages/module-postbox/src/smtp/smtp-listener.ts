@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
+import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
 import { createSharedBytes } from './shared-bytes.js';
 import type { SmtpMetrics } from './smtp-metrics.js';
 
@@ -66,6 +67,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       ? { cert: await readFile(options.tlsCertFile), key: await readFile(options.tlsKeyFile) }
       : null;
   const { logger, handlers, metrics } = options;
+  const pacing = createReadPacing(SMTP_BYTES_PER_TURN);
   const server = new SMTPServer({
     name: options.hostname,
     banner: 'agentinfra postbox',
@@ -97,7 +99,10 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       const collected = createSharedBytes(options.maxMessageBytes);
-      stream.on('data', (chunk: Buffer) => collected.add(chunk));
+      stream.on('data', (chunk: Buffer) => {
+        collected.add(chunk);
+        pacing.took(chunk.length, stream);
+      });
       stream.once('error', (error) => callback(error));
       stream.once('end', () => {
         if (stream.sizeExceeded) {
