@@ -11,6 +11,9 @@ const principals: Record<string, Principal> = {
 };
 
 const route = routesFor<{ slowMs: number }>();
+
+/** Turns of the event loop counted while a test ticks them (see the admission test). */
+let loopTurn = 0;
 const toyModule = defineModule({
   name: 'agent-toy',
   ports: ['clock'],
@@ -63,6 +66,21 @@ const toyModule = defineModule({
       handler: async ({ service }) => {
         await new Promise((resolve) => setTimeout(resolve, service.slowMs));
         return { done: true };
+      },
+    }),
+    route({
+      path: '/busy',
+      summary: 'Holds the event loop for 3 ms and says in which turn it started.',
+      request: z.strictObject({}),
+      response: z.object({ turn: z.number() }),
+      auth: { kind: 'bridge' },
+      handler: async () => {
+        const turn = loopTurn;
+        const until = performance.now() + 3;
+        while (performance.now() < until) {
+          // Busy on purpose: a handler whose synchronous start is expensive.
+        }
+        return { turn };
       },
     }),
   ],
@@ -125,6 +143,34 @@ describe('kernel HTTP layer', () => {
     expect(crash.status).toBe(500);
     expect(crash.body.error.code).toBe('internal');
     expect(JSON.stringify(crash.body)).not.toContain('SELECT');
+  });
+
+  it('starts handlers that arrive together over several loop turns, at most ~4 ms of them per turn', async () => {
+    let ticking = true;
+    const tick = () => {
+      loopTurn += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          server.kernel.app.request('/functions/v1/agent-toy/busy', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${server.bridgeKey}`, 'content-type': 'application/json' },
+            body: '{}',
+          }),
+        ),
+      );
+      const turns = await Promise.all(answers.map(async (answer) => ((await answer.json()) as { turn: number }).turn));
+      const perTurn = new Map<number, number>();
+      for (const turn of turns) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+      // 3 ms each with a 4 ms budget: two per turn at most (without admission all six start in one turn).
+      expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(2);
+      expect(perTurn.size).toBeGreaterThanOrEqual(3);
+    } finally {
+      ticking = false;
+    }
   });
 
   it('rejects unknown fields, bad JSON, big bodies and other methods', async () => {
