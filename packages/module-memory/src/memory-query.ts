@@ -49,15 +49,16 @@ export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startu
       assertMaxBytes(input.q, 'q', config.maxTextBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
-      return bulkhead.run(input.k + FUSION_EXTRA_CANDIDATES, () => search(input, scopes));
+      const candidates = input.k + FUSION_EXTRA_CANDIDATES;
+      return bulkhead.run(candidates, () => search(input, scopes, candidates));
     },
   };
 
-  async function search(input: QueryRequest, scopes: ReturnType<typeof normalizeScopes>): Promise<QueryResponse> {
+  /** The search itself, reading `candidates` rows per leg (the units it holds in the bulkhead). */
+  async function search(input: QueryRequest, scopes: ReturnType<typeof normalizeScopes>, candidates: number): Promise<QueryResponse> {
     const state = await startup.ready();
     const [vector] = await embedTexts(deps.embedder, [input.q]);
     const filter = { ownerAgentId: input.agent_id, ...scopeFilterOf(scopes) };
-    const candidates = input.k + FUSION_EXTRA_CANDIDATES;
     const [vectorHits, lexicalHits] = await Promise.all([
       vector === undefined || isZeroVector(vector)
         ? ([] as VectorHit[])
