@@ -239,7 +239,7 @@ export function createInbound(
       dedupeId?: string | undefined;
       scored?: ScoredInput | undefined;
       /** Bodies the MIME parser cut to `maxBodyBytes` (SMTP path). */
-      truncated?: readonly string[] | undefined;
+      truncated?: ParsedMessage['truncated'] | undefined;
     },
   ): Promise<IngestResult> {
     const recipient = bareAddress(message.to);

@@ -48,7 +48,7 @@ export interface ParsedMessage {
  * `text` cut to at most `maxBytes` bytes of UTF-8, at a character boundary,
  * or `null` when it already fits.
  */
-export function cutUtf8(text: string, maxBytes: number): string | null {
+function cutUtf8(text: string, maxBytes: number): string | null {
   // Each UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair: 4 for 2).
   if (text.length * 3 <= maxBytes) return null;
   const bytes = Buffer.from(text, 'utf8');
