@@ -21,7 +21,7 @@ export interface RecordRow {
 
 /** Ids deleted per SQL statement (well under SQLite's and PostgreSQL's parameter limits). */
 export const ID_CHUNK = 500;
-/** Most semantic writes stored in one group commit. */
+/** Most writes (semantic memories, or episodes) stored in one group commit. */
 const WRITE_BATCH = 64;
 
 /** A validated semantic memory waiting for its group commit. */
@@ -69,13 +69,24 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
   }
   const semanticWrites = createGroupCommit(storeSemantic, { maxBatch: WRITE_BATCH, maxInFlight: 2 });
 
+  /**
+   * Stores a batch of episodes (memories that are neither embedded nor
+   * indexed) with one multi-row insert: one commit for all of them.
+   */
+  async function storeEpisodes(batch: readonly RecordRow[]): Promise<ItemOutcome<null>[]> {
+    await knex()('memory_records').insert([...batch]);
+    return batch.map(() => ({ ok: true, value: null }));
+  }
+  const episodeWrites = createGroupCommit(storeEpisodes, { maxBatch: WRITE_BATCH, maxInFlight: 2 });
+
   return {
     /**
      * Stores one memory. A `semantic` memory is embedded first, then its row,
      * vector and lexical entry are stored in one transaction; when embedding
      * or storing fails nothing is stored. A semantic text in which the
      * embedder finds nothing (zero vector, e.g. only punctuation) is stored
-     * without a vector.
+     * without a vector. Writes arriving together share one transaction (a
+     * group commit per kind); each answers only after its own commit.
      * @returns `{ id: 'mem_…', created_at: ISO 8601 UTC with ms }`.
      * @throws PayloadTooLargeError (413) when `text` is over `memory.maxTextBytes` (UTF-8); NotAllowedError (403) for a
      *   `team:<name>` scope of a team the agent is not in; Error (500) when the embedder fails.
@@ -96,7 +107,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         created_at: createdAt,
       };
       if (input.kind === 'semantic') await semanticWrites.submit({ row, scopes });
-      else await knex()('memory_records').insert(row);
+      else await episodeWrites.submit(row);
       return { id, created_at: isoTimestamp(createdAt) };
     },
 

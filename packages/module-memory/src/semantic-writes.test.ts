@@ -1,3 +1,4 @@
+import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBagOfWordsEmbedder } from './test-support/bag-of-words-embedder.js';
@@ -11,10 +12,12 @@ import { type MemoryTestServer, startMemoryTestServer } from './test-support/mem
  */
 describe.each(sqlDatabases())('semantic writes on $name (issue #2)', ({ create }) => {
   let t: MemoryTestServer;
+  let db: SqlDatabase;
   let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
     const fixture = await create();
+    db = fixture.db;
     cleanup = fixture.cleanup;
     t = await startMemoryTestServer({ db: fixture.db, embedder: createBagOfWordsEmbedder() });
   });
@@ -50,6 +53,32 @@ describe.each(sqlDatabases())('semantic writes on $name (issue #2)', ({ create }
     expect(forgotten.body).toEqual({ deleted: 20 });
     const gone = await t.memory('mem/query', { agent_id: 'alice', q: texts[0], k: 1, scope: ['self'] }, 'alice');
     expect(gone.body.hits[0]?.id).not.toBe(written[0]?.body.id);
+  });
+
+  it('stores concurrent episodes together, in fewer inserts than writes, each with its fields', async () => {
+    const inserts: string[] = [];
+    const onQuery = (query: { sql: string }) => {
+      if (/^insert into .memory_records./i.test(query.sql)) inserts.push(query.sql);
+    };
+    db.knex.on('query', onQuery);
+    try {
+      const written = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          t.memory('mem/write', { agent_id: 'carol', kind: 'episode', text: `episode ${i}`, provenance: 'run', scope: ['self'] }, 'carol'),
+        ),
+      );
+      expect(written.map((response) => response.status)).toEqual(written.map(() => 200));
+      expect(inserts.length).toBeGreaterThan(0);
+      expect(inserts.length).toBeLessThan(written.length / 2);
+      const rows = await db.knex('memory_records').select('id', 'kind', 'text').where({ agent_id: 'carol' }).orderBy('id');
+      expect(rows).toEqual(
+        written
+          .map((response, i) => ({ id: response.body.id, kind: 'episode', text: `episode ${i}` }))
+          .sort((a, b) => (a.id < b.id ? -1 : 1)),
+      );
+    } finally {
+      db.knex.off('query', onQuery);
+    }
   });
 
   it('gives ids that sort by creation time', async () => {
