@@ -67,8 +67,18 @@ describe('jsonResponse', () => {
     expect(await large.json()).toEqual(largeAnswer);
   });
 
-  it('sends flat answers near the small-answer bound as c.json does, byte lengths included', async () => {
+  it('sends answers near the small-answer bound as c.json does, byte lengths included', async () => {
+    const hit = (index: number) => ({
+      id: `mem_${index}`,
+      text: `note ${index} ${'é'.repeat(150)}`,
+      score: 1 / (index + 1),
+      scope: ['self'],
+    });
     const answers: unknown[] = [
+      { hits: Array.from({ length: 10 }, (_, index) => hit(index)) },
+      { hits: Array.from({ length: 30 }, (_, index) => hit(index)) },
+      { a: { b: { c: { d: { e: { f: { g: 'deep' } } } } } }, when: new Date(0), custom: { toJSON: () => 'custom' } },
+      [[[[[[[]]]]]]],
       { id: 'mem_1', n: -1.7976931348623157e308, ok: false, none: null, gone: undefined, text: 'é\u0000"\\\n🙂' },
       ['a', 1, null, undefined],
       { text: 'x'.repeat(2_700) },

@@ -8,8 +8,10 @@ const CHUNK_BYTES = 64 * 1024;
 /** The encoder yields to the event loop after this many milliseconds or bytes since its last yield. */
 const SLICE_MS = 4;
 const SLICE_BYTES = 512 * 1024;
-/** Answers whose members add up to at most this many characters (counted as {@link isSmallFlat} does) skip the sliced encoder. */
+/** Answers of at most this many characters (counted at their longest by {@link charactersLeft}) skip the sliced encoder. */
 const SMALL_ANSWER_CHARS = 16 * 1024;
+/** Nesting levels {@link charactersLeft} walks (a /mem/query hit's `scope` is on the fourth). */
+const SMALL_ANSWER_DEPTH = 6;
 
 /** Whether `value` is an array or an object that `JSON.stringify` writes member by member (no `toJSON`, plain prototype). */
 function walkable(value: unknown): value is Record<string, unknown> | unknown[] {
@@ -96,29 +98,40 @@ export async function encodeJson(value: unknown): Promise<{ chunks: Buffer<Array
 }
 
 /**
- * Whether `JSON.stringify(value)` is surely at most `budget` characters: a
- * plain object or array whose members are all scalars or strings, counted at
- * their longest (6 characters per code unit of a string, the longest escape);
- * anything nested counts as too large. Stops at the first member that spends
- * the budget, so a large answer costs a few property reads.
+ * The characters left of `left` once `JSON.stringify(value)` (plus one
+ * separator) is paid for, counted at their longest, or a negative number as
+ * soon as the budget is spent: a string costs 6 characters per code unit
+ * (the longest escape) plus its quotes, any other scalar 25, a plain array or
+ * object its brackets and its members (keys counted as strings), walked down
+ * to `depth` levels; anything deeper or not plain (`toJSON`, class
+ * instances) spends the whole budget. Stops at the first member that spends
+ * it, so a large answer costs a few property reads.
  */
-function isSmallFlat(value: unknown, budget: number): boolean {
-  if (!walkable(value)) return false;
-  let left = budget - 2;
-  for (const member of Array.isArray(value) ? value : Object.values(value)) {
-    if (typeof member === 'string') left -= member.length * 6 + 2;
-    else if (member === null || typeof member === 'number' || typeof member === 'boolean' || member === undefined) left -= 25;
-    else return false;
-    if (left < 0) return false;
+function charactersLeft(value: unknown, left: number, depth: number): number {
+  if (typeof value === 'string') return left - value.length * 6 - 3;
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return left - 26;
+  if (depth === 0 || !walkable(value)) return -1;
+  let remaining = left - 3;
+  if (Array.isArray(value)) {
+    for (const member of value) {
+      remaining = charactersLeft(member, remaining, depth - 1);
+      if (remaining < 0) return remaining;
+    }
+    return remaining;
   }
-  if (!Array.isArray(value)) for (const key of Object.keys(value)) left -= key.length * 6 + 4;
-  return left >= 0;
+  for (const key of Object.keys(value)) {
+    remaining = charactersLeft(value[key], remaining - key.length * 6 - 3, depth - 1);
+    if (remaining < 0) return remaining;
+  }
+  return remaining;
 }
 
 /**
  * The JSON response of a route (what `c.json(value, status)` sends: the same
- * bytes, `content-type: application/json` and a `content-length`). A flat
- * answer of at most ~16 KB is one `JSON.stringify`; anything else is encoded
+ * bytes, `content-type: application/json` and a `content-length`). An
+ * answer surely under ~16 KB (plain arrays and objects at most six levels
+ * deep, strings counted at their longest escape) is one `JSON.stringify`,
+ * as most route answers are; anything else is encoded
  * with {@link encodeJson}, and a body of more than one chunk is streamed one
  * 64 KiB chunk per socket write, waiting for the socket to drain in between,
  * instead of one multi-megabyte write.
@@ -126,8 +139,8 @@ function isSmallFlat(value: unknown, budget: number): boolean {
  */
 export async function jsonResponse(c: Context, value: unknown, status: number): Promise<Response> {
   const code = status as 200;
-  if (isSmallFlat(value, SMALL_ANSWER_CHARS)) {
-    // A flat answer of a few KB (most writes): one JSON.stringify, no slicing needed.
+  if (charactersLeft(value, SMALL_ANSWER_CHARS, SMALL_ANSWER_DEPTH) >= 0) {
+    // An answer of a few KB (most routes): one JSON.stringify, no slicing needed.
     const text = JSON.stringify(value);
     return c.body(text, code, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
   }
