@@ -51,7 +51,10 @@ describe('WAL checkpoints in a worker thread', () => {
   it.runIf(process.platform === 'linux')('checkpoints at background priority', async () => {
     folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
     const filename = join(folder, 'agentinfra.db');
-    await createSqliteDatabase({ filename }).close();
+    // A query opens the pooled connection, which creates the file; closing an unused database may leave none.
+    const db = createSqliteDatabase({ filename });
+    await db.ping();
+    await db.close();
     const before = threadNiceValues();
     const checkpointer = startWalCheckpointer({ filename, onFailure: () => undefined });
     try {
