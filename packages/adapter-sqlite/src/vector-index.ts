@@ -1,5 +1,5 @@
-import type { SqlValue, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
-import { attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
+import type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
+import { attachedRow, attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import * as sqliteVec from 'sqlite-vec';
@@ -38,8 +38,8 @@ export function loadSqliteVectorExtension(connection: BetterSqlite3.Database): v
   sqliteVec.load(connection);
 }
 
-/** A neighbour as sqlite-vec reports it: L2 distance between unit vectors, in [0, 2]. */
-type Neighbour = { id: string; distance: number };
+/** A neighbour as sqlite-vec reports it: L2 distance between unit vectors, in [0, 2], and any attached columns. */
+type Neighbour = { id: string; distance: number } & Record<string, unknown>;
 
 /**
  * Exact cosine {@link VectorIndex} in the SQLite file, on sqlite-vec's `vec0`
@@ -64,10 +64,13 @@ type Neighbour = { id: string; distance: number };
  * use an ordered scan (about 0.3 s there).
  *
  * Upserts, removals and queries run their statements synchronously on the
- * pool's connection ({@link withConnection}), one transaction per call;
- * `upsert` with `insert` stores those rows in the same transaction, and
- * `query` with `attach` reads the attached columns of its final hits only
- * ({@link attachRows}), in the same read transaction as the search.
+ * pool's connection ({@link withConnection}); an upsert or removal is one
+ * transaction, and `upsert` with `insert` stores those rows in it. `query`
+ * with `attach` reads the attached columns in the statement of its first
+ * pass (`k + 1` rows), which decides unless the k-th place ties; after a
+ * tie, it reads them for the final hits only ({@link attachRows}) right
+ * after the deciding pass, in the same synchronous step (so no statement of
+ * this process runs in between).
  *
  * @throws ZodError when options are invalid. Methods throw RangeError for
  *   vectors of the wrong dimension, zero vectors or a bad `k`, and an Error
@@ -100,8 +103,9 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
     return dimensions;
   }
 
-  /** The `fetch` nearest neighbours among items with one of `keys`, unordered. */
-  function nearest(db: BetterSqlite3.Database, blob: Buffer, keys: string[], fetch: number): Neighbour[] {
+  /** The `fetch` nearest neighbours among items with one of `keys`, unordered, with the columns of `attach` when given. */
+  function nearest(db: BetterSqlite3.Database, blob: Buffer, keys: string[], fetch: number, attach?: VectorAttach): Neighbour[] {
+    const attached = attach === undefined ? undefined : attachSql(attach, 'i.id');
     return db
       .prepare(
         `with knn as materialized (
@@ -109,7 +113,8 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
            where embedding match ? and k = ?
              and set_id in (select set_id from ${tables.scopeKeys} where scope_key in (select value from json_each(?)))
          )
-         select i.id as id, knn.distance as distance from knn join ${tables.items} i on i.rid = knn.rowid`,
+         select i.id as id, knn.distance as distance${attached === undefined ? '' : `, ${attached.select.join(', ')}`}
+         from knn join ${tables.items} i on i.rid = knn.rowid ${attached?.join ?? ''}`,
       )
       .all(blob, fetch, JSON.stringify(keys)) as Neighbour[];
   }
@@ -185,14 +190,22 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
           const blob = vectorBlob(toUnitVector(vector, heldDimensions(db), 'query vector'));
           const keys = filterVisibilityKeys(filter);
           if (k === 0 || keys.length === 0) return [];
-          return db.transaction(() => {
-            const hits = bestHits(
-              k,
-              (fetch) => ranked(nearest(db, blob, keys, fetch)),
-              () => ranked(scan(db, blob, keys, k)),
-            );
-            return attach === undefined ? hits : attachRows(db, hits, attach);
-          })();
+          // The first pass (k + 1 neighbours) usually decides: it reads the attached rows in the same statement.
+          // A wider pass or the scan, after a tie, is followed by one read of the final hits' rows.
+          let rowsAttached = false;
+          const hits = bestHits(
+            k,
+            (fetch) => {
+              const withRows = attach !== undefined && fetch === k + 1;
+              rowsAttached = withRows;
+              return ranked(nearest(db, blob, keys, fetch, withRows ? attach : undefined));
+            },
+            () => {
+              rowsAttached = false;
+              return ranked(scan(db, blob, keys, k));
+            },
+          );
+          return attach === undefined || rowsAttached ? hits : attachRows(db, hits, attach);
         }),
       );
     },
@@ -211,12 +224,17 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
 
 /**
  * Hits from sqlite-vec neighbours: score = 1 − d²/2 (cosine similarity of unit
- * vectors at L2 distance d, clamped to [−1, 1]), best first, equal scores by id.
+ * vectors at L2 distance d, clamped to [−1, 1]), best first, equal scores by
+ * id; `row` holds the attached columns of a neighbour read with them (none
+ * when its attached row does not exist).
  */
 function ranked(neighbours: readonly Neighbour[]): VectorHit[] {
   return neighbours
-    .map(
-      (neighbour): VectorHit => ({ id: neighbour.id, score: Math.min(1, Math.max(-1, 1 - (neighbour.distance * neighbour.distance) / 2)) }),
-    )
+    .map((neighbour): VectorHit => {
+      const hit: VectorHit = { id: neighbour.id, score: Math.min(1, Math.max(-1, 1 - (neighbour.distance * neighbour.distance) / 2)) };
+      const row = attachedRow(neighbour);
+      if (row !== undefined) hit.row = row;
+      return hit;
+    })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
