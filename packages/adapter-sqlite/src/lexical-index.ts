@@ -131,21 +131,26 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
     return terms.map((term) => (count.get(`"${term}"`) as { n: number }).n);
   }
 
+  /**
+   * The best `k` matches of `match` visible under `keys`, by BM25, ties by id.
+   * They are ranked first and only then joined with the attached columns, so
+   * that attached rows (whole memories) are read for those `k` only, not for
+   * every match the ranking sorts (up to `MAX_LEXICAL_POSTINGS`).
+   */
   function search(db: BetterSqlite3.Database, match: string, keys: string[], k: number, attach?: VectorAttach): RankedRow[] {
-    let columns = '';
-    let join = '';
-    if (attach !== undefined) {
-      const sql = attachSql(attach, 'd.id');
-      columns = `, ${sql.select.join(', ')}`;
-      join = sql.join;
-    }
+    const attached = attach === undefined ? undefined : attachSql(attach, 'ranked.id');
     return db
       .prepare(
-        `select d.id as id, bm25(${tables.fts}) as rank${columns}
-         from ${tables.fts} join ${tables.docs} d on d.rid = ${tables.fts}.rowid ${join}
-         where ${tables.fts} match ?
-           and exists (select 1 from json_each(d.keys) k where k.value in (select value from json_each(?)))
-         order by rank, d.id limit ?`,
+        `with ranked as materialized (
+           select d.id as id, bm25(${tables.fts}) as rank
+           from ${tables.fts} join ${tables.docs} d on d.rid = ${tables.fts}.rowid
+           where ${tables.fts} match ?
+             and exists (select 1 from json_each(d.keys) k where k.value in (select value from json_each(?)))
+           order by rank, d.id limit ?
+         )
+         select ranked.id as id, ranked.rank as rank${attached === undefined ? '' : `, ${attached.select.join(', ')}`}
+         from ranked ${attached?.join ?? ''}
+         order by ranked.rank, ranked.id`,
       )
       .all(match, JSON.stringify(keys), k) as RankedRow[];
   }
