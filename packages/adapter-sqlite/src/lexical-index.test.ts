@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLexicalIndexContract } from '@agentinfra/core/testing';
 import { describe, expect, it } from 'vitest';
-import { withConnection } from './connection-lease.js';
+import { countedNotesView } from './counted-reads.test-support.js';
 import { createSqliteDatabase } from './database.js';
 
 runLexicalIndexContract({
@@ -45,14 +45,7 @@ describe('createSqliteLexicalIndex', () => {
         source: { table: 'notes', key: 'id', text: 'text', owner: 'agent_id', scopes: 'scope' },
       });
       await index.ensure();
-      let reads = 0;
-      await withConnection(db.knex, (connection) => {
-        connection.function('counted_read', (text: unknown) => {
-          reads += 1;
-          return text;
-        });
-        connection.exec('create view counted_notes as select id, counted_read(text) as text from notes');
-      });
+      const reads = await countedNotesView(db.knex);
       const hits = await index.query({
         text: 'apple',
         k: 3,
@@ -61,7 +54,7 @@ describe('createSqliteLexicalIndex', () => {
       });
       expect(hits).toHaveLength(3);
       for (const hit of hits) expect(hit.row).toEqual({ text: rows.find((row) => row.id === hit.id)?.text });
-      expect(reads).toBe(3);
+      expect(reads()).toBe(3);
     } finally {
       await db.close();
       await rm(folder, { recursive: true, force: true });

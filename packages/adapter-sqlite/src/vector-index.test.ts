@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SqlDatabase } from '@agentinfra/core';
 import { runVectorIndexContract } from '@agentinfra/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withConnection } from './connection-lease.js';
+import { countedNotesView } from './counted-reads.test-support.js';
 import { createSqliteDatabase } from './database.js';
 import { createSqliteVectorIndex } from './vector-index.js';
 
@@ -161,14 +161,7 @@ describe('createSqliteVectorIndex', () => {
     });
     await db.knex('notes').insert(items.map((item) => ({ id: item.id, text: `note ${item.id}` })));
     await index.upsert({ items });
-    let reads = 0;
-    await withConnection(db.knex, (connection) => {
-      connection.function('counted_read', (text: unknown) => {
-        reads += 1;
-        return text;
-      });
-      connection.exec('create view counted_notes as select id, counted_read(text) as text from notes');
-    });
+    const reads = await countedNotesView(db.knex);
     const hits = await index.query({
       vector: unit([1, 1]),
       k: 3,
@@ -182,6 +175,6 @@ describe('createSqliteVectorIndex', () => {
     ]);
     // The first pass (k + 1 = 4 neighbours, read with their rows) ties at the 3rd place; after the wider pass
     // and the scan, only the 3 final hits are read again: 7, not the 16 or 50 the search looked at.
-    expect(reads).toBe(7);
+    expect(reads()).toBe(7);
   });
 });
