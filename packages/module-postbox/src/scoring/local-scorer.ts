@@ -1,7 +1,7 @@
+import { FloatBuffer, IntBuffer } from './growable-buffers.js';
 import { FEATURE_NAMES, type FeatureName, injectionFeatures } from './injection-features.js';
 import { bundledInjectionModel, type InjectionModel } from './injection-model.js';
 import type { InjectionScorer, ScoringInput } from './injection-scorer.js';
-import { IntBuffer } from './int-buffer.js';
 import { createSegmentReader, type SegmentSink } from './segment-features.js';
 
 /** Logistic function. */
@@ -55,11 +55,11 @@ interface SegmentSpans {
  * The highest segment score (−∞ without segments) and up to {@link EVIDENCE_MAX}
  * segments scoring at least {@link EVIDENCE_MIN}, strongest first (ties: earlier first).
  */
-function strongestSegments(sums: readonly number[], spans: SegmentSpans) {
+function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
   let best = Number.NEGATIVE_INFINITY;
   const evidence: Array<{ text: string; weight: number }> = [];
   for (let index = 0; index < sums.length; index += 1) {
-    const weight = sums[index] ?? 0;
+    const weight = sums.values[index] ?? 0;
     if (weight > best) best = weight;
     if (weight < EVIDENCE_MIN) continue;
     const last = evidence[EVIDENCE_MAX - 1];
@@ -108,7 +108,13 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
   const weights = model.ngramWeights;
   const read = createSegmentReader(model.hashBits);
   /** Per segment of the message being explained: its n-gram score and its span (reused between calls). */
-  const sums: number[] = [];
+  const sums = new FloatBuffer();
+  /**
+   * The n-gram score of the segment being read, in a typed slot: a double
+   * kept in a variable that the sink's closures update would be boxed anew
+   * on every feature (a heap allocation per n-gram).
+   */
+  const running = new Float64Array(1);
   const spans: SegmentSpans = { starts: new IntBuffer(), ends: new IntBuffer(), hiddenFrom: 0, visible: '', hidden: '' };
 
   const explain = (input: ScoringInput): InjectionExplanation => {
@@ -126,23 +132,23 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
     spans.ends.length = 0;
     spans.visible = '';
     spans.hidden = '';
-    let sum = 0;
+    running[0] = 0;
     let base = 0;
     let inHidden = false;
     const sink: SegmentSink = {
       feature: (bucket) => {
-        sum += weights[bucket] ?? 0;
+        running[0] = (running[0] ?? 0) + (weights[bucket] ?? 0);
       },
       end: (start, end, text) => {
-        sums.push(sum);
+        sums.push(running[0] ?? 0);
         spans.starts.push(start);
         spans.ends.push(end);
         if (inHidden) spans.hidden = text;
         else spans.visible = text;
-        sum = 0;
+        running[0] = 0;
       },
       late: (index, bucket) => {
-        sums[base + index] = (sums[base + index] ?? 0) + (weights[bucket] ?? 0);
+        sums.values[base + index] = (sums.values[base + index] ?? 0) + (weights[bucket] ?? 0);
       },
     };
     read(features.visibleText, features.visibleMatches, sink);

@@ -1,5 +1,5 @@
+import { IntBuffer } from './growable-buffers.js';
 import { PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
-import { IntBuffer } from './int-buffer.js';
 import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
 import { placeFeatures } from './segment-place.js';
 import { forEachNgram, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';

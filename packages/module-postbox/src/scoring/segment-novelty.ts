@@ -1,4 +1,4 @@
-import { IntBuffer } from './int-buffer.js';
+import { IntBuffer } from './growable-buffers.js';
 import { namedFeatureHash } from './text-ngrams.js';
 
 /**

@@ -2,8 +2,8 @@
  * Hashed n-grams of a message's text, sentence by sentence: the sparse
  * features of the local injection model. Per segment (a sentence or line):
  * word unigrams, word bigrams, word stems, the first word and the character
- * that ended the segment, each hashed (32-bit FNV-1a, then MurmurHash3's finaliser);
- * the model keeps the low `hashBits` bits. One linear pass; the text
+ * that ended the segment, each hashed (32-bit FNV-1a, then MurmurHash3's
+ * finaliser, cut to 31 bits); the model keeps the low `hashBits` bits. One linear pass; the text
  * examined is capped (see {@link scoredText}). (Character n-grams were
  * tried and left out: they lowered the cross-validated ROC-AUC on BIPIA.)
  */
@@ -49,20 +49,26 @@ export function scoredPosition(at: number, length: number): number {
   return at >= tailStart ? at - tailStart + MAX_HEAD_CHARS + 1 : -1;
 }
 
-/** The 32-bit hash of a feature given by name (for features that are not n-grams, such as phrase cues). */
+/** The 31-bit hash of a feature given by name (for features that are not n-grams, such as phrase cues). */
 export function namedFeatureHash(name: string): number {
   let hash = FNV_OFFSET;
   for (let i = 0; i < name.length; i += 1) hash = Math.imul(hash ^ name.charCodeAt(i), FNV_PRIME);
   return mix(hash >>> 0);
 }
 
-/** Final avalanche of MurmurHash3 (`fmix32`), so that the low bits used as the table index depend on every input bit. */
+/**
+ * Final avalanche of MurmurHash3 (`fmix32`), so that the low bits used as
+ * the table index depend on every input bit; the top bit is dropped, so the
+ * result is a small integer to V8 (below 2^31) and passing it on allocates
+ * nothing, where a full 32-bit value became a heap number per n-gram. Models
+ * index at most 22 bits (`injection-model.ts`), so no bucket changes.
+ */
 function mix(hash: number): number {
   let h = hash ^ (hash >>> 16);
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return (h ^ (h >>> 16)) & 0x7fffffff;
 }
 
 /** A letter or digit of any script (word characters). */
@@ -80,7 +86,7 @@ const endsSegment = (text: string, at: number): boolean => {
   return Number.isNaN(next) || next === 0x20 || next === 0x0a || next === 0x0d || next === 0x09;
 };
 
-/** Receives one n-gram: its 32-bit hash and the character span `[start, end)` of the word(s) it came from. */
+/** Receives one n-gram: its 31-bit hash and the character span `[start, end)` of the word(s) it came from. */
 export type NgramVisitor = (hash: number, kind: NgramKind, start: number, end: number) => void;
 /** Called at the end of each segment with its character span `[start, end)` and where the next segment's text starts (`next`, the text's length after the last). */
 export type SegmentVisitor = (start: number, end: number, next: number) => void;
