@@ -98,8 +98,8 @@ function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
  * The sentence that reads most like an instruction decides, so an
  * instruction inserted into a long ordinary mail is not diluted by it.
  * Work is bounded: at most 16 000 + 8 000 characters and 6 000 words per
- * text go through the n-grams; a 20 KB message scores in well under a
- * millisecond (bench/injection-eval.ts).
+ * text go through the n-grams; a 20 KB message scores in under a
+ * millisecond at p99 (bench/injection-eval.ts).
  * @param options.model another model instead of the bundled one.
  * @throws Error when the bundled model file is missing or invalid.
  */
