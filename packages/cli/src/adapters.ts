@@ -15,8 +15,10 @@ export interface ConfiguredAdapters {
 
 /**
  * The SQL adapter the config selects: PostgreSQL when `databaseUrl` is set,
- * else the SQLite file in `dataDir`. PostgreSQL's notices (and the adapter's
- * own, such as running without pgvector) go to `logger`.
+ * else the SQLite file in `dataDir`. PostgreSQL's routine messages (`NOTICE`,
+ * `INFO`, `LOG`, `DEBUG`, such as "trigger … does not exist, skipping" from
+ * idempotent DDL at start-up) go to `logger` at `debug`; its `WARNING`s and
+ * the adapter's own notices (such as running without pgvector) at `warn`.
  */
 export async function openDatabase(config: CoreConfig, logger?: Logger): Promise<SqlDatabase> {
   if (config.databaseUrl) {
@@ -26,10 +28,16 @@ export async function openDatabase(config: CoreConfig, logger?: Logger): Promise
       poolMax: config.database.poolMax,
       statementTimeoutMs: config.database.statementTimeoutMs,
       schema: config.database.schema,
-      ...(logger ? { onNotice: (line: string) => logger.info({ component: 'postgres' }, line) } : {}),
+      ...(logger ? { onNotice: (line: string) => logPostgresNotice(logger, line) } : {}),
     });
   }
   return createSqliteDatabase({ filename: join(config.dataDir, 'agentinfra.db') });
+}
+
+/** Routine server messages at `debug`, warnings and the adapter's own notices at `warn` (see {@link openDatabase}). */
+function logPostgresNotice(logger: Logger, line: string): void {
+  if (/^(NOTICE|INFO|LOG|DEBUG\d?):/.test(line)) logger.debug({ component: 'postgres' }, line);
+  else logger.warn({ component: 'postgres' }, line);
 }
 
 /** The embedder the config selects; the OpenAI-compatible one is verified (dimension check) before use. */

@@ -77,7 +77,7 @@ export function createProgram(): Command {
     .command('wg-config')
     .description("write this host's WireGuard config from agent-mesh (makes and registers a key pair on first use)")
     .addOption(new Option('--url <base_url>', 'server URL, with or without /functions/v1').env('AGENTINFRA_URL').makeOptionMandatory())
-    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_DEVICE_KEY'))
+    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_KEY'))
     .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
     .requiredOption('--private-key-file <path>', 'WireGuard private key; generated (0600) when missing')
     .option('--out <path>', 'wg-quick file to write', '/etc/wireguard/agent0.conf')
@@ -93,7 +93,7 @@ export function createProgram(): Command {
     .command('heartbeat')
     .description('mark this host online in agent-mesh once, or every interval until SIGTERM')
     .addOption(new Option('--url <base_url>', 'server URL, with or without /functions/v1').env('AGENTINFRA_URL').makeOptionMandatory())
-    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_DEVICE_KEY'))
+    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_KEY'))
     .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
     .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
     .action((options: { url: string; key?: string; agent?: string; every?: string }) => runMeshHeartbeat(options).then(() => undefined));

@@ -49,8 +49,9 @@ export function createLogger(options: { level: string; format?: LogFormat; desti
 /**
  * Lets an operator turn debug logging on and off at run time: each
  * `signal` (SIGUSR2 by default) switches between the configured level and
- * `debug` (`info` when `debug` or `trace` is configured), and logs the new
- * level at `warn` so the switch is always visible.
+ * `debug` (`info` when `debug` or `trace` is configured), and logs the switch
+ * at `warn` so it is always visible: `{previous_level, log_level, signal}`
+ * (not `level`, which is pino's own numeric field of the line).
  * @returns a function that removes the signal handler.
  */
 export function switchLogLevelOnSignal(logger: Logger, configured: string, signal: NodeJS.Signals = 'SIGUSR2'): () => void {
@@ -58,7 +59,7 @@ export function switchLogLevelOnSignal(logger: Logger, configured: string, signa
   const handler = () => {
     const previous = logger.level;
     logger.level = previous === configured ? other : configured;
-    logger.warn({ previous, level: logger.level, signal }, 'log level changed');
+    logger.warn({ previous_level: previous, log_level: logger.level, signal }, 'log level changed');
   };
   process.on(signal, handler);
   return () => process.off(signal, handler);

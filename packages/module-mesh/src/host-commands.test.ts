@@ -105,11 +105,11 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
     expect(lines.join('\n')).not.toContain(t.keys.alice);
   });
 
-  it('reuses the key, rewrites only when the config changed, and takes the device key from AGENTINFRA_DEVICE_KEY', async () => {
+  it('reuses the key, rewrites only when the config changed, and takes the device key from AGENTINFRA_KEY', async () => {
     const privateKeyFile = join(dir, 'keys', 'alice.key');
     const out = join(dir, 'wireguard', 'agent0.conf');
     const before = await stat(out);
-    const env = { AGENTINFRA_DEVICE_KEY: t.keys.alice };
+    const env = { AGENTINFRA_KEY: t.keys.alice };
     const same = await runWgConfig({ url: `${t.server.url}/functions/v1/`, env, privateKeyFile, out, log });
     expect(same).toMatchObject({ generated: false, changed: false, peers: 0 });
     expect((await stat(out)).mtimeMs).toBe(before.mtimeMs);
@@ -173,7 +173,7 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
   it('refuses bad options with exit code 2 before touching anything', async () => {
     const privateKeyFile = join(dir, 'keys', 'nobody.key');
     const attempts: Array<[Parameters<typeof runWgConfig>[0], RegExp]> = [
-      [{ url: t.server.url, env: {}, privateKeyFile, endpoint: '10.0.0.9:1' }, /AGENTINFRA_DEVICE_KEY/],
+      [{ url: t.server.url, env: {}, privateKeyFile, endpoint: '10.0.0.9:1' }, /AGENTINFRA_KEY/],
       [{ url: 'not a url', key: t.keys.alice, privateKeyFile, endpoint: '10.0.0.9:1' }, /--url/],
       [{ url: 'ftp://x', key: t.keys.alice, privateKeyFile, endpoint: '10.0.0.9:1' }, /--url/],
       [{ url: t.server.url, key: t.keys.alice, privateKeyFile, endpoint: '10.0.0.9:1', watch: 'often' }, /--watch/],

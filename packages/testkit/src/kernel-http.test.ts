@@ -176,7 +176,7 @@ describe('kernel HTTP layer', () => {
   it('rejects unknown fields, bad JSON, big bodies and other methods', async () => {
     const extra = await server.call('agent-toy/echo', { agent_id: 'alice', nope: 1 }, { credential: 'dk_alice' });
     expect(extra.status).toBe(400);
-    expect(extra.body.error.details.fields[0].message).toMatch(/nope/);
+    expect(extra.body.error.details.fields).toEqual([{ path: 'nope', message: 'Unknown field.' }]);
     expect((await server.call('agent-toy/echo', '{', { credential: 'dk_alice' })).status).toBe(400);
     expect((await server.call('agent-toy/echo', { agent_id: 'a', pad: 'x'.repeat(2_000_000) }, { credential: 'dk_alice' })).status).toBe(
       413,

@@ -3,12 +3,20 @@ import { InputError } from '../errors.js';
 
 /**
  * The fields a zod error names, as `details.fields` of a 400 (CONTRACT.md):
- * dotted paths, `(body)` for the body itself. The one mapping from zod issues
- * to the API's field errors, used by the kernel, settings and the MCP tools.
+ * dotted paths, `(body)` for the body itself. An unknown field is named by
+ * its own path (`{ path: "scopes", message: "Unknown field." }`), one entry
+ * per field, rather than by the object that holds it. The one mapping from
+ * zod issues to the API's field errors, used by the kernel, settings and the
+ * MCP tools.
  * @param prefix path segments of the parsed value inside the body (e.g. `['value']`).
  */
 export function fieldIssues(error: z.ZodError, prefix: readonly string[] = []): Array<{ path: string; message: string }> {
-  return error.issues.map((issue) => ({ path: [...prefix, ...issue.path.map(String)].join('.') || '(body)', message: issue.message }));
+  const pathOf = (segments: readonly PropertyKey[]) => [...prefix, ...segments.map(String)].join('.') || '(body)';
+  return error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: 'Unknown field.' }))
+      : [{ path: pathOf(issue.path), message: issue.message }],
+  );
 }
 
 /**

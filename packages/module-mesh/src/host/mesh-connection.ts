@@ -4,7 +4,7 @@ import { MeshCallError, MeshHostError } from './host-error.js';
 export interface MeshConnection {
   /** Server base URL, with or without the `/functions/v1` suffix, e.g. `https://agents.example.com`. */
   url: string;
-  /** Device key (or delegation token with mesh permissions, or the bridge key); default `AGENTINFRA_DEVICE_KEY`. */
+  /** Device key (or delegation token with mesh permissions, or the bridge key); default `AGENTINFRA_KEY`. */
   key?: string;
   /** Agent to act for: required with the bridge key, optional otherwise (the key's own agent). */
   agent?: string;
@@ -29,8 +29,8 @@ export function parseInterval(value: string, option: string): number {
 /** Resolves the credential, base URL and agent of a mesh command. @throws MeshHostError (exit 2) when the key or URL is missing or malformed. */
 export function meshConnection(options: MeshConnection): { base: string; key: string; agent?: string } {
   const env = options.env ?? process.env;
-  const key = options.key ?? env.AGENTINFRA_DEVICE_KEY;
-  if (!key) throw new MeshHostError('A device key is required: pass --key or set AGENTINFRA_DEVICE_KEY.', 2);
+  const key = options.key ?? env.AGENTINFRA_KEY;
+  if (!key) throw new MeshHostError('A device key is required: pass --key or set AGENTINFRA_KEY.', 2);
   let url: URL;
   try {
     url = new URL(options.url);

@@ -1,0 +1,31 @@
+import { Writable } from 'node:stream';
+import { coreConfigSchema, createLogger, newCredential, newMasterKey } from '@agentinfra/core';
+import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from './adapters.js';
+
+describe.runIf(postgresAvailability().available)('openDatabase on PostgreSQL', () => {
+  it('logs routine server notices at debug and warnings at warn', async () => {
+    const lines: Array<{ level: number; msg: string; component?: string }> = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'debug', destination });
+    const config = coreConfigSchema.parse({ bridgeKey: newCredential('bk_'), masterKey: newMasterKey(), databaseUrl: testDatabaseUrl() });
+    const database = await openDatabase(config, logger);
+    try {
+      await database.knex.raw('DROP TABLE IF EXISTS adapters_test_never_created');
+      await database.knex.raw("DO $$ BEGIN RAISE WARNING 'adapters test warning'; END $$");
+    } finally {
+      await database.close();
+    }
+    const postgres = lines.filter((line) => line.component === 'postgres');
+    expect(postgres.map((line) => [line.level, line.msg])).toEqual([
+      [20, 'NOTICE: table "adapters_test_never_created" does not exist, skipping'],
+      [40, 'WARNING: adapters test warning'],
+    ]);
+  });
+});
