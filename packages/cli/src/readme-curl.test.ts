@@ -51,4 +51,18 @@ describe('curl examples in the Markdown docs', () => {
     expect(withBody).toBeGreaterThan(20);
     expect(missing).toEqual([]);
   });
+
+  // The root README sets BASE=…/functions/v1; module READMEs that prefixed it again sent every call to a 404.
+  it('reach routes as $BASE/<module>/…, with BASE the /functions/v1 prefix of the root README', () => {
+    const doubled: string[] = [];
+    let routed = 0;
+    for (const file of markdownFiles(root)) {
+      for (const { line, command } of curlCommands(readFileSync(file, 'utf8'))) {
+        if (/\$\{?BASE\}?\/agent-/.test(command)) routed += 1;
+        if (/\$\{?BASE\}?\/functions\/v1/.test(command)) doubled.push(`${relative(root, file)}:${line}`);
+      }
+    }
+    expect(routed).toBeGreaterThan(30);
+    expect(doubled).toEqual([]);
+  });
 });

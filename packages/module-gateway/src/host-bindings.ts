@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
 import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
+import { CLAIM_RECORD_PREFIX } from './hostname.js';
 import type {
   AgentHostRequest,
   ClaimHostResponse,
@@ -13,8 +14,6 @@ import type {
 } from './schemas.js';
 
 const DAY_MS = 86_400_000;
-/** Prefix of the TXT record that proves control of a host (like ACME's `_acme-challenge`). */
-export const CLAIM_RECORD_PREFIX = '_agentinfra-challenge';
 /** Values shown back in a failed claim's `details.found`. */
 const FOUND_VALUES_SHOWN = 10;
 

@@ -120,6 +120,13 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
       expect(response.body.error.code).toBe('invalid_request');
       expect(response.body.error.details.fields[0].path).toBe('host');
     }
+    const longHost = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(36)}.test`;
+    expect(longHost.length).toBe(233);
+    const tooLong = await test.gateway('/host/claim', { agent_id: 'alice', host: longHost }, 'alice');
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.details.fields).toEqual([
+      { path: 'host', message: expect.stringMatching(/^The hostname is longer than 231 octets, so its claim record/) },
+    ]);
     const extra = await test.gateway('/host/claim', { agent_id: 'alice', host: 'x.example.test', port: 1 }, 'alice');
     expect(extra.status).toBe(400);
   });

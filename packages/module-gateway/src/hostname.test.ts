@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostnameSchema, normalizeHostname } from './hostname.js';
+import { CLAIM_RECORD_PREFIX, hostnameSchema, MAX_HOSTNAME_OCTETS, normalizeHostname } from './hostname.js';
 
 describe('normalizeHostname (issue #8)', () => {
   it.each([
@@ -21,11 +21,11 @@ describe('normalizeHostname (issue #8)', () => {
     [`${'a'.repeat(64)}.example.com`, 'longer than 63'],
     ['*.example.com', 'wildcard'],
     ['*', 'wildcard'],
-    ['1.2.3.4', 'IP addresses'],
-    ['0x7f.1', 'all digits'],
-    ['0x7f.0x1', 'IP addresses'],
-    ['::1', 'IP addresses'],
-    ['[::1]', 'IP addresses'],
+    ['1.2.3.4', 'An IP address is not a hostname.'],
+    ['0x7f.1', 'The top-level label of the hostname must not be all digits.'],
+    ['0x7f.0x1', 'An IP address is not a hostname.'],
+    ['::1', 'An IP address is not a hostname.'],
+    ['[::1]', 'An IP address is not a hostname.'],
     ['example.com.', 'dot'],
     ['localhost', 'two labels'],
     ['exa_mple.com', 'letters, digits'],
@@ -33,7 +33,7 @@ describe('normalizeHostname (issue #8)', () => {
     ['app-.example.com', 'letters, digits'],
     ['ab--cd.example.com', 'positions 3 and 4'],
     ['a..b.com', 'empty label'],
-    ['example.123', 'all digits'],
+    ['example.123', 'The top-level label of the hostname must not be all digits.'],
     ['xn--zz.com', 'internationalised'],
     ['', 'empty'],
   ])('refuses %j (%s)', (input, reason) => {
@@ -42,18 +42,26 @@ describe('normalizeHostname (issue #8)', () => {
     if (!checked.ok) expect(checked.reason).toContain(reason);
   });
 
-  it('refuses names over 253 octets and accepts 253', () => {
+  it('caps names so that the claim record fits the 253-octet DNS limit: 231 octets', () => {
+    expect(MAX_HOSTNAME_OCTETS).toBe(253 - `${CLAIM_RECORD_PREFIX}.`.length);
+    expect(MAX_HOSTNAME_OCTETS).toBe(231);
     const label = 'a'.repeat(63);
-    const exact = `${label}.${label}.${label}.${'b'.repeat(61)}`;
-    expect(exact.length).toBe(253);
-    expect(normalizeHostname(exact).ok).toBe(true);
-    expect(normalizeHostname(`${exact}c`).ok).toBe(false);
+    const exact = `${label}.${label}.${label}.${'b'.repeat(39)}`;
+    expect(exact.length).toBe(231);
+    expect(normalizeHostname(exact)).toEqual({ ok: true, host: exact });
+    expect(`${CLAIM_RECORD_PREFIX}.${exact}`.length).toBe(253);
+    expect(normalizeHostname(`${exact}c`)).toEqual({
+      ok: false,
+      reason:
+        'The hostname is longer than 231 octets, so its claim record _agentinfra-challenge.<host> would exceed the 253-octet limit of DNS names.',
+    });
   });
 
-  it('gives zod a field issue and the ASCII form', () => {
+  it('gives zod a field issue that reads as a sentence, and the ASCII form', () => {
     expect(hostnameSchema.parse('Bücher.example')).toBe('xn--bcher-kva.example');
     const failed = hostnameSchema.safeParse('*.example.com');
     expect(failed.success).toBe(false);
-    expect(failed.error?.issues[0]?.message).toMatch(/^hostname wildcards/);
+    expect(failed.error?.issues[0]?.message).toBe('The hostname contains a wildcard (*); wildcards are not allowed.');
+    expect(hostnameSchema.safeParse('1.2.3.4').error?.issues[0]?.message).toBe('An IP address is not a hostname.');
   });
 });

@@ -2,9 +2,15 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 
-/** Longest hostname in octets (RFC 1035 §2.3.4, 255 on the wire minus length bytes and root). */
-export const MAX_HOSTNAME_OCTETS = 253;
+/** Prefix of the TXT record that proves control of a host (like ACME's `_acme-challenge`). */
+export const CLAIM_RECORD_PREFIX = '_agentinfra-challenge';
+/** Longest DNS name in octets (RFC 1035 §2.3.4, 255 on the wire minus length bytes and root). */
+const MAX_DNS_NAME_OCTETS = 253;
+/** Longest hostname in octets: its claim record `<CLAIM_RECORD_PREFIX>.<host>` must still be a valid DNS name (231). */
+export const MAX_HOSTNAME_OCTETS = MAX_DNS_NAME_OCTETS - `${CLAIM_RECORD_PREFIX}.`.length;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const NOT_AN_IP = 'An IP address is not a hostname.';
+const ALL_DIGIT_TLD = 'The top-level label of the hostname must not be all digits.';
 
 /** Outcome of {@link normalizeHostname}. */
 export type HostnameCheck = { ok: true; host: string } | { ok: false; reason: string };
@@ -14,31 +20,37 @@ export type HostnameCheck = { ok: true; host: string } | { ok: false; reason: st
  * Unicode names are converted with IDNA (UTS #46, WHATWG `domainToASCII`)
  * to punycode and lowercased; the result must have at least two labels of
  * RFC 1123 letters, digits and hyphens (1–63 octets, no hyphen first or
- * last, hyphens in positions 3–4 only in `xn--` labels), at most 253
- * octets, a top-level label that is not all digits, no wildcard, no
- * IP literal and no trailing dot.
+ * last, hyphens in positions 3–4 only in `xn--` labels), at most
+ * {@link MAX_HOSTNAME_OCTETS} octets, a top-level label that is not all
+ * digits, no wildcard, no IP literal and no trailing dot. A refusal's
+ * `reason` is a sentence.
  */
 export function normalizeHostname(input: string): HostnameCheck {
-  if (input.length === 0) return { ok: false, reason: 'is empty' };
-  if (/\s/u.test(input)) return { ok: false, reason: 'contains whitespace' };
-  if (input.includes('*')) return { ok: false, reason: 'wildcards are not allowed' };
-  if (input.endsWith('.') || input.endsWith('。')) return { ok: false, reason: 'must not end with a dot' };
-  if (isIP(input) !== 0 || input.startsWith('[')) return { ok: false, reason: 'IP addresses are not hostnames' };
-  if (/^[0-9]+$/.test(input.slice(input.lastIndexOf('.') + 1))) return { ok: false, reason: 'the top-level label must not be all digits' };
+  if (input.length === 0) return { ok: false, reason: 'The hostname is empty.' };
+  if (/\s/u.test(input)) return { ok: false, reason: 'The hostname contains whitespace.' };
+  if (input.includes('*')) return { ok: false, reason: 'The hostname contains a wildcard (*); wildcards are not allowed.' };
+  if (input.endsWith('.') || input.endsWith('。')) return { ok: false, reason: 'The hostname must not end with a dot.' };
+  if (isIP(input) !== 0 || input.startsWith('[')) return { ok: false, reason: NOT_AN_IP };
+  if (/^[0-9]+$/.test(input.slice(input.lastIndexOf('.') + 1))) return { ok: false, reason: ALL_DIGIT_TLD };
   const ascii = domainToASCII(input);
-  if (ascii === '') return { ok: false, reason: 'is not a valid internationalised domain name' };
-  if (isIP(ascii) !== 0) return { ok: false, reason: 'IP addresses are not hostnames' };
-  if (ascii.length > MAX_HOSTNAME_OCTETS) return { ok: false, reason: `is longer than ${MAX_HOSTNAME_OCTETS} octets` };
-  const labels = ascii.split('.');
-  if (labels.length < 2) return { ok: false, reason: 'must have at least two labels (e.g. app.example.com)' };
-  for (const label of labels) {
-    if (label.length === 0) return { ok: false, reason: 'has an empty label' };
-    if (label.length > 63) return { ok: false, reason: `label "${label.slice(0, 16)}…" is longer than 63 octets` };
-    if (!LABEL.test(label)) return { ok: false, reason: `label "${label}" must be letters, digits and inner hyphens` };
-    if (label.slice(2, 4) === '--' && !label.startsWith('xn--'))
-      return { ok: false, reason: `label "${label}" has hyphens in positions 3 and 4` };
+  if (ascii === '') return { ok: false, reason: 'The hostname is not a valid internationalised domain name.' };
+  if (isIP(ascii) !== 0) return { ok: false, reason: NOT_AN_IP };
+  if (ascii.length > MAX_HOSTNAME_OCTETS) {
+    return {
+      ok: false,
+      reason: `The hostname is longer than ${MAX_HOSTNAME_OCTETS} octets, so its claim record ${CLAIM_RECORD_PREFIX}.<host> would exceed the ${MAX_DNS_NAME_OCTETS}-octet limit of DNS names.`,
+    };
   }
-  if (/^[0-9]+$/.test(labels[labels.length - 1] as string)) return { ok: false, reason: 'the top-level label must not be all digits' };
+  const labels = ascii.split('.');
+  if (labels.length < 2) return { ok: false, reason: 'The hostname must have at least two labels (e.g. app.example.com).' };
+  for (const label of labels) {
+    if (label.length === 0) return { ok: false, reason: 'The hostname has an empty label.' };
+    if (label.length > 63) return { ok: false, reason: `The label "${label.slice(0, 16)}…" is longer than 63 octets.` };
+    if (!LABEL.test(label)) return { ok: false, reason: `The label "${label}" must be letters, digits and inner hyphens.` };
+    if (label.slice(2, 4) === '--' && !label.startsWith('xn--'))
+      return { ok: false, reason: `The label "${label}" has hyphens in positions 3 and 4, which only xn-- labels may have.` };
+  }
+  if (/^[0-9]+$/.test(labels[labels.length - 1] as string)) return { ok: false, reason: ALL_DIGIT_TLD };
   return { ok: true, host: ascii };
 }
 
@@ -49,6 +61,6 @@ export const hostnameSchema = z
   .transform((value, ctx) => {
     const checked = normalizeHostname(value);
     if (checked.ok) return checked.host;
-    ctx.addIssue({ code: 'custom', message: `hostname ${checked.reason}` });
+    ctx.addIssue({ code: 'custom', message: checked.reason });
     return z.NEVER;
   });

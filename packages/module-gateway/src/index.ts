@@ -12,8 +12,7 @@ export {
 export type { DnsProvider } from './dns01/dns-provider.js';
 export { createRfc2136DnsProvider, DnsUpdateError, type Rfc2136Options, rfc2136OptionsSchema } from './dns01/rfc2136-provider.js';
 export { type TsigAlgorithm, tsigAlgorithmSchema } from './dns01/tsig.js';
-export { CLAIM_RECORD_PREFIX } from './host-bindings.js';
-export { hostnameSchema, normalizeHostname } from './hostname.js';
+export { CLAIM_RECORD_PREFIX, hostnameSchema, normalizeHostname } from './hostname.js';
 export { ipListSchema, normalizeIp } from './ip-addresses.js';
 export { createGatewayModule, gatewayModule, gatewayModule as default } from './module.js';
 export { type GatewayPermission, gatewayPermissions } from './permissions.js';

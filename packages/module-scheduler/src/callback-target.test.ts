@@ -20,7 +20,7 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
   });
 
   it.each([
-    ['http://example.com/hook', /must use https:\/\/ \(plain http:\/\/ is refused\)/],
+    ['http://example.com/hook', /scheme must be https, not http \(plain http is refused\)/],
     ['https://127.0.0.1/hook', /127\.0\.0\.1 is refused: it is a loopback address/],
     ['https://localhost:8443/hook', /localhost is refused: it resolves to a loopback address/],
     ['https://[::1]/hook', /loopback/],
@@ -30,7 +30,7 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
     ['https://100.64.0.9/hook', /carrier-grade-nat address/],
     ['https://169.254.169.254/latest/meta-data/', /link-local address/],
     ['https://[fd00::1]/hook', /unique-local address/],
-    ['https://0.0.0.0/hook', /unspecified address/],
+    ['https://0.0.0.0/hook', /is an unspecified address/],
     ['https://user:pass@example.com/hook', /must not carry credentials/],
   ])('refuses %s with 400', async (callback_url, reason) => {
     const response = await t.scheduler(
@@ -42,6 +42,16 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
     expect(response.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(reason) });
     expect(JSON.stringify(response.body)).not.toContain('pass@');
     expect(await db.knex('scheduler_jobs').where({ name: 'ssrf' })).toHaveLength(0);
+  });
+
+  it('refuses a scheme other than https, naming the scheme', async () => {
+    const response = await t.scheduler(
+      'job/put',
+      { agent_id: 'alice', name: 'ssrf', cadence: '@every 1h', callback_url: 'ftp://x.y/', secret: newWebhookSecret() },
+      'alice',
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/scheme must be https, not ftp\./);
   });
 
   it('accepts a public HTTPS literal', async () => {

@@ -227,7 +227,7 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
       [{ cadence: '@every 500ms' }, /Invalid cadence: "@every 500ms" is not <n><unit>/],
       [{ cadence: '@every 90x' }, /is not <n><unit>/],
       [{ cadence: '0 9 * * *', timezone: 'Atlantis/Capital' }, /Unknown time zone/],
-      [{ callback_url: 'ftp://example.com/x' }, /must use https:\/\/ or http:\/\//],
+      [{ callback_url: 'ftp://example.com/x' }, /scheme must be https or http, not ftp\./],
       [{ callback_url: 'not a url' }, /not a valid absolute URL/],
     ];
     for (const [body, reason] of refused) {
@@ -241,7 +241,6 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
       { max_attempts: 2.5 },
       { catch_up: 'twice' },
       { secret: 'whsec_***not base64***' },
-      { secret: '' },
       { name: '' },
       { name: '-leading-dash' },
       { unknown_field: 1 },
@@ -252,6 +251,9 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
       expect(response.body.error.code).toBe('invalid_request');
       expect(response.body.error.details.fields.length).toBeGreaterThan(0);
     }
+    const emptySecret = await put({ name: 'bad', cadence: '@every 1h', secret: '' });
+    expect(emptySecret.status).toBe(400);
+    expect(emptySecret.body.error.details.fields).toEqual([{ path: 'secret', message: 'The secret must not be empty.' }]);
     const limits = [0, 501, 1.5];
     for (const limit of limits) {
       expect((await t.scheduler('runs/list', { agent_id: 'alice', name: 'x', limit }, 'alice')).status).toBe(400);

@@ -24,14 +24,14 @@ export const jobNameSchema = z
  */
 export const signingSecretSchema = z
   .string()
-  .min(1)
-  .max(512)
+  .min(1, { abort: true, error: 'The secret must not be empty.' })
+  .max(512, { abort: true, error: 'The secret must be at most 512 characters.' })
   .refine(
     (secret) =>
       secret.startsWith(WEBHOOK_SECRET_PREFIX)
         ? STANDARD_BASE64.test(secret.slice(WEBHOOK_SECRET_PREFIX.length)) && secret.length > WEBHOOK_SECRET_PREFIX.length
         : /^[\x20-\x7e]+$/.test(secret),
-    'must be whsec_ followed by standard base64, or 1–512 printable ASCII characters',
+    'The secret must be whsec_ followed by standard base64, or 1–512 printable ASCII characters.',
   );
 
 /** What a missed fire does when its job's instant passed while the server was down: run it once, or drop it. */

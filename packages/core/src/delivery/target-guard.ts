@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { promisify } from 'node:util';
 import { InputError } from '../errors.js';
-import { classifyAddress } from './address-policy.js';
+import { type AddressClass, classifyAddress } from './address-policy.js';
 
 /** One address a host name resolves to. */
 export interface ResolvedAddress {
@@ -46,14 +46,23 @@ export function parseTarget(raw: string, allowPrivate: boolean): URL {
   }
   const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
+    const scheme = url.protocol.slice(0, -1);
     throw new InputError(
-      allowPrivate ? 'The target URL must use https:// or http://.' : 'The target URL must use https:// (plain http:// is refused).',
+      allowPrivate
+        ? `The target URL's scheme must be https or http, not ${scheme}.`
+        : `The target URL's scheme must be https, not ${scheme}${scheme === 'http' ? ' (plain http is refused)' : ''}.`,
     );
   }
   if (url.username !== '' || url.password !== '') throw new InputError('The target URL must not carry credentials.');
   if (bareHostname(url) === '') throw new InputError('The target URL has no host.');
   return url;
 }
+
+/** Address classes read with "an" (by sound: "an unspecified", "an IPv4-translated", but "a unique-local"). */
+const READ_WITH_AN: ReadonlySet<AddressClass> = new Set(['unspecified', 'ipv4-translated', 'invalid']);
+
+/** The indefinite article of an address class in a sentence. */
+const article = (addressClass: AddressClass) => (READ_WITH_AN.has(addressClass) ? 'an' : 'a');
 
 /**
  * Resolves `hostname` (or takes it as given when it is an IP literal) and,
@@ -73,7 +82,7 @@ export async function resolveTarget(options: {
   if (family !== 0) {
     const verdict = classifyAddress(hostname);
     if (!allowPrivate && !verdict.allowed) {
-      throw new InputError(`The target address ${hostname} is refused: it is a ${verdict.class} address.`);
+      throw new InputError(`The target address ${hostname} is refused: it is ${article(verdict.class)} ${verdict.class} address.`);
     }
     return [{ address: hostname, family: family === 6 ? 6 : 4 }];
   }
@@ -90,7 +99,9 @@ export async function resolveTarget(options: {
   if (!allowPrivate) {
     for (const { address } of addresses) {
       const verdict = classifyAddress(address);
-      if (!verdict.allowed) throw new InputError(`The target host ${hostname} is refused: it resolves to a ${verdict.class} address.`);
+      if (!verdict.allowed) {
+        throw new InputError(`The target host ${hostname} is refused: it resolves to ${article(verdict.class)} ${verdict.class} address.`);
+      }
     }
   }
   return addresses;
