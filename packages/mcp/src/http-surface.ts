@@ -9,6 +9,7 @@ import {
   readCredential,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { jsonBoundBreach } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
 
@@ -37,8 +38,14 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 }
 
 /** A JSON-RPC error response with no id (the request could not be read). */
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return json(status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  options: { headers?: Record<string, string>; data?: unknown } = {},
+): Response {
+  const error = options.data === undefined ? { code, message } : { code, message, data: options.data };
+  return json(status, { jsonrpc: '2.0', error, id: null }, options.headers);
 }
 
 /** The body as one buffer, or `null` past `limit` bytes. */
@@ -63,7 +70,9 @@ async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Pr
  * `WWW-Authenticate: Bearer` before any MCP message is read; the bridge key:
  * 403 (it is valid, but not an agent's credential). GET (a server-initiated
  * event stream) and DELETE (ending a session) answer 405: there are no
- * sessions to stream on or end.
+ * sessions to stream on or end. A body over `bodyLimitBytes` answers 413, one
+ * nested or branching past the API's JSON bounds (see `jsonBoundBreach`) 400,
+ * both with a JSON-RPC error (-32600) before the SDK reads it.
  */
 export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
   return (kernel: Kernel): HttpMount => {
@@ -77,7 +86,7 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
         if (request.method !== 'POST') {
           return rpcError(405, -32000, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST.', {
-            allow: 'POST, OPTIONS',
+            headers: { allow: 'POST, OPTIONS' },
           });
         }
         const credential = readCredential(request.headers);
@@ -106,15 +115,22 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
             errorBody(new NotAllowedError('The bridge key is not an MCP credential: use a device key or a delegation token of the agent.')),
           );
         }
+        // Only an agent's credential is named to the access log: naming the bridge key would also audit it as a use.
+        info?.identify(principal);
         const raw = await readLimited(body, bodyLimit);
-        if (raw === null) return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { connection: 'close' });
+        if (raw === null) {
+          return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { headers: { connection: 'close' } });
+        }
+        const text = raw.toString('utf8');
+        const breach = jsonBoundBreach(text);
+        if (breach) return rpcError(400, -32600, breach.message, { data: breach.data });
         let parsedBody: unknown;
         try {
-          parsedBody = JSON.parse(raw.toString('utf8'));
+          parsedBody = JSON.parse(text);
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not JSON.');
         }
-        const requestId = request.headers.get('x-request-id')?.slice(0, 128) || randomUUID();
+        const requestId = info?.requestId ?? (request.headers.get('x-request-id')?.slice(0, 128) || randomUUID());
         const server = createMcpServer({
           catalog,
           caller: { appRequest, credential: credential as string, principal, requestId },

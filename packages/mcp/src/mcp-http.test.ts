@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -147,5 +149,120 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
   it('answers an unknown tool with an isError result, not a protocol error', async () => {
     const client = await t.connect(t.keys.alice);
     expect(await callError(client, 'no_such_tool', {})).toMatch(/^not_found: /);
+  });
+
+  /** A JSON-RPC answer of /mcp. */
+  type RpcAnswer = { result?: CallToolResult; error?: { code: number; message: string } };
+
+  /** POSTs `body` to /mcp as a JSON-RPC client would, with alice's key; resolves with the status and the JSON answer. */
+  async function postRaw(body: string): Promise<{ status: number; answer: RpcAnswer }> {
+    const response = await fetch(`${t.server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.keys.alice}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body,
+    });
+    return { status: response.status, answer: (await response.json()) as RpcAnswer };
+  }
+
+  /** The text of a `tools/call` request with `args` (JSON text) as its arguments. */
+  const toolCall = (name: string, args: string) =>
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+
+  /** memory_kv_put arguments whose value is `levels` arrays deep (the arguments object is one level more). */
+  const nestedKv = (levels: number) => `{"key":"deep","scope":["self"],"value":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+
+  it('answers params that fail the request schema with -32602 Invalid params in one line, not -32603 and a zod dump', async () => {
+    const cases = [
+      { body: toolCall('memory_query', '"q"'), field: 'params.arguments' },
+      { body: '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}', field: 'params.uri' },
+    ];
+    for (const { body, field } of cases) {
+      const { status, answer } = await postRaw(body);
+      expect(status).toBe(200);
+      expect(answer.error?.code).toBe(-32602);
+      expect(answer.error?.message).toContain(`${field}: `);
+      expect(answer.error?.message).not.toContain('\n');
+    }
+  });
+
+  it('refuses a body past the API’s JSON nesting and container bounds with HTTP 400 naming the limit, before the SDK reads it', async () => {
+    const within = await postRaw(toolCall('memory_kv_put', nestedKv(31)));
+    expect(within.answer.result?.structuredContent).toMatchObject({ key: 'deep' });
+    for (const levels of [32, 40, 5_000, 1_000_000]) {
+      const { status, answer } = await postRaw(toolCall('memory_kv_put', nestedKv(levels)));
+      expect(status, `${levels} levels`).toBe(400);
+      expect(answer).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/deeper than 34 levels .*tool arguments: 32/), data: { max_depth: 34 } },
+      });
+    }
+    const branching = `{"key":"wide","scope":["self"],"value":[${Array(1_000_000).fill('[]').join(',')}]}`;
+    const { status, answer } = await postRaw(toolCall('memory_kv_put', branching));
+    expect(status).toBe(400);
+    expect(answer.error).toEqual({
+      code: -32600,
+      message: expect.stringMatching(/more than 10002 arrays and objects .*tool arguments: 10000/),
+      data: { max_containers: 10_002 },
+    });
+  });
+
+  it('answers a huge string or a huge flat array with the API’s 1 MiB body limit as a tool error', async () => {
+    for (const value of [`"${'x'.repeat(7_000_000)}"`, `[${Array(3_000_000).fill('0').join(',')}]`]) {
+      const { status, answer } = await postRaw(toolCall('memory_kv_put', `{"key":"huge","scope":["self"],"value":${value}}`));
+      expect(status).toBe(200);
+      expect(answer.result?.isError).toBe(true);
+      expect(answer.result?.content[0]).toMatchObject({ text: expect.stringMatching(/^payload_too_large: .*1048576 bytes/) });
+    }
+  });
+
+  it('refuses artifacts_upload content that is not standard base64 instead of uploading what Node decodes of it', async () => {
+    const client = await t.connect(t.keys.alice);
+    const registered = await callOk(client, 'artifacts_register', { key: 'bytes.bin', mime: 'application/octet-stream', size: 3 });
+    // Not the alphabet, a line break, no padding (4 chars for 2 bytes), base64url, non-zero padding bits.
+    for (const content of ['!!!', '+/+/\n', '+/8', '-_-_', '+/9=']) {
+      const message = await callError(client, 'artifacts_upload', { upload_url: registered.upload_url, content, encoding: 'base64' });
+      expect(message, JSON.stringify(content)).toMatch(/^invalid_request: content is not valid base64\. content: not standard base64/);
+    }
+    const uploaded = await callOk(client, 'artifacts_upload', { upload_url: registered.upload_url, content: '+/+/', encoding: 'base64' });
+    expect(uploaded.size).toBe(3);
+  });
+});
+
+describe('the access log line of /mcp (SQLite)', () => {
+  it('carries the request id the response names and the credential that called', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const [entry] = sqlDatabases();
+    const fixture = await entry!.create();
+    const t = await startMcpTestServer(fixture.db, { logger: createLogger({ level: 'info', destination }) });
+    try {
+      const response = await fetch(`${t.server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.keys.alice}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(response.status).toBe(200);
+      const requestId = response.headers.get('x-request-id');
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const line = lines.find((item) => item.msg === 'request' && item.route === '/mcp');
+      expect(line).toMatchObject({ request_id: requestId, credential: 'device', agent_id: 'alice', status: 200 });
+    } finally {
+      await t.stop();
+      await fixture.cleanup();
+    }
   });
 });

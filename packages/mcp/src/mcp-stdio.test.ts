@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callError, callOk, runAgentScenario } from './test-support/agent-scenario.js';
 import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
@@ -69,15 +70,48 @@ describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ cre
     expect(await callError(client, 'memory_query', { q: 'deploy' })).toMatch(/^unauthenticated: /);
   });
 
-  it('exits with a message on stderr when the key is refused', async () => {
-    // Asynchronous: the server under test runs in this process.
-    const child = spawn(process.execPath, [binPath, 'mcp', '--url', t.server.url, '--key', 'dk_nope']);
-    const run = { stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
-    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(status).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/refused the key/);
+  it('answers arguments too deep to forward, and arguments that are not an object, without a stack overflow or a zod dump', async () => {
+    const child = spawn(process.execPath, [binPath, 'mcp', '--url', t.server.url], {
+      env: { ...process.env, AGENTINFRA_KEY: t.keys.alice },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const call = (id: number, args: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"memory_query","arguments":${args}}}`;
+    const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize })}\n`);
+    child.stdin.write(`${call(1, `{"q":${'['.repeat(5_000)}${']'.repeat(5_000)}}`)}\n${call(2, '"q"')}\n`);
+    const answers = new Map<number, { result?: CallToolResult; error?: { code: number; message: string } }>();
+    for (let attempt = 0; attempt < 100 && answers.size < 3; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const line of stdout.split('\n').filter(Boolean)) answers.set(JSON.parse(line).id, JSON.parse(line));
+    }
+    child.kill();
+    expect(answers.get(1)?.result?.content[0]).toMatchObject({
+      text: 'invalid_request: The arguments are nested too deep to send: tool arguments may nest 32 levels.',
+    });
+    expect(answers.get(2)?.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.arguments: ') });
+  });
+
+  it('exits with a one-line message on stderr when the key is refused, or is the bridge key', async () => {
+    const cases = [
+      { key: 'dk_nope', message: /: The server refused the key: it is unknown, expired or revoked\.\n$/ },
+      {
+        key: t.server.bridgeKey,
+        message: /: The bridge key is not an MCP credential: use a device key or a delegation token of the agent\.\n$/,
+      },
+    ];
+    for (const { key, message } of cases) {
+      // Asynchronous: the server under test runs in this process.
+      const child = spawn(process.execPath, [binPath, 'mcp', '--url', t.server.url, '--key', key]);
+      const run = { stdout: '', stderr: '' };
+      child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from '@agentinfra/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -14,6 +15,7 @@ import {
   ReadResourceRequestSchema,
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { answeringInvalidParams } from './invalid-params.js';
 import { errorResult } from './tool-errors.js';
 
 /** Options of {@link runStdioProxy}. */
@@ -36,13 +38,43 @@ export function mcpEndpointOf(url: string): URL {
   return endpoint;
 }
 
-/** Why an upstream call failed, as a CONTRACT.md code. */
-function failureOf(error: unknown): { code: string; message: string } {
-  if (error instanceof StreamableHTTPError && error.code === 401) {
-    return { code: 'unauthenticated', message: 'The server refused the key: it is unknown, expired or revoked.' };
+/** Codes of refusals whose body carries none (a JSON-RPC error body has a number), by HTTP status. */
+const REFUSAL_CODES: Record<number, string> = { 400: 'invalid_request', 413: 'payload_too_large', 429: 'rate_limited' };
+
+/**
+ * The `error` of the body the server refused a request with (a CONTRACT.md
+ * error body or a JSON-RPC error), which the SDK puts in its message after
+ * "Error POSTing to endpoint: "; empty when there is none.
+ */
+function refusalOf(error: StreamableHTTPError): { code?: unknown; message?: unknown } {
+  const start = error.message.indexOf('{');
+  if (start < 0) return {};
+  try {
+    return (JSON.parse(error.message.slice(start)) as { error?: { code?: unknown; message?: unknown } }).error ?? {};
+  } catch {
+    return {};
   }
-  if (error instanceof StreamableHTTPError && error.code === 403) return { code: 'forbidden', message: error.message };
-  return { code: 'upstream_unavailable', message: `The agentinfra server could not be reached: ${(error as Error).message}` };
+}
+
+/** Why an upstream call failed, as a CONTRACT.md code and a one-line message (the server's own when it answered). */
+function failureOf(error: unknown): { code: string; message: string } {
+  // JSON.stringify, recursive in V8, overflows the stack on arguments thousands of levels deep before anything is sent.
+  if (error instanceof RangeError) {
+    return {
+      code: 'invalid_request',
+      message: `The arguments are nested too deep to send: tool arguments may nest ${MAX_JSON_DEPTH} levels.`,
+    };
+  }
+  const status = error instanceof StreamableHTTPError ? (error.code ?? 0) : 0;
+  if (status < 400) {
+    return { code: 'upstream_unavailable', message: `The agentinfra server could not be reached: ${(error as Error).message}` };
+  }
+  if (status === 401) return { code: 'unauthenticated', message: 'The server refused the key: it is unknown, expired or revoked.' };
+  const refusal = refusalOf(error as StreamableHTTPError);
+  return {
+    code: typeof refusal.code === 'string' ? refusal.code : (REFUSAL_CODES[status] ?? (status >= 500 ? 'internal' : 'request_failed')),
+    message: typeof refusal.message === 'string' ? refusal.message : `The agentinfra server answered HTTP ${status}.`,
+  };
 }
 
 /**
@@ -70,10 +102,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     capabilities: upstream.getServerCapabilities() ?? { tools: {}, resources: {} },
     instructions: upstream.getInstructions(),
   });
-  server.setRequestHandler(ListToolsRequestSchema, (request) =>
+  server.setRequestHandler(answeringInvalidParams(ListToolsRequestSchema), (request) =>
     upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
   );
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(answeringInvalidParams(CallToolRequestSchema), async (request) => {
     try {
       return await upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
     } catch (error) {
@@ -82,13 +114,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       return errorResult({ error: failure });
     }
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request) =>
+  server.setRequestHandler(answeringInvalidParams(ListResourceTemplatesRequestSchema), (request) =>
     upstream.request({ method: 'resources/templates/list', params: request.params }, ListResourceTemplatesResultSchema),
   );
-  server.setRequestHandler(ListResourcesRequestSchema, (request) =>
+  server.setRequestHandler(answeringInvalidParams(ListResourcesRequestSchema), (request) =>
     upstream.request({ method: 'resources/list', params: request.params }, ListResourcesResultSchema),
   );
-  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+  server.setRequestHandler(answeringInvalidParams(ReadResourceRequestSchema), (request) =>
     upstream.request({ method: 'resources/read', params: request.params }, ReadResourceResultSchema),
   );
   const stdin = options.stdin ?? process.stdin;

@@ -11,7 +11,11 @@ export const UPLOAD_TOOL_NAME = 'artifacts_upload';
 
 const uploadInputSchema = z.strictObject({
   upload_url: z.string().min(1).max(8_192).describe('The upload_url that artifacts_register returned.'),
-  content: z.string().describe('The file content: the text itself with encoding "utf8", or base64 with encoding "base64".'),
+  content: z
+    .string()
+    .describe(
+      'The file content: the text itself with encoding "utf8", or with encoding "base64" standard base64 (A-Z, a-z, 0-9, +, /) padded with = to a multiple of 4 characters, on one line (no spaces or line breaks; base64url is refused).',
+    ),
   encoding: z.enum(['utf8', 'base64']).default('utf8').describe('How `content` is written: "utf8" (default) or "base64" for binary files.'),
 });
 
@@ -41,8 +45,9 @@ export type InProcessFetch = (path: string, init: RequestInit) => Promise<Respon
  * Uploads `content` to a signed upload URL of this server's own blob store,
  * in process: the URL's path and query go to `appRequest`, never to the
  * network, so a model cannot make the server send requests elsewhere.
- * @returns `{ size, sha256 }`, or an error result (invalid input, a URL this
- *   server does not serve, or the blob store's refusal).
+ * @returns `{ size, sha256 }`, or an error result (invalid input, including
+ *   `content` that is not canonical standard base64 with encoding "base64";
+ *   a URL this server does not serve; or the blob store's refusal).
  */
 export async function runUpload(args: unknown, appRequest: InProcessFetch): Promise<CallToolResult> {
   const parsed = uploadInputSchema.safeParse(args);
@@ -65,6 +70,17 @@ export async function runUpload(args: unknown, appRequest: InProcessFetch): Prom
     });
   }
   const bytes = Buffer.from(content, encoding === 'base64' ? 'base64' : 'utf8');
+  // Node's decoder skips what is not base64 (`"!!!"` decodes to 0 bytes): only text that encodes back to itself is base64.
+  if (encoding === 'base64' && bytes.toString('base64') !== content) {
+    const problem = 'not standard base64: use A-Z, a-z, 0-9, + and /, pad with = to a multiple of 4 characters, no spaces or line breaks';
+    return errorResult({
+      error: {
+        code: 'invalid_request',
+        message: 'content is not valid base64.',
+        details: { fields: [{ path: 'content', message: problem }] },
+      },
+    });
+  }
   if (target.pathname.startsWith('/functions/') || target.pathname === '/mcp' || target.pathname.startsWith('/mcp/')) {
     return errorResult({ error: { code: 'invalid_request', message: 'upload_url is not an upload URL.' } });
   }

@@ -30,8 +30,18 @@ export interface HttpMount {
    *   `request.body`: on @hono/node-server it is Node's request stream, which
    *   costs about a third less CPU per byte than a web `ReadableStream`.
    * @param info.client the caller's address as the API sees it (for the failed-authentication limit).
+   * @param info.requestId the request's id, which the access log line and the `x-request-id` response header carry
+   *   (the header is added to the answer when the mount does not set it).
+   * @param info.identify names the caller the mount authenticated, for the access log line and the metrics.
    */
-  fetch(request: Request, body: AsyncIterable<Uint8Array>, info?: { client: string }): Response | Promise<Response>;
+  fetch(request: Request, body: AsyncIterable<Uint8Array>, info?: MountRequestInfo): Response | Promise<Response>;
+}
+
+/** What the API tells a mount about a request (see {@link HttpMount.fetch}). */
+export interface MountRequestInfo {
+  client: string;
+  requestId: string;
+  identify(principal: Principal): void;
 }
 
 /** What the HTTP layer needs from the kernel. */
@@ -110,8 +120,18 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
   app.get('/openapi.json', (c) => c.json(options.openapi() as object));
 
   const mount = (target: HttpMount) => {
-    app.all(target.path, (c) => target.fetch(c.req.raw, bodyChunks(c), { client: c.get('client') }));
-    app.all(`${target.path}/*`, (c) => target.fetch(c.req.raw, bodyChunks(c), { client: c.get('client') }));
+    const handle = async (c: Context<{ Variables: Variables }>) => {
+      const requestId = c.get('requestId');
+      const response = await target.fetch(c.req.raw, bodyChunks(c), {
+        client: c.get('client'),
+        requestId,
+        identify: (principal) => c.set('principal', principal),
+      });
+      if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId);
+      return response;
+    };
+    app.all(target.path, handle);
+    app.all(`${target.path}/*`, handle);
   };
   for (const target of options.mounts) mount(target);
 

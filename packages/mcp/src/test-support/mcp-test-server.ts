@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { createWordVectorEmbedder } from '@agentinfra/adapter-wordvec';
-import type { AnyModule, SqlDatabase } from '@agentinfra/core';
+import type { AnyModule, createLogger, SqlDatabase } from '@agentinfra/core';
 import { seedAgentKeys, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { defaultModules } from '@agentinfra/modules';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,11 +26,12 @@ const embedder = createWordVectorEmbedder();
 /**
  * Starts the default modules with the MCP surface on a real port, on `sql`
  * (the SQLite/PostgreSQL matrix), the real offline embedder and a local blob
- * folder whose signed URLs this server serves; postbox mail domain `localhost`.
+ * folder whose signed URLs this server serves; postbox mail domain `localhost`;
+ * logs go to `options.logger` (default: silent).
  */
 export async function startMcpTestServer(
   sql: SqlDatabase,
-  options: { maxInlineBytes?: number; modules?: readonly AnyModule[] } = {},
+  options: { maxInlineBytes?: number; modules?: readonly AnyModule[]; logger?: ReturnType<typeof createLogger> } = {},
 ): Promise<McpTestServer> {
   let listenUrl = 'http://127.0.0.1';
   const blobs = createFsBlobStore({
@@ -47,6 +48,7 @@ export async function startMcpTestServer(
       'agent-scheduler': { minIntervalMs: 1_000 },
     },
     config: { allowPrivateCallbacks: true },
+    ...(options.logger ? { logger: options.logger } : {}),
     surfaces: [mcpSurface({ maxInlineBytes: options.maxInlineBytes })],
   });
   listenUrl = server.url;

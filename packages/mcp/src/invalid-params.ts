@@ -1,0 +1,33 @@
+import { fieldIssues } from '@agentinfra/core';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/** A request schema of the SDK (`CallToolRequestSchema`, …): an object with a `method` literal and `params`. */
+type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string>; params: z.ZodType }>;
+
+/**
+ * `schema` for `setRequestHandler`, answering a request whose params fail it
+ * with JSON-RPC -32602 Invalid params and a one-line message
+ * (`Invalid params of tools/call: params.arguments: Invalid input: expected
+ * record, received string`), as JSON-RPC 2.0 and the MCP specification
+ * (tools: "malformed requests" are protocol errors) have it. The SDK 1.x
+ * parses params before the handler runs and answers a failure with -32603
+ * Internal error and the multi-line zod issue dump
+ * (modelcontextprotocol/typescript-sdk#2284); here the params are checked
+ * inside that parse, which passes the SDK's own `McpError` on unchanged.
+ */
+export function answeringInvalidParams<S extends RequestSchema>(schema: S): S {
+  const params = schema.shape.params;
+  const method = schema.shape.method.value;
+  return schema.extend({
+    params: z
+      .unknown()
+      .optional()
+      .transform((value) => {
+        const parsed = params.safeParse(value);
+        if (parsed.success) return parsed.data;
+        const problems = fieldIssues(parsed.error, ['params']).map((issue) => `${issue.path}: ${issue.message}`);
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${problems.join('; ')}`);
+      }),
+  }) as unknown as S;
+}

@@ -1,0 +1,46 @@
+import { jsonShape, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from '@agentinfra/core';
+
+/**
+ * Levels (and objects) a JSON-RPC request adds around tool arguments: the
+ * message and its `params`. So arguments get the API's bounds exactly (in a
+ * batch, whose array is one more level, one level less).
+ */
+const ENVELOPE = 2;
+
+/** Deepest nesting of arrays and objects in an MCP request body: the API's {@link MAX_JSON_DEPTH} for the arguments, plus the envelope. */
+export const MAX_MCP_BODY_DEPTH = MAX_JSON_DEPTH + ENVELOPE;
+
+/** Most arrays and objects in an MCP request body: the API's {@link MAX_JSON_CONTAINERS} for the arguments, plus the envelope. */
+export const MAX_MCP_BODY_CONTAINERS = MAX_JSON_CONTAINERS + ENVELOPE;
+
+/** A bound an MCP request body breaks, as a JSON-RPC error's message and `data`. */
+export interface JsonBoundBreach {
+  message: string;
+  data: { max_depth: number } | { max_containers: number };
+}
+
+/**
+ * Checks the JSON text of an MCP request body against the bounds the HTTP
+ * API puts on a request body (`MAX_JSON_DEPTH`, `MAX_JSON_CONTAINERS`),
+ * widened by the JSON-RPC envelope, with the API's own one-pass count
+ * (`jsonShape`, no parsing, stopping at the first breach), so that no
+ * validator after it recurses thousands of levels deep (a stack overflow)
+ * or walks millions of containers.
+ * @returns the breach, or `null` when the text is within both bounds.
+ */
+export function jsonBoundBreach(text: string): JsonBoundBreach | null {
+  const shape = jsonShape(text, { maxDepth: MAX_MCP_BODY_DEPTH, maxContainers: MAX_MCP_BODY_CONTAINERS });
+  if (shape.depth > MAX_MCP_BODY_DEPTH) {
+    return {
+      message: `Invalid Request: the body is nested deeper than ${MAX_MCP_BODY_DEPTH} levels of arrays and objects (tool arguments: ${MAX_JSON_DEPTH}, as on the HTTP API).`,
+      data: { max_depth: MAX_MCP_BODY_DEPTH },
+    };
+  }
+  if (shape.containers > MAX_MCP_BODY_CONTAINERS) {
+    return {
+      message: `Invalid Request: the body holds more than ${MAX_MCP_BODY_CONTAINERS} arrays and objects (tool arguments: ${MAX_JSON_CONTAINERS}, as on the HTTP API).`,
+      data: { max_containers: MAX_MCP_BODY_CONTAINERS },
+    };
+  }
+  return null;
+}
