@@ -1,19 +1,12 @@
-import { Writable } from 'node:stream';
-import { coreConfigSchema, createLogger, newCredential, newMasterKey } from '@agentinfra/core';
+import { coreConfigSchema, newCredential, newMasterKey } from '@agentinfra/core';
+import { createCapturedLogger } from '@agentinfra/core/testing';
 import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './adapters.js';
 
 describe.runIf(postgresAvailability().available)('openDatabase on PostgreSQL', () => {
   it('logs routine server notices at debug and warnings at warn', async () => {
-    const lines: Array<{ level: number; msg: string; component?: string }> = [];
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const logger = createLogger({ level: 'debug', destination });
+    const { logger, lines } = createCapturedLogger('debug');
     const config = coreConfigSchema.parse({ bridgeKey: newCredential('bk_'), masterKey: newMasterKey(), databaseUrl: testDatabaseUrl() });
     const database = await openDatabase(config, logger);
     try {

@@ -48,11 +48,21 @@ describe.runIf(process.platform !== 'win32')('agentinfra serve and SIGUSR2', () 
     await fetch(`${server.url}/health`);
     expect(requests()).toBe(0);
     server.child.kill('SIGUSR2');
-    await waitFor(() => server.output().includes('"level":"debug"'), 'the switch to debug');
+    await waitFor(() => server.output().includes('"log_level":"debug"'), 'the switch to debug');
     await fetch(`${server.url}/health`);
     await waitFor(() => requests() === 1, 'a request line at debug');
     server.child.kill('SIGUSR2');
-    await waitFor(() => /"previous":"debug","level":"warn"/.test(server.output()), 'the switch back');
+    await waitFor(() => /"previous_level":"debug","log_level":"warn"/.test(server.output()), 'the switch back');
+    // pino's own `level` (the line's, 40 = warn) is the only one: a second `level` key would make parsers read "debug".
+    const switches = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"log level changed"'))
+      .map((line) => JSON.parse(line) as { level: unknown; log_level: unknown });
+    expect(switches.map((line) => [line.level, line.log_level])).toEqual([
+      [40, 'debug'],
+      [40, 'warn'],
+    ]);
     await fetch(`${server.url}/health`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(requests()).toBe(1);

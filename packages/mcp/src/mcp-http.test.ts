@@ -1,5 +1,4 @@
-import { Writable } from 'node:stream';
-import { createLogger } from '@agentinfra/core';
+import { createCapturedLogger } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -7,6 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callError, callOk, runAgentScenario } from './test-support/agent-scenario.js';
 import { invalidArgumentsFor, tableCounts } from './test-support/invalid-arguments.js';
 import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
+
+/** POSTs `body` to the server's /mcp as a JSON-RPC client would, with alice's key, and no x-request-id. */
+function postMcp(t: McpTestServer, body: string): Promise<Response> {
+  return fetch(`${t.server.url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.keys.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body,
+  });
+}
 
 describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ create }) => {
   let t: McpTestServer;
@@ -154,17 +162,9 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
   /** A JSON-RPC answer of /mcp. */
   type RpcAnswer = { result?: CallToolResult; error?: { code: number; message: string } };
 
-  /** POSTs `body` to /mcp as a JSON-RPC client would, with alice's key; resolves with the status and the JSON answer. */
+  /** POSTs `body` to /mcp with alice's key; resolves with the status and the JSON answer. */
   async function postRaw(body: string): Promise<{ status: number; answer: RpcAnswer }> {
-    const response = await fetch(`${t.server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${t.keys.alice}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body,
-    });
+    const response = await postMcp(t, body);
     return { status: response.status, answer: (await response.json()) as RpcAnswer };
   }
 
@@ -235,26 +235,12 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
 
 describe('the access log line of /mcp (SQLite)', () => {
   it('carries the request id the response names and the credential that called', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { logger, lines } = createCapturedLogger('info');
     const [entry] = sqlDatabases();
     const fixture = await entry!.create();
-    const t = await startMcpTestServer(fixture.db, { logger: createLogger({ level: 'info', destination }) });
+    const t = await startMcpTestServer(fixture.db, { logger });
     try {
-      const response = await fetch(`${t.server.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${t.keys.alice}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-      });
+      const response = await postMcp(t, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
       expect(response.status).toBe(200);
       const requestId = response.headers.get('x-request-id');
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,4 +1,5 @@
 export * from './blob-store-contract.js';
+export * from './captured-logger.js';
 export * from './embedder-contract.js';
 export * from './http-delivery-contract.js';
 export * from './job-runner-contract.js';
