@@ -236,7 +236,7 @@ describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ create }) =>
       ['mem/write', { agent_id: 'alice', kind: 'episode', text: '', provenance: 'p', scope: ['self'] }, 'text'],
       ['mem/write', { agent_id: 'alice', kind: 'episode', text: 't', provenance: 'p', scope: [] }, 'scope'],
       ['mem/write', { agent_id: 'alice', kind: 'episode', text: 't', provenance: 'p', scope: ['everyone'] }, 'scope.0'],
-      ['mem/write', { agent_id: 'alice', kind: 'episode', text: 't', provenance: 'p', scope: ['self'], extra: 1 }, '(body)'],
+      ['mem/write', { agent_id: 'alice', kind: 'episode', text: 't', provenance: 'p', scope: ['self'], extra: 1 }, 'extra'],
       ['mem/query', { agent_id: 'alice' }, 'q'],
       ['mem/query', { agent_id: 'alice', q: '   ' }, 'q'],
       ['mem/forget', { agent_id: 'alice' }, 'provenance'],
