@@ -31,6 +31,20 @@ describe('word alignment scores of the word-vector embedder', () => {
     expect(await embedder.alignmentScores({ query: 'budget', texts: [] })).toEqual([]);
   });
 
+  it('matches a word with no vector and no correction (an identifier) only with the same word', async () => {
+    const texts = ['Deploys to production happen on Tuesdays.', 'Invoice INV88231 was paid on 3 March.', 'Invoice INV77120 is overdue.'];
+    const [deploys, paid, overdue] = await embedder.alignmentScores({ query: 'INV88231', texts });
+    expect(paid).toBeGreaterThan(0);
+    expect([deploys, overdue]).toEqual([0, 0]);
+    const [other, asked] = await embedder.alignmentScores({
+      query: 'was invoice INV77120 paid',
+      texts: ['Invoice INV88231 was paid on 3 March.', 'Invoice INV77120 was paid on 9 March.'],
+    });
+    expect(asked).toBeGreaterThan(other ?? 1);
+    const [same] = await embedder.alignmentScores({ query: 'quuxcorp zyqx7wabc', texts: ['Quuxcorp zyqx7wabc'] });
+    expect(same).toBeCloseTo(1, 5);
+  });
+
   it('reads a misspelt word as its correction', async () => {
     const [typo, clean] = await embedder.alignmentScores({ query: 'allergc reaction', texts: ['allergic reaction', 'allergic reaction'] });
     expect(typo).toBeCloseTo(clean ?? 0, 5);

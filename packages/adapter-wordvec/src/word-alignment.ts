@@ -3,10 +3,12 @@ import { sifWeights } from './sentence-encoder.js';
 import type { SpellingCorrector } from './spelling-correction.js';
 import type { WordVectorLookup } from './word-vector-lookup.js';
 
-/** A text's words that have vectors: their unit vectors and weights. */
+/** A text's words that have vectors (their unit vectors and weights), and its words that have none and no correction. */
 interface AlignedWords {
   vectors: Float32Array[];
   weights: number[];
+  /** Unknown words as written (`inv88231`, `quuxcorp`): they match only themselves. */
+  literals: Set<string>;
 }
 
 /**
@@ -46,13 +48,19 @@ export type AlignmentSteps = Generator<undefined, number[], undefined>;
  * weight raised to `weightExponent`. Each word meets its best match in the
  * other text instead of being averaged away, which ranks paraphrases better
  * than the cosine of two averaged vectors (the "max-sim" of late-interaction
- * retrieval, here with static word vectors; see bench/RESULTS.md). In
- * [-1, 1]; 0 when either side has no word with a vector.
+ * retrieval, here with static word vectors; see bench/RESULTS.md). A word
+ * with no vector and no spelling correction (an identifier such as
+ * `INV88231`, a made-up name) has nothing to be similar to, so it counts
+ * only where the other text has the very same word: then it is a match of
+ * similarity 1 on both sides, weighted as the rarest word of the table.
+ * Unknown words the two texts do not share are left out, as before. In
+ * [-1, 1]; 0 when neither side has a word with a vector or a shared unknown word.
  */
 export function createWordAligner(table: WordVectorLookup, options: WordAlignerOptions) {
   const { dimensions } = table;
   const sifWeight = sifWeights(table, options.sifA);
   const weightOf = (index: number): number => sifWeight(table.rankOf(index)) ** options.weightExponent;
+  const literalWeight = sifWeight(table.sourceVocabularySize) ** options.weightExponent;
 
   const unitVectors = new Map<number, Float32Array | null>();
 
@@ -73,11 +81,14 @@ export function createWordAligner(table: WordVectorLookup, options: WordAlignerO
   }
 
   function wordsOf(text: string): AlignedWords {
-    const words: AlignedWords = { vectors: [], weights: [] };
+    const words: AlignedWords = { vectors: [], weights: [], literals: new Set() };
     for (const term of lexicalTerms(text)) {
       let index = table.indexOf(term);
       if (index < 0 && options.correct !== null) index = options.correct(term);
-      if (index < 0) continue;
+      if (index < 0) {
+        words.literals.add(term);
+        continue;
+      }
       const vector = unitVectorOf(index);
       if (vector === null) continue;
       words.vectors.push(vector);
@@ -86,12 +97,15 @@ export function createWordAligner(table: WordVectorLookup, options: WordAlignerO
     return words;
   }
 
-  /** Σ_{w∈from} α_w · max_{u∈to} cos(w, u) / Σ α_w. */
-  function directed(from: AlignedWords, to: AlignedWords): number {
-    let sum = 0;
-    let total = 0;
+  /**
+   * (Σ_{w∈from} α_w · max_{u∈to} cos(w, u) + α_unknown · shared) / (Σ α_w + α_unknown · shared),
+   * with `shared` unknown words that both texts have (a word meeting no vector on the other side scores 0).
+   */
+  function directed(from: AlignedWords, to: AlignedWords, shared: number): number {
+    let sum = literalWeight * shared;
+    let total = literalWeight * shared;
     from.vectors.forEach((a, position) => {
-      let best = -1;
+      let best = to.vectors.length === 0 ? 0 : -1;
       for (const b of to.vectors) {
         let dot = 0;
         for (let i = 0; i < dimensions; i += 1) dot += (a[i] as number) * (b[i] as number);
@@ -104,6 +118,13 @@ export function createWordAligner(table: WordVectorLookup, options: WordAlignerO
     return total === 0 ? 0 : sum / total;
   }
 
+  /** How many unknown words both texts have. */
+  function sharedLiterals(a: AlignedWords, b: AlignedWords): number {
+    let shared = 0;
+    for (const literal of a.literals) if (b.literals.has(literal)) shared += 1;
+    return shared;
+  }
+
   return {
     /** The scores of `texts` against `query`, one step per text. */
     *steps(query: string, texts: readonly string[]): AlignmentSteps {
@@ -112,8 +133,9 @@ export function createWordAligner(table: WordVectorLookup, options: WordAlignerO
       for (const text of texts) {
         yield;
         const words = wordsOf(text);
-        const empty = queryWords.vectors.length === 0 || words.vectors.length === 0;
-        scores.push(empty ? 0 : (directed(queryWords, words) + directed(words, queryWords)) / 2);
+        const shared = sharedLiterals(queryWords, words);
+        const empty = shared === 0 && (queryWords.vectors.length === 0 || words.vectors.length === 0);
+        scores.push(empty ? 0 : (directed(queryWords, words, shared) + directed(words, queryWords, shared)) / 2);
       }
       return scores;
     },

@@ -17,6 +17,7 @@ const MEMORIES = [
   'Alice is allergic to peanuts and loves sushi',
   'The staging database password is rotated every month',
   'Our team standup meeting moved to 10:30 on Mondays',
+  'Invoice INV88231 from Quuxcorp was paid on 3 March',
 ];
 
 /** Paraphrases with few shared words; averaged word vectors separate these by a wide margin (measured ≥ 0.25). */
@@ -54,5 +55,19 @@ describe.skipIf(!built).each(sqlDatabases())('agent-memory with the default word
       expect(response.body.hits[0]?.text, q).toBe(MEMORIES[expected]);
       expect(response.body.hits[0]?.id).toBe(ids[expected]);
     }
+  });
+
+  it('finds a memory by a word the vectors do not know (an identifier, a made-up name), right after writing it', async () => {
+    for (const q of ['INV88231', 'quuxcorp', 'was INV88231 paid?']) {
+      const response = await t.memory('mem/query', { agent_id: 'alice', q, k: 5 }, 'alice');
+      expect(response.body.hits[0]?.text, q).toBe(MEMORIES[5]);
+    }
+    const written = await t.memory(
+      'mem/write',
+      { agent_id: 'alice', kind: 'semantic', text: 'Ticket zyqx7wabc tracks the flaky login test', provenance: 'p', scope: ['self'] },
+      'alice',
+    );
+    const response = await t.memory('mem/query', { agent_id: 'alice', q: 'zyqx7wabc', k: 5 }, 'alice');
+    expect(response.body.hits[0]?.id).toBe(written.body.id);
   });
 });
