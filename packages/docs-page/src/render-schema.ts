@@ -29,6 +29,20 @@ function typeLabel(raw: SchemaObject, schemas: Record<string, SchemaObject>): st
     .join(' | ');
 }
 
+/**
+ * Whether the field's description already states its default (`default 3`,
+ * `default ["self"]`, `"once" (default)`): it says "default" and the value.
+ */
+function statesDefault(schema: SchemaObject): boolean {
+  const { description } = schema;
+  if (typeof description !== 'string' || !/\bdefault\b/i.test(description)) return false;
+  const value = typeof schema.default === 'string' ? schema.default : JSON.stringify(schema.default);
+  if (value === undefined) return false;
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // `default 3` states 3, not 30 nor 3.5.
+  return new RegExp(`(?<![\\w.])${escaped}(?!\\w|\\.\\d)`).test(description);
+}
+
 /** Constraints and description of one field, as HTML fragments. */
 function notesOf(raw: SchemaObject, schemas: Record<string, SchemaObject>): string[] {
   const schema = resolveSchema(raw, schemas);
@@ -36,7 +50,7 @@ function notesOf(raw: SchemaObject, schemas: Record<string, SchemaObject>): stri
   if (typeof schema.description === 'string') notes.push(inlineMarkdown(schema.description));
   if (Array.isArray(schema.enum))
     notes.push(`One of ${schema.enum.map((value) => `<code>${escapeHtml(JSON.stringify(value))}</code>`).join(', ')}.`);
-  if ('default' in schema) notes.push(`Default <code>${escapeHtml(JSON.stringify(schema.default))}</code>.`);
+  if ('default' in schema && !statesDefault(schema)) notes.push(`Default <code>${escapeHtml(JSON.stringify(schema.default))}</code>.`);
   const bounds: Array<[string, string]> = [
     ['minimum', 'min'],
     ['maximum', 'max'],

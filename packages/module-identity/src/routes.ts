@@ -37,6 +37,8 @@ export const identityRoutes = [
     description:
       'Create an agent with an id and display name (operators only, with the bridge key). Returns agent_id and created_at; conflict when the id is taken.',
     effects: {},
+    // A new agent: the examples of the other routes act as `alice` and `bob`, who already exist.
+    example: { agent_id: 'carol', display_name: 'Carol' },
     audit: { action: 'agent.create', target: (body) => `agent:${body.agent_id}` },
     request: createAgentRequestSchema,
     response: createAgentResponseSchema,
@@ -160,6 +162,7 @@ export const identityRoutes = [
     description:
       'Set a service setting from the allow-list; the value is checked against its schema (operators only, with the bridge key). Returns key and value.',
     effects: { destructive: true, idempotent: true },
+    example: { key: 'postbox_retention_days', value: 90 },
     audit: { action: 'setting.set', target: (body) => `setting:${body.key}` },
     request: setSettingRequestSchema,
     response: setSettingResponseSchema,

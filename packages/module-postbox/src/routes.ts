@@ -42,6 +42,14 @@ export const postboxRoutes = [
     description:
       'Store an inbound message handed over by an external mail transfer agent (the bridge key only): scored for prompt injection, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID and recipient. Returns id, agent_id, injection_score and quarantined.',
     effects: { idempotent: true },
+    // Mail from outside to the address /alloc gives alice on the default mail domain (`localhost`).
+    example: {
+      to: 'alice@localhost',
+      from: 'Bob <bob@example.com>',
+      subject: 'Re: Weekly status',
+      body: 'Hi Alice,\n\nthanks for the update. Can you send the load test results on Friday?\n\nBob',
+      headers: { 'message-id': '<20260504091500.4711@mail.example.com>', date: 'Mon, 04 May 2026 09:15:00 +0000' },
+    },
     request: ingestRequestSchema,
     response: ingestResponseSchema,
     auth: { kind: 'bridge' },
@@ -122,6 +130,12 @@ export const postboxRoutes = [
     effects: { destructive: true, idempotent: true },
     request: putRuleRequestSchema,
     response: putRuleResponseSchema,
+    example: {
+      agent_id: 'alice',
+      name: 'newsletters',
+      match: { from_like: '%@news.example.com' },
+      actions: [{ move_to: 'newsletters' }],
+    },
     auth: { kind: 'agent', permission: 'postbox.admin', agents: agentOf },
     handler: ({ body, service }) => service.putRule(body),
   }),

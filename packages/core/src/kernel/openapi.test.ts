@@ -53,7 +53,7 @@ type Doc = {
 };
 
 function build(modules: readonly AnyModule[] = [toyModule]): Doc {
-  return buildOpenApiDocument({ modules, version: '1.2.3' }) as unknown as Doc;
+  return buildOpenApiDocument({ modules, version: '1.2.3', now: Date.parse('2026-05-04T09:30:00.000Z') }) as unknown as Doc;
 }
 
 describe('buildOpenApiDocument', () => {
@@ -84,7 +84,7 @@ describe('buildOpenApiDocument', () => {
     expect(put.responses['422']).toEqual({ $ref: '#/components/responses/VerificationFailed' });
     expect(put.requestBody.content['application/json'].example).toEqual({
       agent_id: 'alice',
-      tree: { label: 'alice', children: [{ label: 'alice', children: [] }] },
+      tree: { label: 'example', children: [{ label: 'example', children: [] }] },
     });
     expect(doc.tags).toEqual([{ name: 'agent-toy', description: 'Toys.' }]);
   });

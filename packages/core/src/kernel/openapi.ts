@@ -1,7 +1,7 @@
 import { FUNCTIONS_BASE } from './http.js';
 import type { AnyModule, AnyRoute } from './module.js';
 import { errorResponseComponents, errorResponsesOf, errorSchema } from './openapi-errors.js';
-import { sampleOf } from './openapi-example.js';
+import { type SampleContext, sampleOf } from './openapi-example.js';
 import { SchemaComponents } from './openapi-schemas.js';
 
 const securitySchemes = {
@@ -66,10 +66,11 @@ export function operationIdOf(moduleName: string, path: string): string {
  * response bodies as named `components.schemas`, CONTRACT.md errors as
  * `components.responses`, one tag per module, a request example per
  * operation (the route's own, else one derived from its schema and checked
- * against it).
+ * against it; its instants are relative to `now`, default the current time).
  * @throws Error when two routes map to the same operationId.
  */
-export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; version: string }): Record<string, unknown> {
+export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; version: string; now?: number }): Record<string, unknown> {
+  const now = options.now ?? Date.now();
   const components = new SchemaComponents();
   components.put('Error', errorSchema);
   const paths: Record<string, unknown> = {};
@@ -82,7 +83,8 @@ export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; v
       const name = operationId[0]!.toUpperCase() + operationId.slice(1);
       const requestRef = components.add(`${name}Request`, route.request, 'input');
       const responseRef = components.add(`${name}Response`, route.response, 'output');
-      const example = route.example ?? derivedExample(route, components.schemas[`${name}Request`]!, components.schemas);
+      const example =
+        route.example ?? derivedExample(route, { module: module.name, now }, components.schemas[`${name}Request`]!, components.schemas);
       paths[`${FUNCTIONS_BASE}/${module.name}${route.path}`] = {
         post: {
           operationId,
@@ -126,7 +128,12 @@ export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; v
 }
 
 /** An example derived from the request's JSON Schema, kept only if the route's zod schema accepts it. */
-function derivedExample(route: AnyRoute<unknown>, schema: Record<string, unknown>, all: Record<string, Record<string, unknown>>): unknown {
-  const sample = sampleOf(schema, all);
+function derivedExample(
+  route: AnyRoute<unknown>,
+  context: SampleContext,
+  schema: Record<string, unknown>,
+  all: Record<string, Record<string, unknown>>,
+): unknown {
+  const sample = sampleOf(schema, all, context);
   return sample !== undefined && route.request.safeParse(sample).success ? sample : undefined;
 }
