@@ -2,12 +2,35 @@ import { type Kernel, RateLimitError } from '@agentinfra/core';
 import { Hono } from 'hono';
 import { ConsoleApiError, createConsoleApi } from './api.js';
 import type { ConsoleApp, ConsoleEnv, PageDeps } from './context.js';
-import { redirectWith } from './context.js';
-import { SignInPage } from './layout.js';
+import { frameOf, redirectWith } from './context.js';
+import { ErrorPage, SignInPage } from './layout.js';
 import { registerPages } from './pages/index.js';
 import { readSessionCookie, SECURITY_HEADERS, sameOrigin, sessionCookie } from './security-headers.js';
 import type { SessionStore } from './sessions.js';
 import { staticAsset } from './static-assets.js';
+
+/**
+ * The console page to return to after signing in, when `value` is one:
+ * a path (with query) under `base` on this origin, never another origin
+ * (`//evil.example`, `https://…`, backslashes), never outside `base` after
+ * `..` is resolved, never the sign-in or sign-out route. Anything else gives
+ * `undefined` (the overview).
+ */
+export function safeReturnPath(base: string, value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 2048 || !value.startsWith('/') || value.startsWith('//')) return undefined;
+  if (/[\\\p{Cc}]/u.test(value)) return undefined;
+  const origin = 'http://console.invalid';
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== origin) return undefined;
+  if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return undefined;
+  if (url.pathname === `${base}/login` || url.pathname === `${base}/logout`) return undefined;
+  return `${url.pathname}${url.search}`;
+}
 
 /** Options of {@link createConsoleApp}. */
 export interface ConsoleAppOptions {
@@ -38,24 +61,31 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
 
   app.get('/static/:name', (c) => staticAsset(c.req.param('name')) ?? c.notFound());
 
-  app.get('/login', (c) =>
-    sessions.get(readSessionCookie(c.req.header('cookie'))) ? c.redirect(`${base}/`, 303) : c.html(<SignInPage base={base} />),
-  );
+  app.get('/login', (c) => {
+    const next = safeReturnPath(base, c.req.query('next'));
+    if (sessions.get(readSessionCookie(c.req.header('cookie')))) return c.redirect(next ?? `${base}/`, 303);
+    return c.html(<SignInPage base={base} next={next} notice={c.req.query('session') === 'ended' ? 'expired' : undefined} />);
+  });
 
   app.post('/login', async (c) => {
     if (!sameOrigin(c.req.raw)) return c.html(<SignInPage base={base} error="Refused: the form did not come from this console." />, 403);
     const form = await c.req.parseBody();
     const key = typeof form.key === 'string' ? form.key : '';
+    const next = safeReturnPath(base, form.next);
     try {
       const principal = await kernel.authenticate(key === '' ? null : key, { client: c.env?.client ?? 'console' });
       if (principal?.kind !== 'bridge') {
-        return c.html(<SignInPage base={base} error="That is not the bridge key. Check the key and try again." />, 401);
+        return c.html(<SignInPage base={base} next={next} error="That is not the bridge key. Check the key and try again." />, 401);
       }
     } catch (error) {
       if (error instanceof RateLimitError) {
         c.header('retry-after', String(error.retryAfterSeconds));
         return c.html(
-          <SignInPage base={base} error={`Too many failed sign-ins from this address: try again in ${error.retryAfterSeconds} s.`} />,
+          <SignInPage
+            base={base}
+            next={next}
+            error={`Too many failed sign-ins from this address: try again in ${error.retryAfterSeconds} s.`}
+          />,
           429,
         );
       }
@@ -63,20 +93,37 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     }
     const session = sessions.create();
     c.header('set-cookie', cookie(session.id, c.req.url));
-    return c.redirect(`${base}/`, 303);
+    return c.redirect(next ?? `${base}/`, 303);
   });
 
   app.use('*', async (c, next) => {
-    const session = sessions.get(readSessionCookie(c.req.header('cookie')));
+    const presented = readSessionCookie(c.req.header('cookie'));
+    const session = sessions.get(presented);
     if (!session) {
-      if (c.req.method === 'GET' || c.req.method === 'HEAD') return c.redirect(`${base}/login`, 303);
-      return c.html(<SignInPage base={base} error="Your session has ended: sign in again." />, 401);
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+        const url = new URL(c.req.url);
+        const query = new URLSearchParams();
+        const back = safeReturnPath(base, `${url.pathname}${url.search}`);
+        if (back && back !== base && back !== `${base}/`) query.set('next', back);
+        if (presented) query.set('session', 'ended');
+        return c.redirect(`${base}/login${query.size ? `?${query.toString()}` : ''}`, 303);
+      }
+      const referer = c.req.header('referer');
+      const back = referer && sameOrigin(c.req.raw) ? safeReturnPath(base, new URL(referer).pathname + new URL(referer).search) : undefined;
+      return c.html(<SignInPage base={base} next={back} error="Your session ended; sign in again." />, 401);
     }
     c.set('session', session);
     if (c.req.method === 'POST') {
       const form = await c.req.parseBody();
       if (!sameOrigin(c.req.raw) || form._csrf !== session.csrf) {
-        return c.text('Refused: the form did not come from this console session (CSRF check).', 403);
+        return c.html(
+          <ErrorPage
+            frame={frameOf(c, base)}
+            status={403}
+            message="Refused: the form did not come from this console session (CSRF check). Reload the page and try again."
+          />,
+          403,
+        );
       }
     }
     await next();
@@ -91,17 +138,24 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   const deps: PageDeps = { api: createConsoleApi(kernel), kernel, base };
   registerPages(app, deps);
 
+  app.notFound((c) =>
+    c.var.session
+      ? c.html(<ErrorPage frame={frameOf(c, base)} status={404} message="There is no such console page." />, 404)
+      : c.text('Not found.', 404),
+  );
+
   app.onError((error, c) => {
-    if (error instanceof ConsoleApiError && c.req.method === 'POST' && c.var.session) {
-      const back = c.req.header('referer');
-      return redirectWith(c, back && sameOrigin(c.req.raw) ? new URL(back).pathname + new URL(back).search : `${base}/`, {
-        kind: 'error',
-        text: `${error.code}: ${error.message}`,
-      });
+    const session = c.var.session;
+    if (error instanceof ConsoleApiError && c.req.method === 'POST' && session) {
+      const referer = c.req.header('referer');
+      const back = referer && sameOrigin(c.req.raw) ? safeReturnPath(base, new URL(referer).pathname + new URL(referer).search) : undefined;
+      return redirectWith(c, back ?? `${base}/`, { kind: 'error', text: error.message });
     }
-    if (error instanceof ConsoleApiError) return c.text(`${error.code}: ${error.message}`, error.status as 400);
-    kernel.logger.error({ err: error, path: c.req.path }, 'console error');
-    return c.text('Internal error in the console; the server log has the details.', 500);
+    if (!(error instanceof ConsoleApiError)) kernel.logger.error({ err: error, path: c.req.path }, 'console error');
+    const status = error instanceof ConsoleApiError && error.status >= 400 && error.status <= 599 ? error.status : 500;
+    const message = error instanceof ConsoleApiError ? error.message : 'Internal error in the console; the server log has the details.';
+    if (session) return c.html(<ErrorPage frame={frameOf(c, base)} status={status} message={message} />, status as 500);
+    return c.text(message, status as 500);
   });
   return app;
 }

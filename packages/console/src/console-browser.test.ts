@@ -292,7 +292,7 @@ describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ 
     const header = { cookie: `${cookie?.name}=${cookie?.value}` };
     const view = await fetch(`${t.server.url}/console/agents`, { headers: header, redirect: 'manual' });
     expect(view.status).toBe(303);
-    expect(view.headers.get('location')).toBe('/console/login');
+    expect(view.headers.get('location')).toBe('/console/login?next=%2Fconsole%2Fagents&session=ended');
     const action = await fetch(`${t.server.url}/console/agents/create`, {
       method: 'POST',
       headers: { ...header, origin: t.server.url, 'content-type': 'application/x-www-form-urlencoded' },

@@ -63,7 +63,7 @@ describe.each(sqlDatabases())('console HTTP security on $name (#16)', ({ create 
     }
     const page = await fetch(`${t.server.url}/console/agents`, { redirect: 'manual' });
     expect(page.status).toBe(303);
-    expect(page.headers.get('location')).toBe('/console/login');
+    expect(page.headers.get('location')).toBe('/console/login?next=%2Fconsole%2Fagents');
     const login = await (await fetch(`${t.server.url}/console/login`)).text();
     expect(login).not.toMatch(/<script>|<script [^>]*>[^<]/);
     const scripts = [...login.matchAll(/<script src="([^"]+)"/g)].map((match) => match[1] as string);

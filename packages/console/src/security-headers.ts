@@ -1,6 +1,11 @@
-/** The Content-Security-Policy of every console response: own scripts and styles only, no framing, forms only to itself. */
+/**
+ * The Content-Security-Policy of every console response: own scripts and
+ * styles only, no framing, forms only to itself. Images may also be `data:`
+ * URLs, for the inline icon in the page head (an image cannot run script;
+ * the console never renders HTML it did not write).
+ */
 export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 /** Headers every console response carries. */
 export const SECURITY_HEADERS: Record<string, string> = {

@@ -2,6 +2,11 @@ import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 
+/** The API's agent id rule (core `agentIdSchema`): 1–128 of `A-Z a-z 0-9 _ . : @ -`, starting with a letter or digit. */
+export const AGENT_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.:@\\-]{0,127}';
+/** The rule in words, shown under the field and as its title. */
+export const AGENT_ID_RULE = 'Up to 128 letters, digits and _ . : @ -, starting with a letter or digit.';
+
 interface AgentRow {
   agent_id: string;
   display_name: string;
@@ -34,12 +39,12 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
           count={agents.length}
           rows={agents.map((agent) => (
             <tr>
-              <td>
+              <td class="long">
                 <a href={`${base}/agents/${encodeURIComponent(agent.agent_id)}`}>{agent.agent_id}</a>
               </td>
-              <td>{agent.display_name}</td>
+              <td class="wrap">{agent.display_name}</td>
               <td>{agent.active_devices}</td>
-              <td>{when(agent.created_at)}</td>
+              <td class="time">{when(agent.created_at)}</td>
             </tr>
           ))}
         />
@@ -49,7 +54,18 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
           <form method="post" action={`${base}/agents/create`} class="card">
             <input type="hidden" name="_csrf" value={frame.session.csrf} />
             <label for="new-agent-id">Agent id</label>
-            <input id="new-agent-id" name="agent_id" required pattern="[a-z0-9][a-z0-9_\-]*" />
+            <input
+              id="new-agent-id"
+              name="agent_id"
+              required
+              maxlength={128}
+              pattern={AGENT_ID_PATTERN}
+              title={AGENT_ID_RULE}
+              aria-describedby="new-agent-id-rule"
+            />
+            <p class="hint" id="new-agent-id-rule">
+              {AGENT_ID_RULE}
+            </p>
             <label for="new-agent-name">Display name</label>
             <input id="new-agent-name" name="display_name" required />
             <button type="submit">Create agent</button>

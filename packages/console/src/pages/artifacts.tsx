@@ -6,12 +6,17 @@ interface ArtifactRow {
   artifact_id: string;
   agent_id: string;
   key: string;
+  mime: string;
   size: number;
   sha256: string | null;
   status: string;
+  created_at: string;
   expires_at: string;
   active_grants: number;
 }
+
+/** Pages of an owner's artifacts searched for one (the API has no get-by-id for operators). */
+const DETAIL_PAGES = 10;
 
 /** Bytes as a short human size. */
 function size(bytes: number): string {
@@ -76,10 +81,70 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
       grants: Array<{ grant_id: string; to_agent: string; created_at: string; expires_at: string; state: string }>;
       next_cursor: string | null;
     }>('agent-artifacts/admin/grants/list', { artifact_id: artifactId, limit: 50, cursor });
+    let artifact: ArtifactRow | undefined;
+    let pageCursor: string | null = null;
+    for (let page = 0; page < DETAIL_PAGES && !artifact; page += 1) {
+      const listed: { artifacts: ArtifactRow[]; next_cursor: string | null } = await api('agent-artifacts/admin/artifacts/list', {
+        agent_id,
+        limit: 500,
+        cursor: pageCursor,
+      });
+      artifact = listed.artifacts.find((item) => item.artifact_id === artifactId);
+      pageCursor = listed.next_cursor;
+      if (!pageCursor) break;
+    }
     const frame = frameOf(c, base);
     return c.html(
-      <Layout frame={frame} title={`Artifact ${artifactId}`} current="Artifacts">
-        <p>Owned by {agent_id}.</p>
+      <Layout
+        frame={frame}
+        title={`Artifact ${artifact?.key ?? artifactId}`}
+        current="Artifacts"
+        crumbs={[['Artifacts', `${base}/artifacts`]]}
+      >
+        <dl class="fields">
+          <dt>Id</dt>
+          <dd>
+            <code>{artifactId}</code>
+          </dd>
+          <dt>Owner</dt>
+          <dd>
+            <a href={`${base}/artifacts?agent=${encodeURIComponent(agent_id)}`}>{agent_id}</a>
+          </dd>
+          {artifact ? (
+            <>
+              <dt>Key</dt>
+              <dd class="wrap">{artifact.key}</dd>
+              <dt>Status</dt>
+              <dd>{artifact.status}</dd>
+              <dt>MIME type</dt>
+              <dd>{artifact.mime}</dd>
+              <dt>Size</dt>
+              <dd>
+                {size(artifact.size)} ({artifact.size.toLocaleString('en')} bytes)
+              </dd>
+              <dt>Created</dt>
+              <dd>{when(artifact.created_at)}</dd>
+              <dt>Expires</dt>
+              <dd>{when(artifact.expires_at)}</dd>
+              <dt>SHA-256</dt>
+              <dd class="copyable">
+                {artifact.sha256 ? (
+                  <>
+                    <code id="artifact-sha256" class="hash full">
+                      {artifact.sha256}
+                    </code>
+                    <button type="button" class="copy" data-copy="artifact-sha256" aria-label="Copy SHA-256">
+                      Copy
+                    </button>
+                  </>
+                ) : (
+                  '— (not committed yet)'
+                )}
+              </dd>
+            </>
+          ) : null}
+        </dl>
+        {artifact ? null : <p class="hint">The artifact's details are not among its owner's newest {DETAIL_PAGES * 500} artifacts.</p>}
         <Table
           caption="Grants"
           head={['To agent', 'State', 'Created', 'Expires', '']}

@@ -41,13 +41,13 @@ export function registerAudit(app: ConsoleApp, { api, base }: PageDeps): void {
           count={events.length}
           rows={events.map((event) => (
             <tr>
-              <td>{when(event.time)}</td>
-              <td>{event.action}</td>
+              <td class="time">{when(event.time)}</td>
+              <td class="wrap">{event.action}</td>
               <td>{event.outcome}</td>
-              <td>{event.actor.kind === 'bridge' ? 'bridge key' : (event.actor.id ?? event.actor.kind)}</td>
-              <td>{event.agent_id ?? '—'}</td>
-              <td>{event.target ?? '—'}</td>
-              <td>{event.client ?? '—'}</td>
+              <td class="wrap">{event.actor.kind === 'bridge' ? 'bridge key' : (event.actor.id ?? event.actor.kind)}</td>
+              <td class="long">{event.agent_id ?? '—'}</td>
+              <td class="long">{event.target ?? '—'}</td>
+              <td class="wrap">{event.client ?? '—'}</td>
             </tr>
           ))}
         />

@@ -1,5 +1,7 @@
+import type { ConsoleApi } from '../api.js';
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { DEFAULT_QUARANTINE_THRESHOLD, explainInjection } from '../injection-explanation.js';
 import { Layout } from '../layout.js';
 import { htmlAsText, revealInvisible, type TextSegment } from '../reveal-text.js';
 
@@ -31,6 +33,120 @@ function PlainText(props: { segments: TextSegment[]; label: string }) {
         ),
       )}
     </pre>
+  );
+}
+
+/** Untrusted text inline (an evidence sentence): hidden parts revealed and marked, never rendered. */
+function InlineText(props: { text: string }) {
+  return (
+    <span class="untrusted-inline">
+      {revealInvisible(props.text).map((segment) =>
+        segment.hidden ? (
+          <mark class="hidden-text" title="Hidden from human readers in the original">
+            <span class="tag">hidden:</span>
+            {segment.text}
+          </mark>
+        ) : (
+          segment.text
+        ),
+      )}
+    </span>
+  );
+}
+
+/** Header lines as plain text, with break opportunities after `,` and `;` so long lists wrap between items, not mid-word. */
+function HeaderLines(props: { headers: Record<string, string> }) {
+  const breakable = (text: string) => text.split(/(?<=[,;])/).flatMap((piece, index) => (index === 0 ? [piece] : [<wbr />, piece]));
+  return (
+    <pre class="untrusted" data-part="Headers">
+      {Object.entries(props.headers).map(([name, value], line) => (
+        <>
+          {line > 0 ? '\n' : ''}
+          {`${name}: `}
+          {revealInvisible(value).map((segment) =>
+            segment.hidden ? (
+              <mark class="hidden-text" title="Hidden from human readers in the original">
+                <span class="tag">hidden:</span>
+                {segment.text}
+              </mark>
+            ) : (
+              breakable(segment.text)
+            ),
+          )}
+        </>
+      ))}
+    </pre>
+  );
+}
+
+/** The quarantine threshold in force (the `postbox_quarantine_threshold` setting), or its default when it cannot be read. */
+async function quarantineThreshold(api: ConsoleApi): Promise<number> {
+  try {
+    const { settings } = await api<{ settings: Array<{ key: string; value: unknown }> }>('agent-identity/settings/list');
+    const value = settings.find((setting) => setting.key === 'postbox_quarantine_threshold')?.value;
+    return typeof value === 'number' && Number.isFinite(value) ? value : DEFAULT_QUARANTINE_THRESHOLD;
+  } catch {
+    return DEFAULT_QUARANTINE_THRESHOLD;
+  }
+}
+
+/** Why a message was (or was not) quarantined: score against the threshold, the signals in plain words, the weightiest sentences. */
+function WhyQuarantined(props: { score: number; quarantined: boolean; threshold: number; headers: Record<string, string> }) {
+  const why = explainInjection(props.headers);
+  const reached = props.score >= props.threshold;
+  return (
+    <section aria-labelledby="why" class="why">
+      <h2 id="why">{props.quarantined ? 'Why quarantined' : 'Injection check'}</h2>
+      <p class="verdict">
+        Injection score <strong>{props.score.toFixed(2)}</strong> {reached ? 'reached' : 'is below'} the quarantine threshold{' '}
+        <strong>{props.threshold.toFixed(2)}</strong> (setting <code>postbox_quarantine_threshold</code>).
+        {why?.scorer ? ` Scored by ${why.scorer}${why.fallback ? ` after ${why.fallback} failed` : ''}.` : ''}
+        {why?.local !== null && why?.local !== undefined ? ` The local model alone gave ${why.local.toFixed(2)}.` : ''}
+      </p>
+      {why === null ? (
+        <p class="hint">The postbox recorded no explanation for this message.</p>
+      ) : (
+        <>
+          <h3>Signals that fired</h3>
+          {why.signals.length ? (
+            <ul class="signals">
+              {why.signals.map((signal) => (
+                <li>
+                  {signal.known ? (
+                    <>
+                      {signal.description} <code class="signal-name">{signal.name}</code>
+                    </>
+                  ) : (
+                    <code>{signal.name}</code>
+                  )}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="hint">No hand-written signal fired; the score comes from the wording of the sentences.</p>
+          )}
+          <h3>Sentences that weighed most</h3>
+          {why.evidence.length ? (
+            <ul class="evidence">
+              {why.evidence.map((item) => (
+                <li>
+                  <span
+                    class={`weight ${item.weight >= 0 ? 'up' : 'down'}`}
+                  >{`${item.weight >= 0 ? '+' : ''}${item.weight.toFixed(2)}`}</span>
+                  <InlineText text={item.text} />
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="hint">No single sentence added much to the score.</p>
+          )}
+          <p class="hint">
+            Weights are what each sentence added to the model's log-odds; sentences are the sender's text, lower-cased and cut to 80
+            characters.
+          </p>
+        </>
+      )}
+    </section>
   );
 }
 
@@ -144,11 +260,20 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
   });
 
   app.get('/postbox/messages/:id', async (c) => {
-    const message = await api('agent-postbox/admin/messages/get', { id: c.req.param('id') });
+    const [message, threshold] = await Promise.all([
+      api('agent-postbox/admin/messages/get', { id: c.req.param('id') }),
+      quarantineThreshold(api),
+    ]);
     const frame = frameOf(c, base);
     const action = `${base}/postbox/messages/${encodeURIComponent(message.id)}`;
+    const headers = (message.headers ?? {}) as Record<string, string>;
     return c.html(
-      <Layout frame={frame} title="Message" current="Postbox">
+      <Layout
+        frame={frame}
+        title={message.quarantined ? 'Quarantined message' : 'Message'}
+        current="Postbox"
+        crumbs={[['Postbox', `${base}/postbox`]]}
+      >
         <p class="warning">
           Untrusted content, shown as plain text: links are not clickable and text hidden from readers is revealed and marked.
         </p>
@@ -170,19 +295,20 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
           <dt>Received</dt>
           <dd>{when(message.created_at)}</dd>
         </dl>
+        <WhyQuarantined score={message.injection_score} quarantined={message.quarantined} threshold={threshold} headers={headers} />
         {message.quarantined ? (
           <div class="actions">
             <ActionForm
               action={`${action}/release`}
               csrf={frame.session.csrf}
               label="Release"
-              confirm="Release this message to the agent?"
+              confirm={`Release this message to ${message.agent_id}? It is delivered as normal mail and its webhooks fire.`}
             />
             <ActionForm
               action={`${action}/delete`}
               csrf={frame.session.csrf}
               label="Delete"
-              confirm="Delete this message for good?"
+              confirm={`Delete this message to ${message.agent_id} for good? This cannot be undone.`}
               danger
             />
           </div>
@@ -196,14 +322,7 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
           </>
         ) : null}
         <h2>Headers</h2>
-        <PlainText
-          segments={revealInvisible(
-            Object.entries(message.headers as Record<string, string>)
-              .map(([name, value]) => `${name}: ${value}`)
-              .join('\n'),
-          )}
-          label="Headers"
-        />
+        <HeaderLines headers={headers} />
       </Layout>,
     );
   });

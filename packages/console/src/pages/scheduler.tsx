@@ -28,6 +28,9 @@ interface RunRow {
 
 const RUN_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 
+/** The flash after a job action, as a sentence. */
+const DONE = { pause: 'Paused', resume: 'Resumed', delete: 'Deleted' } as const;
+
 /** Scheduler: jobs with cadence, next fire and state (pause, resume, delete); runs with status, attempts, error and timing; retry a failed run. */
 export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/scheduler', async (c) => {
@@ -113,24 +116,16 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
           </form>
           <Table
             caption="Runs"
-            head={['Agent', 'Job', 'Scheduled for', 'Status', 'Attempts', 'Error', 'Started', 'Finished', '']}
+            head={['Agent', 'Job', 'Scheduled for', 'Status', 'Attempts', 'Error', 'Started', 'Finished']}
             empty="No runs."
             count={runs.runs.length}
             rows={runs.runs.map((run) => (
               <tr>
-                <td>{run.agent_id}</td>
-                <td>{run.job_name}</td>
-                <td>{when(run.scheduled_for)}</td>
-                <td>
+                <td class="wrap">{run.agent_id}</td>
+                <td class="wrap">{run.job_name}</td>
+                <td class="time">{when(run.scheduled_for)}</td>
+                <td class="status">
                   <span class={`badge ${run.status === 'failed' ? 'bad' : run.status === 'succeeded' ? 'ok' : ''}`}>{run.status}</span>
-                </td>
-                <td>
-                  {run.attempts}/{run.max_attempts}
-                </td>
-                <td class="error-text">{run.error ?? ''}</td>
-                <td>{when(run.started_at)}</td>
-                <td>{when(run.finished_at)}</td>
-                <td>
                   {run.status === 'failed' ? (
                     <ActionForm
                       action={`${base}/scheduler/runs/retry`}
@@ -141,6 +136,12 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                     />
                   ) : null}
                 </td>
+                <td>
+                  {run.attempts}/{run.max_attempts}
+                </td>
+                <td class="error-text">{run.error ?? ''}</td>
+                <td class="time">{when(run.started_at)}</td>
+                <td class="time">{when(run.finished_at)}</td>
               </tr>
             ))}
           />
@@ -155,7 +156,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
       const form = await c.req.parseBody();
       const name = field(form, 'name') ?? '';
       await api(`agent-scheduler/job/${action}`, { agent_id: field(form, 'agent_id') ?? '', name });
-      return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `Job ${name}: ${action} done.` });
+      return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `${DONE[action]} job ${name}.` });
     });
   }
 
