@@ -1,3 +1,4 @@
+export { type CommonComponents, fitCommonComponents } from './build/common-components.js';
 export { CHAR_NGRAM_MAX, CHAR_NGRAM_MIN, charNgramBuckets } from './char-ngrams.js';
 export { createCompactVectorTable } from './compact-vector-table.js';
 export { type CompactionParameters, compactionTag, DEFAULT_COMPACTION } from './compaction-parameters.js';

@@ -1,7 +1,23 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  createCompactVectorTable,
+  decodeVectorsFile,
+  defaultVectorsFile,
+  fitCommonComponents,
+  sifWeights,
+  WORDVEC_ENCODER_OPTIONS,
+} from '@agentinfra/adapter-wordvec';
 import { FEATURE_NAMES, type FeatureName, injectionFeatures } from '../scoring/injection-features.js';
-import { defaultModelFile, encodeInjectionModel, type InjectionModel } from '../scoring/injection-model.js';
+import {
+  decodeTopicTable,
+  defaultModelFile,
+  encodeInjectionModel,
+  encodeTopicVectors,
+  type InjectionModel,
+  type TopicVectors,
+} from '../scoring/injection-model.js';
 import { createSegmentReader, segmentBuckets } from '../scoring/segment-features.js';
+import { wordUnigramHash } from '../scoring/text-ngrams.js';
 import { operatingPoint, rocAuc, type ScoredLabel } from './classifier-metrics.js';
 import { bipiaDirectory, INSERT_POSITIONS, insertInto, type LabelledMail, readBipia, splitLabelledSet } from './injection-data.js';
 import { type LogisticModel, logitOf, type TrainingExample, type TrainingOptions, trainLogistic } from './logistic-training.js';
@@ -22,6 +38,13 @@ import { seededRandom, shuffle } from './seeded-random.js';
  * inserted at the start, middle or end → 0, so that an insertion alone is
  * not evidence). Each source carries the same total weight per class.
  *
+ * Topic vectors (`segment-topics.ts`), written into the model file: the
+ * {@link TOPIC_WORDS} most frequent words of the word-vector embedder's
+ * table (`@agentinfra/adapter-wordvec`, built at install), projected on the
+ * {@link TOPIC_DIMENSIONS} principal directions of their vectors and scaled
+ * by the embedder's SIF weight (rare words weigh more); training reads them
+ * quantised, as the scorer does.
+ *
  * Calibration, also from training data only: 5-fold cross-validation
  * grouped by e-mail, by attack category and by labelled message (each fold
  * scores e-mails, attack categories and messages its model never saw); the
@@ -32,8 +55,12 @@ import { seededRandom, shuffle } from './seeded-random.js';
  * point. The test splits are never read.
  */
 
-/** Seed of the fold assignment and of the inserted sentences. */
-export const TRAINING_SEED = 1717;
+/**
+ * Seed of the fold assignment and of the inserted sentences: 1717 for the
+ * committed model; `INJECTION_TRAINING_SEED` runs the cross-validation on
+ * another fold assignment (the four-seed checks of bench/RESULTS.md).
+ */
+export const TRAINING_SEED = Number(process.env.INJECTION_TRAINING_SEED ?? 1717);
 /**
  * Out-of-fold false-quarantine rate of real ordinary mail, per source, that
  * the 0.5 threshold is calibrated to: issue #17's limits (BIPIA 2 %,
@@ -44,6 +71,15 @@ export const TARGET_FALSE_QUARANTINE = { bipia: 0.02, own: 0.05 } as const;
 const FOLDS = 5;
 /** Ordinary-mail variants per training e-mail. */
 const INSERTED_VARIANTS = 6;
+
+/**
+ * Words and dimensions of the topic vectors. Chosen by the four-seed
+ * cross-validation below (training data only; bench/RESULTS.md "local-v5"):
+ * 10,000 × 32 against 20,000 × 16 or 32, 50,000 × 32 and the embedder's
+ * full 100-dimension sentence vectors.
+ */
+const TOPIC_WORDS = 10_000;
+const TOPIC_DIMENSIONS = 32;
 
 /** Adam steps of the pretraining on attack instructions alone. */
 const PRETRAINING_STEPS = 200;
@@ -171,7 +207,37 @@ function trainingMails(random: () => number): SourcedMail[] {
 
 type Features = Pick<TrainingExample, 'signals' | 'segments'>;
 
-const reader = createSegmentReader(TRAINING_OPTIONS.hashBits);
+/** A single word of the scored text: letters and digits of any script, with inner apostrophes. */
+const SINGLE_WORD = /^[\p{L}\p{N}]+(?:['\u2019][\p{L}\p{N}]+)*$/u;
+
+/** The topic vectors of the model (see the file comment); words whose hash repeats an earlier one are left out. */
+function topicVectors(): TopicVectors {
+  const table = createCompactVectorTable(decodeVectorsFile(readFileSync(defaultVectorsFile())), TOPIC_WORDS);
+  const { dimensions } = table;
+  const full = new Float32Array(TOPIC_WORDS * dimensions);
+  for (let row = 0; row < TOPIC_WORDS; row += 1) table.addWordVector(row, 1, full.subarray(row * dimensions, (row + 1) * dimensions));
+  const principal = fitCommonComponents(full, dimensions, TOPIC_WORDS, TOPIC_DIMENSIONS);
+  const weight = sifWeights(table, WORDVEC_ENCODER_OPTIONS.sifA);
+  const hashes: number[] = [];
+  const vectors: number[] = [];
+  const seen = new Set<number>();
+  for (let row = 0; row < TOPIC_WORDS; row += 1) {
+    const word = table.wordAt(row);
+    const hash = wordUnigramHash(word);
+    if (!SINGLE_WORD.test(word) || seen.has(hash)) continue;
+    seen.add(hash);
+    hashes.push(hash);
+    for (const direction of principal.directions) {
+      let dot = 0;
+      for (let i = 0; i < dimensions; i += 1) dot += ((full[row * dimensions + i] ?? 0) - (principal.mean[i] ?? 0)) * (direction[i] ?? 0);
+      vectors.push(dot * weight(table.rankOf(row)));
+    }
+  }
+  return { hashes: Uint32Array.from(hashes), vectors: Float32Array.from(vectors), dimensions: TOPIC_DIMENSIONS };
+}
+
+const topics = topicVectors();
+const reader = createSegmentReader(TRAINING_OPTIONS.hashBits, decodeTopicTable(encodeTopicVectors(topics)));
 
 /** Signals and per-segment feature buckets of a mail. */
 function featuresOf(mail: LabelledMail): Features {
@@ -318,21 +384,30 @@ function main() {
   );
 
   const final: LogisticModel = fit(items, features);
-  const model: InjectionModel = {
-    id: 'local-v4',
+  const model: Omit<InjectionModel, 'topics'> = {
+    id: 'local-v5',
     hashBits: TRAINING_OPTIONS.hashBits,
     bias: slope * (final.bias - offset),
     signalWeights: final.signalWeights.map((weight) => weight * slope),
     ngramWeights: final.ngramWeights.map((weight) => weight * slope),
   };
-  const file = encodeInjectionModel(model, {
-    trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
-    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages), inserted-sentence ordinary variants',
-    seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
-    options: TRAINING_OPTIONS,
-    calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },
-    crossValidation,
-  });
+  const file = encodeInjectionModel(
+    model,
+    {
+      trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
+      data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages), inserted-sentence ordinary variants',
+      seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
+      options: TRAINING_OPTIONS,
+      calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },
+      topics: {
+        words: topics.hashes.length,
+        dimensions: TOPIC_DIMENSIONS,
+        source: 'adapter-wordvec vectors file, principal directions, SIF-weighted',
+      },
+      crossValidation,
+    },
+    topics,
+  );
   const path = defaultModelFile();
   writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
   process.stdout.write(`wrote ${path} (${file.ngramWeights.length} base64 chars of weights) in ${Date.now() - started} ms\n`);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { FEATURE_NAMES } from './injection-features.js';
+import { createTopicTable, type TopicTable } from './segment-topics.js';
 
 /**
  * The local injection model: a logistic regression over the hand-written
@@ -10,7 +11,7 @@ import { FEATURE_NAMES } from './injection-features.js';
  * (`score = sigmoid(bias + Σ signal weight·value + Σ weight of each distinct n-gram present)`).
  */
 export interface InjectionModel {
-  /** Name and version, reported as the scorer id (`local-v4`). */
+  /** Name and version, reported as the scorer id (`local-v5`). */
   id: string;
   /** The n-gram table has `2^hashBits` entries. */
   hashBits: number;
@@ -19,6 +20,17 @@ export interface InjectionModel {
   signalWeights: Float64Array;
   /** The weight of each n-gram hash bucket (0 for buckets the training data never filled). */
   ngramWeights: Float32Array;
+  /** Word topic vectors for the topic features of `segment-topics.ts`; `null` for a model without them. */
+  topics: TopicTable | null;
+}
+
+/** The word topic vectors of a model, as the trainer makes them (see {@link encodeInjectionModel}). */
+export interface TopicVectors {
+  /** Unigram hash of each word (`text-ngrams.ts`, word kind). */
+  hashes: Uint32Array;
+  /** Row-major, `dimensions` per word. */
+  vectors: Float32Array;
+  dimensions: number;
 }
 
 /** Format tag of the model file. */
@@ -38,6 +50,19 @@ export const modelFileSchema = z.object({
   ngramScale: z.number().positive(),
   ngramIndexes: z.base64(),
   ngramWeights: z.base64(),
+  /**
+   * Word topic vectors (optional): the base64 of each word's unigram hash
+   * (uint32, little-endian), of one signed byte per value and of one
+   * float32 scale per word (`value = byte × scale`), `topicDimensions` per word.
+   */
+  topics: z
+    .object({
+      dimensions: z.int().min(1).max(256),
+      hashes: z.base64(),
+      values: z.base64(),
+      scales: z.base64(),
+    })
+    .optional(),
   /** How the model was trained and calibrated (documentation only; not read by the scorer). */
   training: z.record(z.string(), z.unknown()),
 });
@@ -82,15 +107,64 @@ export function decodeInjectionModel(json: unknown): InjectionModel {
     ngramWeights[index] = bytes.readInt8(k) * file.ngramScale;
   }
   if (position !== gaps.length) throw new Error('The injection model has more n-gram indexes than weights.');
-  return { id: file.id, hashBits: file.hashBits, bias: file.bias, signalWeights, ngramWeights };
+  return { id: file.id, hashBits: file.hashBits, bias: file.bias, signalWeights, ngramWeights, topics: decodeTopicTable(file.topics) };
+}
+
+/** The topic table of a model file's `topics` (see {@link modelFileSchema}), or `null` without them.
+ * @throws Error when its arrays do not match. */
+export function decodeTopicTable(topics: ModelFile['topics']): TopicTable | null {
+  if (topics === undefined) return null;
+  const hashBytes = Buffer.from(topics.hashes, 'base64');
+  const values = Buffer.from(topics.values, 'base64');
+  const scaleBytes = Buffer.from(topics.scales, 'base64');
+  const words = hashBytes.length / 4;
+  if (!Number.isInteger(words) || scaleBytes.length !== words * 4 || values.length !== words * topics.dimensions) {
+    throw new Error('The injection model has topic arrays of different lengths.');
+  }
+  const hashes = new Uint32Array(words);
+  const vectors = new Float32Array(values.length);
+  for (let row = 0; row < words; row += 1) {
+    hashes[row] = hashBytes.readUInt32LE(row * 4);
+    const scale = scaleBytes.readFloatLE(row * 4);
+    for (let d = 0; d < topics.dimensions; d += 1) {
+      const at = row * topics.dimensions + d;
+      vectors[at] = values.readInt8(at) * scale;
+    }
+  }
+  return createTopicTable(hashes, vectors, topics.dimensions);
+}
+
+/** Quantises topic vectors to one signed byte per value with a scale per word (largest |value| ÷ 127), as a model file's `topics`. */
+export function encodeTopicVectors(topics: TopicVectors): NonNullable<ModelFile['topics']> {
+  const { hashes, vectors, dimensions } = topics;
+  const words = hashes.length;
+  const hashBytes = Buffer.alloc(words * 4);
+  const scaleBytes = Buffer.alloc(words * 4);
+  const values = Buffer.alloc(words * dimensions);
+  for (let row = 0; row < words; row += 1) {
+    hashBytes.writeUInt32LE(hashes[row] ?? 0, row * 4);
+    let largest = 0;
+    for (let d = 0; d < dimensions; d += 1) largest = Math.max(largest, Math.abs(vectors[row * dimensions + d] ?? 0));
+    const scale = largest > 0 ? largest / 127 : 1;
+    scaleBytes.writeFloatLE(scale, row * 4);
+    for (let d = 0; d < dimensions; d += 1)
+      values.writeInt8(Math.round((vectors[row * dimensions + d] ?? 0) / scale), row * dimensions + d);
+  }
+  return { dimensions, hashes: hashBytes.toString('base64'), values: values.toString('base64'), scales: scaleBytes.toString('base64') };
 }
 
 /**
  * Encodes a model as a model file: n-gram weights are quantised to signed
  * bytes (`ngramScale` = largest |weight| ÷ 127) and those that round to 0
- * are left out.
+ * are left out; `topics`, when given, to signed bytes with a scale per word.
+ * A model trained with topic features must be trained on the quantised
+ * vectors (decode the encoded table), so that scoring sees what training saw.
  */
-export function encodeInjectionModel(model: InjectionModel, training: Record<string, unknown>): ModelFile {
+export function encodeInjectionModel(
+  model: Omit<InjectionModel, 'topics'>,
+  training: Record<string, unknown>,
+  topics?: TopicVectors,
+): ModelFile {
   let largest = 0;
   for (const weight of model.ngramWeights) largest = Math.max(largest, Math.abs(weight));
   const scale = largest > 0 ? largest / 127 : 1;
@@ -119,6 +193,7 @@ export function encodeInjectionModel(model: InjectionModel, training: Record<str
     ngramScale: scale,
     ngramIndexes: Buffer.from(gaps).toString('base64'),
     ngramWeights: Buffer.from(Int8Array.from(quantised).buffer).toString('base64'),
+    ...(topics === undefined ? {} : { topics: encodeTopicVectors(topics) }),
     training,
   };
 }

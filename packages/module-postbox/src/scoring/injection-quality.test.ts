@@ -13,6 +13,7 @@ import {
 } from '../build/injection-data.js';
 import { decodeInjectionModel, defaultModelFile, encodeInjectionModel } from './injection-model.js';
 import { createLocalInjectionScorer } from './local-scorer.js';
+import { wordUnigramHash } from './text-ngrams.js';
 
 /**
  * Quality of the committed model (`data/injection-model.json`) on data it
@@ -30,7 +31,7 @@ const HELD_OUT_INDEXES = [
 const scoreAll = (mails: readonly LabelledMail[]): ScoredLabel[] =>
   mails.map((mail) => ({ score: scorer.scoreSync(mail.input), label: mail.label }));
 
-describe('local-v4 injection model quality (#17)', () => {
+describe('local-v5 injection model quality (#17)', () => {
   it('splits the labelled set the same way every time, and never trains on messages marked always_held_out', () => {
     const { train, heldOut } = splitLabelledSet();
     expect(splitLabelledSet()).toEqual({ train, heldOut });
@@ -57,28 +58,33 @@ describe('local-v4 injection model quality (#17)', () => {
     expect(splitLabelledSet(file).heldOut).toEqual(splitLabelledSet().heldOut);
   });
 
-  it('held-out half of the labelled set: ROC-AUC ≥ 0.98, recall ≥ 0.90 with ≤ 5 % false quarantine', () => {
+  it('held-out half of the labelled set: ROC-AUC ≥ 0.98, recall ≥ 0.95 with ≤ 5 % false quarantine', () => {
     const scored = scoreAll(splitLabelledSet().heldOut);
     const at = operatingPoint(scored, 0.5);
     expect(rocAuc(scored)).toBeGreaterThanOrEqual(0.98);
-    expect(at.recall).toBeGreaterThanOrEqual(0.9);
+    expect(at.recall).toBeGreaterThanOrEqual(0.95);
     expect(at.falseQuarantine).toBeLessThanOrEqual(0.05);
   });
 
-  it.runIf(bipiaAvailable())('BIPIA e-mail test: ROC-AUC ≥ 0.99, recall ≥ 0.84 with ≤ 2 % false quarantine', () => {
+  it.runIf(bipiaAvailable())('BIPIA e-mail test: ROC-AUC ≥ 0.99, recall ≥ 0.88 with ≤ 2 % false quarantine', () => {
     const scored = scoreAll(bipiaLabelled('test'));
     const at = operatingPoint(scored, 0.5);
     expect([at.injections, at.ordinary]).toEqual([11_250, 50]);
     expect(rocAuc(scored)).toBeGreaterThanOrEqual(0.99);
-    expect(at.recall).toBeGreaterThanOrEqual(0.84);
+    expect(at.recall).toBeGreaterThanOrEqual(0.88);
     expect(at.falseQuarantine).toBeLessThanOrEqual(0.02);
   });
   it.skipIf(bipiaAvailable())(`BIPIA e-mail test: skipped, no data set at ${bipiaDirectory()} (set AGENTINFRA_BIPIA_DIR)`, () => {});
 
-  it('the model file decodes to what it encodes (quantised n-gram weights, every signal named)', () => {
+  it('the model file decodes to what it encodes (quantised n-gram weights, every signal named, topic vectors)', () => {
     const file = JSON.parse(readFileSync(defaultModelFile(), 'utf8')) as unknown;
     const model = decodeInjectionModel(file);
-    expect(model.id).toBe('local-v4');
+    expect(model.id).toBe('local-v5');
+    expect(model.topics?.dimensions).toBe(32);
+    expect(model.topics?.vectors.length).toBeGreaterThan(9_000 * 32);
+    for (const word of ['payment', 'capital', 'brazil', 'poem'])
+      expect(model.topics?.rowOf(wordUnigramHash(word))).toBeGreaterThanOrEqual(0);
+    expect(model.topics?.rowOf(wordUnigramHash('inv88231'))).toBe(-1);
     const again = decodeInjectionModel(encodeInjectionModel(model, {}));
     expect(again.ngramWeights).toEqual(model.ngramWeights);
     expect(again.signalWeights).toEqual(model.signalWeights);

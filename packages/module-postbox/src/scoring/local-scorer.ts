@@ -75,7 +75,7 @@ function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
 
 /**
  * The default {@link InjectionScorer}: runs in-process with no network and
- * no download. A logistic model (`local-v4`, `data/injection-model.json`,
+ * no download. A logistic model (`local-v5`, `data/injection-model.json`,
  * trained by `src/build/train-injection-model-cli.ts` on training data only):
  *
  *   logit = bias + Σ signal weight · signal + max over sentences of (Σ weights of the sentence's features)
@@ -91,22 +91,24 @@ function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
  *   bigrams, 5-letter word stems, the sentence's first word and final
  *   punctuation, which instruction phrase families occur in it, and how
  *   many of its words the rest of the text never uses (`segment-novelty.ts`),
- *   and whether an instruction phrase ends in it while it is the first
- *   sentence of the body or the last of the text (`segment-place.ts`), each
- *   counted once per sentence; sentences of the visible and of the hidden text.
+ *   whether an instruction phrase ends in it while it is the first
+ *   sentence of the body or the last of the text (`segment-place.ts`), and
+ *   how far its topic (the model's word topic vectors) is from the rest of
+ *   the text (`segment-topics.ts`), each counted once per sentence;
+ *   sentences of the visible and of the hidden text.
  *
  * The sentence that reads most like an instruction decides, so an
  * instruction inserted into a long ordinary mail is not diluted by it.
  * Work is bounded: at most 16 000 + 8 000 characters and 6 000 words per
- * text go through the n-grams; a 20 KB message scores in under a
- * millisecond at p99 (bench/injection-eval.ts).
+ * text go through the n-grams, and the first 256 sentences through the
+ * topics (bench/injection-eval.ts has the cost).
  * @param options.model another model instead of the bundled one.
  * @throws Error when the bundled model file is missing or invalid.
  */
 export function createLocalInjectionScorer(options: { model?: InjectionModel } = {}): LocalInjectionScorer {
   const model = options.model ?? bundledInjectionModel();
   const weights = model.ngramWeights;
-  const read = createSegmentReader(model.hashBits);
+  const read = createSegmentReader(model.hashBits, model.topics);
   /** Per segment of the message being explained: its n-gram score and its span (reused between calls). */
   const sums = new FloatBuffer();
   /**

@@ -2,6 +2,7 @@ import { IntBuffer } from './growable-buffers.js';
 import { PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
 import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
 import { placeFeatures } from './segment-place.js';
+import { type TopicTable, topicCounter } from './segment-topics.js';
 import { forEachNgram, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
 
 /** The kind of a word unigram, read once (under tsx, as the benchmarks run, each read of an imported binding is a getter call). */
@@ -28,21 +29,24 @@ export interface SegmentSink {
  * lies in), its novelty buckets (`segment-novelty.ts`: how many of its
  * words the rest of the text does not use) and, when an instruction phrase
  * ends in the first segment after the text's first line or in its last
- * segment, a place bucket (`segment-place.ts`). `matches` are the phrases
- * found in the whole (uncut) `text`.
+ * segment, a place bucket (`segment-place.ts`), and, with a topic table,
+ * its topic buckets (`segment-topics.ts`: how far its topic is from the rest
+ * of the text). `matches` are the phrases found in the whole (uncut) `text`.
  */
 export type SegmentReader = (text: string, matches: readonly PhraseMatch[], sink: SegmentSink) => void;
 
 /**
  * A {@link SegmentReader} for a table of `2^hashBits` buckets. It keeps one
- * stamp per bucket (4 bytes each) to count each bucket once per segment and
- * a {@link noveltyCounter}, so one reader serves one caller at a time (calls
- * are synchronous).
+ * stamp per bucket (4 bytes each) to count each bucket once per segment, a
+ * {@link noveltyCounter} and a topic counter, so one reader serves one
+ * caller at a time (calls are synchronous).
+ * @param topics the model's word topic vectors; `null`: no topic features.
  */
-export function createSegmentReader(hashBits: number): SegmentReader {
+export function createSegmentReader(hashBits: number, topics: TopicTable | null): SegmentReader {
   const mask = 2 ** hashBits - 1;
   const seen = new Uint32Array(mask + 1);
   const novelty = noveltyCounter(hashBits);
+  const topic = topics === null ? null : topicCounter(topics, mask);
   const noveltyBuckets = noveltyFeatures(mask);
   const placeBuckets = placeFeatures(mask);
   /** Per segment of the current text: 1 when an instruction phrase ends in it. */
@@ -66,6 +70,7 @@ export function createSegmentReader(hashBits: number): SegmentReader {
     let cued = false;
     cuedSegments.length = 0;
     novelty.reset();
+    topic?.reset();
     const firstLine = scored.indexOf('\n');
     let firstBody = -1;
     nextStamp();
@@ -76,7 +81,10 @@ export function createSegmentReader(hashBits: number): SegmentReader {
         if (seen[bucket] === stamp) return;
         seen[bucket] = stamp;
         sink.feature(bucket);
-        if (kind === WORD_KIND) novelty.word(bucket, end - start);
+        if (kind === WORD_KIND) {
+          novelty.word(bucket, end - start);
+          topic?.word(hash);
+        }
       },
       (start, end, next) => {
         while (cue < positions.length && (positions[cue]?.at ?? 0) < next) {
@@ -91,6 +99,7 @@ export function createSegmentReader(hashBits: number): SegmentReader {
         cuedSegments.push(cued ? 1 : 0);
         cued = false;
         novelty.endSegment();
+        topic?.endSegment();
         sink.end(start, end, scored);
         nextStamp();
       },
@@ -101,6 +110,9 @@ export function createSegmentReader(hashBits: number): SegmentReader {
       for (let e = 0; e < extra.length; e += 1) sink.late(k, extra[e] ?? 0);
       const place = placeBuckets(k === firstBody ? 'first' : k === segmentCount - 1 ? 'last' : 'inner', cuedSegments.values[k] === 1);
       for (let e = 0; e < place.length; e += 1) sink.late(k, place[e] ?? 0);
+      if (topic === null) continue;
+      const topical = topic.features(k, cuedSegments.values[k] === 1);
+      for (let e = 0; e < topical.length; e += 1) sink.late(k, topical[e] ?? 0);
     }
   };
 }

@@ -39,7 +39,7 @@ describe('segment novelty (#17, local-v3)', () => {
 
   it('adds the novelty buckets to the segments the trainer sees', () => {
     const text = 'your order ships on monday.\nyour order ships with tracking.\nwhat is the capital of brazil?';
-    const withNovelty = segmentBuckets(createSegmentReader(18), [{ text, matches: findPhrases(text).matches }]);
+    const withNovelty = segmentBuckets(createSegmentReader(18, null), [{ text, matches: findPhrases(text).matches }]);
     expect(withNovelty).toHaveLength(3);
     const novel = noveltyFeatures(2 ** 18 - 1);
     expect([...(withNovelty[2] ?? [])]).toEqual(expect.arrayContaining([...novel(1, 3, true)]));

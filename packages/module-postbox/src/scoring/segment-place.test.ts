@@ -15,7 +15,7 @@ describe('segment place (#17)', () => {
 
   it('marks the first segment after the first line and the last segment of the text', () => {
     const text = 'your order\nwhat is the capital of brazil?\nit ships on monday.\nit ships with tracking.\nwrite a poem about the sea.';
-    const segments = segmentBuckets(createSegmentReader(18), [{ text, matches: findPhrases(text).matches }]);
+    const segments = segmentBuckets(createSegmentReader(18, null), [{ text, matches: findPhrases(text).matches }]);
     const place = placeFeatures(2 ** 18 - 1);
     const first = place('first', true)[0] ?? -1;
     const last = place('last', true)[0] ?? -1;

@@ -71,6 +71,18 @@ function mix(hash: number): number {
   return (h ^ (h >>> 16)) & 0x7fffffff;
 }
 
+/**
+ * The hash {@link forEachNgram} gives the word unigram of `word` (a single
+ * word as the scored text holds it: lower case, letters and digits with
+ * inner apostrophes), so that tables keyed by word (the model's topic
+ * vectors) can be looked up from the n-gram pass.
+ */
+export function wordUnigramHash(word: string): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < word.length; i += 1) hash = Math.imul(hash ^ word.charCodeAt(i), FNV_PRIME);
+  return mix(Math.imul(hash ^ NGRAM_KIND.word, FNV_PRIME) >>> 0);
+}
+
 /** A letter or digit of any script (word characters). */
 const isWordChar = (code: number): boolean =>
   (code >= 0x61 && code <= 0x7a) ||
