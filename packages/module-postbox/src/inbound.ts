@@ -3,7 +3,7 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress } from './addresses.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
-import type { MimeParserPool } from './mime-parser-pool.js';
+import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
 import type { IngestResponse } from './schemas.js';
@@ -291,7 +291,8 @@ export function createInbound(
    * skipped.
    * @returns the ids of the stored (or already stored) messages, once all are committed.
    * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
-   *   MalformedMessageError when mailparser refuses the message (only the raw blob is then stored).
+   *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
+   *   blob is removed again, so mail that is refused with 554 cannot fill the blob store).
    */
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
     const hash = await deps.mimeParser.digest(options.raw);
@@ -306,6 +307,12 @@ export function createInbound(
       ({ message: parsed, local: explained } = await deps.mimeParser.parse(options.raw));
     } catch (error) {
       await stored.catch(() => undefined);
+      // The same bytes always fail the same way, so no stored message can refer to this blob.
+      if (error instanceof MalformedMessageError) {
+        await deps.blobStore.delete({ keys: [mimeRef] }).catch((failure: unknown) => {
+          deps.logger.warn({ err: failure, mime_ref: mimeRef }, 'smtp: could not remove a refused message from the blob store');
+        });
+      }
       throw error;
     }
     const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html }, explained);

@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +126,21 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
       );
     expect(error?.responseCode).toBe(552);
     expect((await inbox('alice')).length).toBe(before);
+  });
+
+  it('refuses a message mailparser cannot read with 554 and keeps nothing of it, not even the raw bytes', async () => {
+    const before = (await inbox('alice')).length;
+    const parts = Array.from({ length: 1_001 }, (_, i) => `--b\r\n\r\n${i}\r\n`).join('');
+    const raw = `From: x@example.org\r\nTo: ${alice}\r\nSubject: parts\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${parts}--b--\r\n`;
+    const error = await transport.sendMail({ envelope: { from: 'x@example.org', to: [alice] }, raw }).then(
+      () => null,
+      (failure: { responseCode?: number; response?: string }) => failure,
+    );
+    expect(error?.responseCode).toBe(554);
+    expect(error?.response).toMatch(/5\.6\.0 Message cannot be read/);
+    expect((await inbox('alice')).length).toBe(before);
+    const key = `postbox/mime/${createHash('sha256').update(raw).digest('hex')}.eml`;
+    expect(await t.blobStore.stat({ key })).toBeNull();
   });
 
   it('stores text and HTML bodies cut to maxBodyBytes at a character boundary, says so in a header, keeps all in the raw MIME', async () => {
