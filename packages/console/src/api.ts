@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { FUNCTIONS_BASE, type Kernel } from '@agentinfra/core';
 
@@ -16,23 +17,38 @@ export class ConsoleApiError extends Error {
 // biome-ignore lint/suspicious/noExplicitAny: pages read the fields of the route they call, whose schema the API validates
 export type ConsoleApi = <T = any>(route: string, body?: Record<string, unknown>) => Promise<T>;
 
+/** The address of the operator whose console request is being answered (see {@link asOperator}). */
+const operatorClient = new AsyncLocalStorage<string>();
+
+/** Runs `work` with `client` as the address the API calls it makes are made for (the audit log's `client`). */
+export function asOperator<T>(client: string, work: () => T): T {
+  return operatorClient.run(client, work);
+}
+
 /**
  * The console's way to the modules: every operation goes through the HTTP
  * route layer in process with the bridge key, so validation, audit events
- * and errors are exactly the API's.
+ * and errors are exactly the API's; the calls carry the operator's address
+ * (inside {@link asOperator}), so audit events and the failed-authentication
+ * limit see the operator, not `unknown`.
  */
 export function createConsoleApi(kernel: Kernel): ConsoleApi {
   return async (route, body = {}) => {
-    const response = await kernel.app.request(`${FUNCTIONS_BASE}/${route}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${kernel.config.bridgeKey}`,
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'x-request-id': `console-${randomUUID()}`,
+    const env = { client: operatorClient.getStore() ?? 'console' };
+    const response = await kernel.app.request(
+      `${FUNCTIONS_BASE}/${route}`,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${kernel.config.bridgeKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-request-id': `console-${randomUUID()}`,
+        },
+        body: JSON.stringify(body),
       },
-      body: JSON.stringify(body),
-    });
+      env,
+    );
     const text = await response.text();
     const parsed = text ? JSON.parse(text) : {};
     if (response.ok) return parsed;

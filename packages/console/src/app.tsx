@@ -1,6 +1,6 @@
 import { type Kernel, RateLimitError } from '@agentinfra/core';
 import { Hono } from 'hono';
-import { ConsoleApiError, createConsoleApi } from './api.js';
+import { asOperator, ConsoleApiError, createConsoleApi } from './api.js';
 import type { ConsoleApp, ConsoleEnv, PageDeps } from './context.js';
 import { frameOf, redirectWith } from './context.js';
 import { ErrorPage, SignInPage } from './layout.js';
@@ -52,6 +52,8 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   const secure = (url: string) => new URL(url).protocol === 'https:';
   const cookie = (id: string | null, url: string) =>
     sessionCookie(id, { secure: secure(url), path: base, maxAgeSeconds: Math.ceil(options.idleMs / 1000) });
+
+  app.use('*', (c, next) => asOperator(c.env?.client ?? 'console', next));
 
   app.use('*', async (c, next) => {
     await next();

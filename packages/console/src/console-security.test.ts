@@ -97,6 +97,13 @@ describe.each(sqlDatabases())('console HTTP security on $name (#16)', ({ create 
     expect((await t.server.call('agent-identity/admin/agents/get', { agent_id: 'dave' }, { credential: t.server.bridgeKey })).status).toBe(
       200,
     );
+    const audit = await t.server.call(
+      'agent-identity/audit/list',
+      { action: 'agent.create', agent_id: 'dave' },
+      { credential: t.server.bridgeKey },
+    );
+    // The console's in-process API call is recorded for the operator's address, not `unknown`.
+    expect(audit.body.events.map((event: { client: string }) => event.client)).toEqual(['127.0.0.1']);
   });
 
   it('counts wrong keys against the failed-authentication limit (429 past it)', async () => {

@@ -79,7 +79,6 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
     const catalog = buildToolCatalog(kernel.modules);
     const bodyLimit = options.bodyLimitBytes ?? 8 * 1024 * 1024;
     const maxInlineBytes = options.maxInlineBytes ?? 1024 * 1024;
-    const appRequest = async (path: string, init: RequestInit) => kernel.app.request(path, init);
     return {
       path: options.path ?? '/mcp',
       async fetch(request, body, info) {
@@ -133,7 +132,13 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         const requestId = info?.requestId ?? (request.headers.get('x-request-id')?.slice(0, 128) || randomUUID());
         const server = createMcpServer({
           catalog,
-          caller: { appRequest, credential: credential as string, principal, requestId },
+          // Tool calls reach the API in process for the MCP client's address (audit events, limits).
+          caller: {
+            appRequest: async (path, init) => kernel.app.request(path, init, { client: info?.client }),
+            credential: credential as string,
+            principal,
+            requestId,
+          },
           maxInlineBytes,
           version: options.version ?? '0.1.0',
         });

@@ -234,7 +234,7 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
 });
 
 describe('the access log line of /mcp (SQLite)', () => {
-  it('carries the request id the response names and the credential that called', async () => {
+  it('carries the request id the response names and the credential that called; tool calls keep the client address', async () => {
     const { logger, lines } = createCapturedLogger('info');
     const [entry] = sqlDatabases();
     const fixture = await entry!.create();
@@ -246,6 +246,16 @@ describe('the access log line of /mcp (SQLite)', () => {
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
       const line = lines.find((item) => item.msg === 'request' && item.route === '/mcp');
       expect(line).toMatchObject({ request_id: requestId, credential: 'device', agent_id: 'alice', status: 200 });
+      const put = {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'identity_secrets_put', arguments: { key: 'k', value: 'v' } },
+      };
+      expect((await postMcp(t, JSON.stringify(put))).status).toBe(200);
+      const audit = await t.server.call('agent-identity/audit/list', { action: 'secret.put' }, { credential: t.server.bridgeKey });
+      // The tool's in-process API call is audited for the MCP client's address, not `unknown`.
+      expect(audit.body.events.map((event: { client: string }) => event.client)).toEqual(['127.0.0.1']);
     } finally {
       await t.stop();
       await fixture.cleanup();

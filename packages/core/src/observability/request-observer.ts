@@ -55,7 +55,10 @@ function agentOf(principal: Principal | null): string | undefined {
 /**
  * The first middleware of the HTTP app: gives each request its id
  * (`x-request-id`, taken from the request when it sends one, at most 128
- * characters) and client address, and when the response is ready:
+ * characters) and client address (an in-process request, made with
+ * `app.request(url, init, { client })` as the console does for its
+ * operator, names its own; Node's server always passes `incoming`, so a
+ * network request cannot), and when the response is ready:
  * - metrics: duration by module, route pattern and status class, requests
  *   in flight, 403s and 429s (labels never carry ids or caller addresses);
  * - one JSON log line (pino): request id, module, route, method, status,
@@ -79,13 +82,12 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
     const requestId = c.req.header('x-request-id')?.slice(0, 128) || randomUUID();
     c.set('requestId', requestId);
     c.set('principal', null);
+    const env = c.env as { incoming?: IncomingMessage; client?: string } | undefined;
     c.set(
       'client',
-      clientAddress({
-        incoming: (c.env as { incoming?: IncomingMessage } | undefined)?.incoming,
-        forwardedFor: c.req.header('x-forwarded-for'),
-        trustProxyHops: options.trustProxyHops,
-      }),
+      env?.incoming === undefined && typeof env?.client === 'string'
+        ? env.client
+        : clientAddress({ incoming: env?.incoming, forwardedFor: c.req.header('x-forwarded-for'), trustProxyHops: options.trustProxyHops }),
     );
     c.header('x-request-id', requestId);
     metrics?.httpInFlight.inc();
