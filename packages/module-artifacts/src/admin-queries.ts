@@ -34,8 +34,9 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
   const knex = () => deps.sql.knex;
   return {
     /**
-     * Artifacts newest first, optionally one agent's and of one status
-     * (`expired` once `expires_at` passed, whatever the stored state).
+     * Artifacts newest first, optionally one agent's, of one status
+     * (`expired` once `expires_at` passed, whatever the stored state) or
+     * only `artifact_id` (by its primary key).
      * @throws InputError for a cursor this list did not make.
      */
     async listArtifacts(input: AdminListArtifactsRequest): Promise<AdminListArtifactsResponse> {
@@ -52,6 +53,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
         'expires_at',
       );
       if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
+      if (input.artifact_id !== undefined) query.where({ artifact_id: input.artifact_id });
       if (input.status === 'expired') query.where('expires_at', '<=', at);
       else if (input.status !== undefined) query.where({ status: input.status }).where('expires_at', '>', at);
       after(query, 'artifact_id', input.cursor);

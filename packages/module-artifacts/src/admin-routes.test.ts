@@ -69,12 +69,15 @@ describe.each(sqlDatabases())('agent-artifacts operator routes on $name', ({ cre
     });
   });
 
-  it('filters by owner and status', async () => {
+  it('filters by owner, status and artifact id', async () => {
     const alice = await t.artifacts('admin/artifacts/list', { agent_id: 'alice' }, bridge());
     expect(alice.body.artifacts.map((artifact: { artifact_id: string }) => artifact.artifact_id)).toEqual([committed]);
     const pendingOnly = await t.artifacts('admin/artifacts/list', { status: 'pending' }, bridge());
     expect(pendingOnly.body.artifacts.map((artifact: { artifact_id: string }) => artifact.artifact_id)).toEqual([pending]);
     expect((await t.artifacts('admin/artifacts/list', { status: 'expired' }, bridge())).body.artifacts).toEqual([]);
+    const one = await t.artifacts('admin/artifacts/list', { artifact_id: pending }, bridge());
+    expect(one.body.artifacts.map((artifact: { artifact_id: string }) => artifact.artifact_id)).toEqual([pending]);
+    expect((await t.artifacts('admin/artifacts/list', { artifact_id: pending, agent_id: 'nobody' }, bridge())).body.artifacts).toEqual([]);
   });
 
   it('lists an artifact’s grants with their state and never a token', async () => {

@@ -23,6 +23,7 @@ export type GrantState = z.output<typeof grantStateSchema>;
 export const adminListArtifactsRequestSchema = z.strictObject({
   agent_id: agentIdSchema.optional(),
   status: artifactStatusSchema.optional(),
+  artifact_id: artifactIdSchema.optional().describe("Only this artifact (the console's detail page): a page of one or none."),
   ...page,
 });
 export type AdminListArtifactsRequest = z.output<typeof adminListArtifactsRequestSchema>;

@@ -540,6 +540,8 @@ export interface Routes {
     request: {
       agent_id?: string;
       status?: 'pending' | 'committed' | 'expired';
+      /** Only this artifact (the console's detail page): a page of one or none. */
+      artifact_id?: string;
       limit?: number;
       cursor?: string | null;
     };

@@ -15,9 +15,6 @@ interface ArtifactRow {
   active_grants: number;
 }
 
-/** Pages of an owner's artifacts searched for one (the API has no get-by-id for operators). */
-const DETAIL_PAGES = 10;
-
 /** Bytes as a short human size. */
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -81,18 +78,12 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
       grants: Array<{ grant_id: string; to_agent: string; created_at: string; expires_at: string; state: string }>;
       next_cursor: string | null;
     }>('agent-artifacts/admin/grants/list', { artifact_id: artifactId, limit: 50, cursor });
-    let artifact: ArtifactRow | undefined;
-    let pageCursor: string | null = null;
-    for (let page = 0; page < DETAIL_PAGES && !artifact; page += 1) {
-      const listed: { artifacts: ArtifactRow[]; next_cursor: string | null } = await api('agent-artifacts/admin/artifacts/list', {
-        agent_id,
-        limit: 500,
-        cursor: pageCursor,
-      });
-      artifact = listed.artifacts.find((item) => item.artifact_id === artifactId);
-      pageCursor = listed.next_cursor;
-      if (!pageCursor) break;
-    }
+    const listed: { artifacts: ArtifactRow[] } = await api('agent-artifacts/admin/artifacts/list', {
+      agent_id,
+      artifact_id: artifactId,
+      limit: 1,
+    });
+    const artifact = listed.artifacts[0];
     const frame = frameOf(c, base);
     return c.html(
       <Layout
@@ -144,7 +135,6 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
             </>
           ) : null}
         </dl>
-        {artifact ? null : <p class="hint">The artifact's details are not among its owner's newest {DETAIL_PAGES * 500} artifacts.</p>}
         <Table
           caption="Grants"
           head={['To agent', 'State', 'Created', 'Expires', '']}
