@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -231,21 +230,12 @@ describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ 
   });
 
   it('lists an artifact with its sha256 and grant, and revokes the grant', async () => {
-    const content = Buffer.from('quarterly report');
-    const as = { credential: t.keys.alice };
-    const registered = await t.server.call(
-      'agent-artifacts/register',
-      { agent_id: 'alice', key: 'reports/q3.txt', mime: 'text/plain', size: content.length },
-      as,
-    );
-    await fetch(registered.body.upload_url, { method: 'PUT', body: content, headers: registered.body.upload_headers });
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    await t.server.call('agent-artifacts/commit', { artifact_id: registered.body.artifact_id, sha256 }, as);
+    const { artifactId, sha256 } = await t.uploadArtifact('reports/q3.txt', Buffer.from('quarterly report'));
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
     const granted = await t.server.call(
       'agent-artifacts/grant',
-      { artifact_id: registered.body.artifact_id, to_agent: 'bob', expires_at: expiresAt },
-      as,
+      { artifact_id: artifactId, to_agent: 'bob', expires_at: expiresAt },
+      { credential: t.keys.alice },
     );
     expect(granted.status).toBe(200);
     await nav('Artifacts').click();

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -235,20 +234,11 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
   });
 
   it('shows an artifact’s key, status, mime, size, times and full SHA-256', async () => {
-    const content = Buffer.from('quarterly report');
-    const as = { credential: t.keys.alice };
-    const registered = await t.server.call(
-      'agent-artifacts/register',
-      { agent_id: 'alice', key: 'reports/2026/q3-board-summary.txt', mime: 'text/plain', size: content.length },
-      as,
-    );
-    await fetch(registered.body.upload_url, { method: 'PUT', body: content, headers: registered.body.upload_headers });
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    await t.server.call('agent-artifacts/commit', { artifact_id: registered.body.artifact_id, sha256 }, as);
-    await page.goto(`${t.server.url}/console/artifacts/${registered.body.artifact_id}`);
+    const { artifactId, sha256 } = await t.uploadArtifact('reports/2026/q3-board-summary.txt', Buffer.from('quarterly report'));
+    await page.goto(`${t.server.url}/console/artifacts/${artifactId}`);
     await page.getByRole('heading', { name: 'Artifact reports/2026/q3-board-summary.txt', level: 1 }).waitFor();
     const fields = await page.locator('dl.fields').textContent();
-    for (const text of ['committed', 'text/plain', '16 B (16 bytes)', 'alice', registered.body.artifact_id]) expect(fields).toContain(text);
+    for (const text of ['committed', 'text/plain', '16 B (16 bytes)', 'alice', artifactId]) expect(fields).toContain(text);
     expect(await page.locator('code#artifact-sha256').textContent()).toBe(sha256);
     expect(await page.getByRole('button', { name: 'Copy SHA-256' }).isVisible()).toBe(true);
     await shots('review-artifact');

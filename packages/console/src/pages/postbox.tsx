@@ -18,10 +18,10 @@ interface MessageRow {
   created_at: string;
 }
 
-/** Untrusted text as plain text: hidden parts revealed and marked, nothing rendered or clickable. */
-function PlainText(props: { segments: TextSegment[]; label: string }) {
+/** Text segments as text nodes, the parts hidden in the original marked as such; nothing is rendered as HTML. */
+function Segments(props: { segments: TextSegment[] }) {
   return (
-    <pre class="untrusted" data-part={props.label}>
+    <>
       {props.segments.map((segment) =>
         segment.hidden ? (
           <mark class="hidden-text" title="Hidden from human readers in the original">
@@ -32,6 +32,15 @@ function PlainText(props: { segments: TextSegment[]; label: string }) {
           segment.text
         ),
       )}
+    </>
+  );
+}
+
+/** Untrusted text as plain text: hidden parts revealed and marked, nothing rendered or clickable. */
+function PlainText(props: { segments: TextSegment[]; label: string }) {
+  return (
+    <pre class="untrusted" data-part={props.label}>
+      <Segments segments={props.segments} />
     </pre>
   );
 }
@@ -40,16 +49,7 @@ function PlainText(props: { segments: TextSegment[]; label: string }) {
 function InlineText(props: { text: string }) {
   return (
     <span class="untrusted-inline">
-      {revealInvisible(props.text).map((segment) =>
-        segment.hidden ? (
-          <mark class="hidden-text" title="Hidden from human readers in the original">
-            <span class="tag">hidden:</span>
-            {segment.text}
-          </mark>
-        ) : (
-          segment.text
-        ),
-      )}
+      <Segments segments={revealInvisible(props.text)} />
     </span>
   );
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,8 @@ export interface ConsoleTestServer {
   /** POSTs to `/functions/v1/<path>` with the bridge key; throws unless 200. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whichever fields the route returns
   bridge<T = any>(path: string, body: unknown): Promise<T>;
+  /** Registers, uploads and commits `content` as alice's artifact `key` (text/plain); resolves with its id and SHA-256 (hex). */
+  uploadArtifact(key: string, content: Buffer): Promise<{ artifactId: string; sha256: string }>;
 }
 
 /**
@@ -62,6 +65,19 @@ export async function startConsoleTestServer(sql: SqlDatabase): Promise<ConsoleT
     const allocated = await server.call('agent-postbox/alloc', { agent_id: agent, local_part: agent }, { credential: keys[agent] });
     if (allocated.status !== 200) throw new Error(`alloc ${agent}: ${allocated.status} ${JSON.stringify(allocated.body)}`);
   }
+  const uploadArtifact = async (key: string, content: Buffer) => {
+    const as = { credential: keys.alice };
+    const registered = await server.call(
+      'agent-artifacts/register',
+      { agent_id: 'alice', key, mime: 'text/plain', size: content.length },
+      as,
+    );
+    await fetch(registered.body.upload_url, { method: 'PUT', body: content, headers: registered.body.upload_headers });
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const committed = await server.call('agent-artifacts/commit', { artifact_id: registered.body.artifact_id, sha256 }, as);
+    if (committed.status !== 200) throw new Error(`commit ${key}: ${committed.status} ${JSON.stringify(committed.body)}`);
+    return { artifactId: registered.body.artifact_id as string, sha256 };
+  };
   const smtp = server.kernel.service<{ smtpAddress(): { port: number } | null }>('agent-postbox').smtpAddress();
-  return { server, keys, smtpPort: smtp?.port ?? 0, bridge };
+  return { server, keys, smtpPort: smtp?.port ?? 0, bridge, uploadArtifact };
 }
