@@ -32,6 +32,18 @@ export function safeReturnPath(base: string, value: unknown): string | undefined
   return `${url.pathname}${url.search}`;
 }
 
+/**
+ * The console page a same-origin form was posted from ({@link safeReturnPath}
+ * of its `Referer`), or `undefined` when the header is missing, not a URL or
+ * the request is not same-origin.
+ */
+function refererReturnPath(base: string, request: Request): string | undefined {
+  const referer = request.headers.get('referer');
+  if (!referer || !sameOrigin(request) || !URL.canParse(referer)) return undefined;
+  const url = new URL(referer);
+  return safeReturnPath(base, url.pathname + url.search);
+}
+
 /** Options of {@link createConsoleApp}. */
 export interface ConsoleAppOptions {
   kernel: Kernel;
@@ -110,8 +122,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
         if (presented) query.set('session', 'ended');
         return c.redirect(`${base}/login${query.size ? `?${query.toString()}` : ''}`, 303);
       }
-      const referer = c.req.header('referer');
-      const back = referer && sameOrigin(c.req.raw) ? safeReturnPath(base, new URL(referer).pathname + new URL(referer).search) : undefined;
+      const back = refererReturnPath(base, c.req.raw);
       return c.html(<SignInPage base={base} next={back} error="Your session ended; sign in again." />, 401);
     }
     c.set('session', session);
@@ -149,8 +160,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   app.onError((error, c) => {
     const session = c.var.session;
     if (error instanceof ConsoleApiError && c.req.method === 'POST' && session) {
-      const referer = c.req.header('referer');
-      const back = referer && sameOrigin(c.req.raw) ? safeReturnPath(base, new URL(referer).pathname + new URL(referer).search) : undefined;
+      const back = refererReturnPath(base, c.req.raw);
       return redirectWith(c, back ?? `${base}/`, { kind: 'error', text: error.message });
     }
     if (!(error instanceof ConsoleApiError)) kernel.logger.error({ err: error, path: c.req.path }, 'console error');

@@ -112,7 +112,7 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
       .click();
     const why = page.getByRole('region', { name: 'Why quarantined' });
     await why.waitFor();
-    expect(await why.locator('.verdict').textContent()).toMatch(/Injection score 1\.00 reached the quarantine threshold 0\.50/);
+    expect(await why.locator('.verdict').textContent()).toMatch(/Injection score 1\.00 reaches the current quarantine threshold 0\.50/);
     const signals = await why.locator('ul.signals li').allTextContents();
     expect(signals).toEqual(
       expect.arrayContaining([expect.stringMatching(/^Instructions in text hidden from a human reader.*hidden_instructions$/)]),

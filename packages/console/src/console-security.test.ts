@@ -106,6 +106,17 @@ describe.each(sqlDatabases())('console HTTP security on $name (#16)', ({ create 
     expect(audit.body.events.map((event: { client: string }) => event.client)).toEqual(['127.0.0.1']);
   });
 
+  it('answers a form posted without a session and with a Referer that is not a URL with the sign-in page, not a 500', async () => {
+    const response = await fetch(`${t.server.url}/console/agents/create`, {
+      method: 'POST',
+      headers: { origin: t.server.url, referer: 'x', 'content-type': FORM },
+      body: new URLSearchParams({ agent_id: 'x', display_name: 'x' }).toString(),
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(401);
+    expect(await response.text()).toMatch(/Your session ended; sign in again\./);
+  });
+
   it('counts wrong keys against the failed-authentication limit (429 past it)', async () => {
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 21; attempt += 1) statuses.push((await signIn(`bk_wrong_${attempt}`)).status);

@@ -59,7 +59,7 @@ function refusalOf(error: StreamableHTTPError): { code?: unknown; message?: unkn
 /** Why an upstream call failed, as a CONTRACT.md code and a one-line message (the server's own when it answered). */
 function failureOf(error: unknown): { code: string; message: string } {
   // JSON.stringify, recursive in V8, overflows the stack on arguments thousands of levels deep before anything is sent.
-  if (error instanceof RangeError) {
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
     return {
       code: 'invalid_request',
       message: `The arguments are nested too deep to send: tool arguments may nest ${MAX_JSON_DEPTH} levels.`,

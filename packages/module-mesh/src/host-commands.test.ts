@@ -8,6 +8,7 @@ import {
   generateHostKeyPair,
   MeshCallError,
   MeshHostError,
+  meshConnection,
   parseInterval,
   publicKeyOf,
   runMeshHeartbeat,
@@ -168,6 +169,11 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
     });
     expect(result.publicKey).toBe(pair.publicKey);
     expect((await t.mesh('netmap', { agent_id: 'dora' }, t.bridge)).body.self.pubkey).toBe(pair.publicKey);
+  });
+
+  it('still reads the key from AGENTINFRA_DEVICE_KEY, its name before AGENTINFRA_KEY', () => {
+    expect(meshConnection({ url: t.server.url, env: { AGENTINFRA_DEVICE_KEY: 'dk_old' } }).key).toBe('dk_old');
+    expect(meshConnection({ url: t.server.url, env: { AGENTINFRA_KEY: 'dk_new', AGENTINFRA_DEVICE_KEY: 'dk_old' } }).key).toBe('dk_new');
   });
 
   it('refuses bad options with exit code 2 before touching anything', async () => {

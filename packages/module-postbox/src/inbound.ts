@@ -292,8 +292,24 @@ export function createInbound(
    * @returns the ids of the stored (or already stored) messages, once all are committed.
    * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
    *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
-   *   blob is removed again, so mail that is refused with 554 cannot fill the blob store).
+   *   blob is removed again unless a stored message refers to it, so mail that is refused with 554
+   *   cannot fill the blob store).
    */
+  /**
+   * Removes the raw blob of a message the parser refused, unless a stored
+   * message refers to it (the same bytes accepted earlier: a parse can also
+   * fail for want of memory, so "the same bytes fail the same way" is not
+   * relied on). A failure to remove is logged; the 554 stands.
+   */
+  async function dropRefusedRaw(mimeRef: string): Promise<void> {
+    try {
+      const referred = await knex()('postbox_messages').where({ mime_ref: mimeRef }).first('id');
+      if (!referred) await deps.blobStore.delete({ keys: [mimeRef] });
+    } catch (failure) {
+      deps.logger.warn({ err: failure, mime_ref: mimeRef }, 'smtp: could not remove a refused message from the blob store');
+    }
+  }
+
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
     const hash = await deps.mimeParser.digest(options.raw);
     const mimeRef = `${MIME_PREFIX}${hash}.eml`;
@@ -307,12 +323,7 @@ export function createInbound(
       ({ message: parsed, local: explained } = await deps.mimeParser.parse(options.raw));
     } catch (error) {
       await stored.catch(() => undefined);
-      // The same bytes always fail the same way, so no stored message can refer to this blob.
-      if (error instanceof MalformedMessageError) {
-        await deps.blobStore.delete({ keys: [mimeRef] }).catch((failure: unknown) => {
-          deps.logger.warn({ err: failure, mime_ref: mimeRef }, 'smtp: could not remove a refused message from the blob store');
-        });
-      }
+      if (error instanceof MalformedMessageError) await dropRefusedRaw(mimeRef);
       throw error;
     }
     const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html }, explained);

@@ -94,11 +94,24 @@ describe('kernel HTTP layer', () => {
   beforeAll(async () => {
     const fixture = await sqlDatabases()[0]!.create();
     cleanup = fixture.cleanup;
-    server = await startTestKernel({ modules: [toyModule], adapters: { sql: fixture.db }, config: { http: { rateLimitPerMinute: 5 } } });
+    // A mount answering with read-only headers, as Response.redirect does.
+    const redirect = { path: '/elsewhere', fetch: () => Response.redirect('https://example.com/', 302) };
+    server = await startTestKernel({
+      modules: [toyModule],
+      adapters: { sql: fixture.db, mounts: [redirect] },
+      config: { http: { rateLimitPerMinute: 5 } },
+    });
   });
   afterAll(async () => {
     await server.stop();
     await cleanup();
+  });
+
+  it('gives the answer of a mount the request id, also when its headers are read-only', async () => {
+    const response = await fetch(`${server.url}/elsewhere`, { redirect: 'manual', headers: { 'x-request-id': 'mount-check' } });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('https://example.com/');
+    expect(response.headers.get('x-request-id')).toBe('mount-check');
   });
 
   it('serves /health, /ready and an OpenAPI 3.1 document of every route', async () => {

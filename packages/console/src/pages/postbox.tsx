@@ -98,8 +98,10 @@ function WhyQuarantined(props: { score: number; quarantined: boolean; threshold:
     <section aria-labelledby="why" class="why">
       <h2 id="why">{props.quarantined ? 'Why quarantined' : 'Injection check'}</h2>
       <p class="verdict">
-        Injection score <strong>{props.score.toFixed(2)}</strong> {reached ? 'reached' : 'is below'} the quarantine threshold{' '}
-        <strong>{props.threshold.toFixed(2)}</strong> (setting <code>postbox_quarantine_threshold</code>).
+        Injection score <strong>{props.score.toFixed(2)}</strong> {reached ? 'reaches' : 'is below'} the current quarantine threshold{' '}
+        <strong>{props.threshold.toFixed(2)}</strong> (setting <code>postbox_quarantine_threshold</code>; the one in force when the mail
+        arrived may have differed).
+        {props.quarantined && !reached ? ' A rule of the agent quarantined it, or the threshold was lower when it arrived.' : ''}
         {why?.scorer ? ` Scored by ${why.scorer}${why.fallback ? ` after ${why.fallback} failed` : ''}.` : ''}
         {why?.local !== null && why?.local !== undefined ? ` The local model alone gave ${why.local.toFixed(2)}.` : ''}
       </p>

@@ -37,6 +37,18 @@ export interface HttpMount {
   fetch(request: Request, body: AsyncIterable<Uint8Array>, info?: MountRequestInfo): Response | Promise<Response>;
 }
 
+/** `response` with the `x-request-id` header; copied first when its headers are read-only (`Response.redirect`, a `fetch` answer). */
+function withRequestId(response: Response, requestId: string): Response {
+  try {
+    response.headers.set('x-request-id', requestId);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set('x-request-id', requestId);
+    return copy;
+  }
+}
+
 /** What the API tells a mount about a request (see {@link HttpMount.fetch}). */
 export interface MountRequestInfo {
   client: string;
@@ -127,8 +139,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         requestId,
         identify: (principal) => c.set('principal', principal),
       });
-      if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId);
-      return response;
+      return response.headers.has('x-request-id') ? response : withRequestId(response, requestId);
     };
     app.all(target.path, handle);
     app.all(`${target.path}/*`, handle);

@@ -77,7 +77,7 @@ const BY_NAME: Record<string, string> = {
   grant_token: 'g_sxgQE9P8dllT1sd1QnDHR6qKoyr7LINdIo3ecY7Pu6k',
   sha256: 'c78cc36368a125f71d155b1d0077c19bcf1a26839acc784cc635c7d03bc6ea45',
   mime: 'text/markdown',
-  value: 'ghp_R4nD0mT0k3nV4lu3F0rTh3D0cs0nly9xQ2',
+  value: 'ghp_example',
   host: 'alice.agents.example.com',
   endpoint: '203.0.113.7:51820',
   ips: '203.0.113.7',

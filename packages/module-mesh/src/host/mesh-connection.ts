@@ -26,10 +26,17 @@ export function parseInterval(value: string, option: string): number {
   return ms;
 }
 
+/** `AGENTINFRA_DEVICE_KEY`, the variable's name before it became `AGENTINFRA_KEY` (as for `agentinfra mcp`), with a warning on stderr. */
+function deprecatedKey(env: NodeJS.ProcessEnv): string | undefined {
+  const key = env.AGENTINFRA_DEVICE_KEY;
+  if (key) process.stderr.write('agentinfra: AGENTINFRA_DEVICE_KEY is deprecated; set AGENTINFRA_KEY instead.\n');
+  return key;
+}
+
 /** Resolves the credential, base URL and agent of a mesh command. @throws MeshHostError (exit 2) when the key or URL is missing or malformed. */
 export function meshConnection(options: MeshConnection): { base: string; key: string; agent?: string } {
   const env = options.env ?? process.env;
-  const key = options.key ?? env.AGENTINFRA_KEY;
+  const key = options.key ?? env.AGENTINFRA_KEY ?? deprecatedKey(env);
   if (!key) throw new MeshHostError('A device key is required: pass --key or set AGENTINFRA_KEY.', 2);
   let url: URL;
   try {

@@ -236,8 +236,9 @@ function topicVectors(): TopicVectors {
   return { hashes: Uint32Array.from(hashes), vectors: Float32Array.from(vectors), dimensions: TOPIC_DIMENSIONS };
 }
 
-const topics = topicVectors();
-const reader = createSegmentReader(TRAINING_OPTIONS.hashBits, decodeTopicTable(encodeTopicVectors(topics)));
+/** The topic table as the scorer will read it (quantised), for training and for the model file. */
+const topics = decodeTopicTable(encodeTopicVectors(topicVectors()));
+const reader = createSegmentReader(TRAINING_OPTIONS.hashBits, topics);
 
 /** Signals and per-segment feature buckets of a mail. */
 function featuresOf(mail: LabelledMail): Features {
@@ -384,30 +385,27 @@ function main() {
   );
 
   const final: LogisticModel = fit(items, features);
-  const model: Omit<InjectionModel, 'topics'> = {
+  const model: InjectionModel = {
     id: 'local-v5',
     hashBits: TRAINING_OPTIONS.hashBits,
     bias: slope * (final.bias - offset),
     signalWeights: final.signalWeights.map((weight) => weight * slope),
     ngramWeights: final.ngramWeights.map((weight) => weight * slope),
-  };
-  const file = encodeInjectionModel(
-    model,
-    {
-      trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
-      data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages), inserted-sentence ordinary variants',
-      seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
-      options: TRAINING_OPTIONS,
-      calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },
-      topics: {
-        words: topics.hashes.length,
-        dimensions: TOPIC_DIMENSIONS,
-        source: 'adapter-wordvec vectors file, principal directions, SIF-weighted',
-      },
-      crossValidation,
-    },
     topics,
-  );
+  };
+  const file = encodeInjectionModel(model, {
+    trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
+    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages), inserted-sentence ordinary variants',
+    seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
+    options: TRAINING_OPTIONS,
+    calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },
+    topics: {
+      words: topics.hashes.length,
+      dimensions: TOPIC_DIMENSIONS,
+      source: 'adapter-wordvec vectors file, principal directions, SIF-weighted',
+    },
+    crossValidation,
+  });
   const path = defaultModelFile();
   writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
   process.stdout.write(`wrote ${path} (${file.ngramWeights.length} base64 chars of weights) in ${Date.now() - started} ms\n`);

@@ -24,14 +24,8 @@ export interface InjectionModel {
   topics: TopicTable | null;
 }
 
-/** The word topic vectors of a model, as the trainer makes them (see {@link encodeInjectionModel}). */
-export interface TopicVectors {
-  /** Unigram hash of each word (`text-ngrams.ts`, word kind). */
-  hashes: Uint32Array;
-  /** Row-major, `dimensions` per word. */
-  vectors: Float32Array;
-  dimensions: number;
-}
+/** Word topic vectors as the trainer makes them (a {@link TopicTable} without its lookup). */
+export type TopicVectors = Pick<TopicTable, 'hashes' | 'vectors' | 'dimensions'>;
 
 /** Format tag of the model file. */
 export const MODEL_FORMAT = 'agentinfra-injection-model/1';
@@ -107,13 +101,21 @@ export function decodeInjectionModel(json: unknown): InjectionModel {
     ngramWeights[index] = bytes.readInt8(k) * file.ngramScale;
   }
   if (position !== gaps.length) throw new Error('The injection model has more n-gram indexes than weights.');
-  return { id: file.id, hashBits: file.hashBits, bias: file.bias, signalWeights, ngramWeights, topics: decodeTopicTable(file.topics) };
+  return {
+    id: file.id,
+    hashBits: file.hashBits,
+    bias: file.bias,
+    signalWeights,
+    ngramWeights,
+    topics: file.topics === undefined ? null : decodeTopicTable(file.topics),
+  };
 }
 
-/** The topic table of a model file's `topics` (see {@link modelFileSchema}), or `null` without them.
- * @throws Error when its arrays do not match. */
-export function decodeTopicTable(topics: ModelFile['topics']): TopicTable | null {
-  if (topics === undefined) return null;
+/**
+ * The topic table of a model file's `topics` (see {@link modelFileSchema}).
+ * @throws Error when its arrays do not match, or a hash or scale is invalid (see `createTopicTable`).
+ */
+export function decodeTopicTable(topics: NonNullable<ModelFile['topics']>): TopicTable {
   const hashBytes = Buffer.from(topics.hashes, 'base64');
   const values = Buffer.from(topics.values, 'base64');
   const scaleBytes = Buffer.from(topics.scales, 'base64');
@@ -126,6 +128,7 @@ export function decodeTopicTable(topics: ModelFile['topics']): TopicTable | null
   for (let row = 0; row < words; row += 1) {
     hashes[row] = hashBytes.readUInt32LE(row * 4);
     const scale = scaleBytes.readFloatLE(row * 4);
+    if (!Number.isFinite(scale)) throw new Error('The injection model has a topic scale that is not a finite number.');
     for (let d = 0; d < topics.dimensions; d += 1) {
       const at = row * topics.dimensions + d;
       vectors[at] = values.readInt8(at) * scale;
@@ -156,15 +159,13 @@ export function encodeTopicVectors(topics: TopicVectors): NonNullable<ModelFile[
 /**
  * Encodes a model as a model file: n-gram weights are quantised to signed
  * bytes (`ngramScale` = largest |weight| ÷ 127) and those that round to 0
- * are left out; `topics`, when given, to signed bytes with a scale per word.
- * A model trained with topic features must be trained on the quantised
- * vectors (decode the encoded table), so that scoring sees what training saw.
+ * are left out; its topic vectors, if any, to signed bytes with a scale per
+ * word (quantising already quantised vectors changes nothing, so a decoded
+ * model encodes to the same file). A model with topic features is trained on
+ * the quantised vectors (decode the encoded table), so that scoring sees what
+ * training saw.
  */
-export function encodeInjectionModel(
-  model: Omit<InjectionModel, 'topics'>,
-  training: Record<string, unknown>,
-  topics?: TopicVectors,
-): ModelFile {
+export function encodeInjectionModel(model: InjectionModel, training: Record<string, unknown>): ModelFile {
   let largest = 0;
   for (const weight of model.ngramWeights) largest = Math.max(largest, Math.abs(weight));
   const scale = largest > 0 ? largest / 127 : 1;
@@ -193,7 +194,7 @@ export function encodeInjectionModel(
     ngramScale: scale,
     ngramIndexes: Buffer.from(gaps).toString('base64'),
     ngramWeights: Buffer.from(Int8Array.from(quantised).buffer).toString('base64'),
-    ...(topics === undefined ? {} : { topics: encodeTopicVectors(topics) }),
+    ...(model.topics === null ? {} : { topics: encodeTopicVectors(model.topics) }),
     training,
   };
 }

@@ -87,6 +87,8 @@ describe('local-v5 injection model quality (#17)', () => {
     expect(model.topics?.rowOf(wordUnigramHash('inv88231'))).toBe(-1);
     const again = decodeInjectionModel(encodeInjectionModel(model, {}));
     expect(again.ngramWeights).toEqual(model.ngramWeights);
+    expect(again.topics?.hashes).toEqual(model.topics?.hashes);
+    expect(again.topics?.vectors).toEqual(model.topics?.vectors);
     expect(again.signalWeights).toEqual(model.signalWeights);
     expect(() => decodeInjectionModel({ ...(file as object), signalWeights: {} })).toThrow(/no weight for the signal/);
     expect(() => decodeInjectionModel({ ...(file as object), format: 'other' })).toThrow();

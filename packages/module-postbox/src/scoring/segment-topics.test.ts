@@ -68,12 +68,20 @@ describe('topic features (segment-topics.ts)', () => {
     expect(counter.features(TOPIC_MAX_SEGMENTS + 1, false)).toEqual([]);
   });
 
-  it('survives the model file: quantised per word, found by hash', () => {
+  it('survives the model file: quantised per word, found by hash; a broken table is refused', () => {
     const hashes = Uint32Array.from([wordUnigramHash('invoice'), wordUnigramHash('brazil')]);
     const decoded = decodeTopicTable(encodeTopicVectors({ hashes, vectors: Float32Array.from([1, -0.5, 0.02, 3]), dimensions: 2 }));
     expect(decoded?.rowOf(wordUnigramHash('brazil'))).toBe(1);
     expect(decoded?.rowOf(wordUnigramHash('card'))).toBe(-1);
     expect([...(decoded?.vectors ?? [])].map((value) => Math.round(value * 100) / 100)).toEqual([1, -0.5, 0.02, 3]);
     expect(() => createTopicTable(Uint32Array.from([1, 1]), new Float32Array(4), 2)).toThrow(/twice/);
+    expect(() => createTopicTable(Uint32Array.from([0x80000000]), new Float32Array(2), 2)).toThrow(/over 31 bits/);
+    expect(() => createTopicTable(Uint32Array.from([1]), Float32Array.from([0, Number.NaN]), 2)).toThrow(/finite/);
+    expect(() => createTopicTable(Uint32Array.from([1]), new Float32Array(3), 2)).toThrow(/different number/);
+    const good = encodeTopicVectors({ hashes, vectors: Float32Array.from([1, -0.5, 0.02, 3]), dimensions: 2 });
+    const nanScale = Buffer.from(good.scales, 'base64');
+    nanScale.writeFloatLE(Number.NaN, 0);
+    expect(() => decodeTopicTable({ ...good, scales: nanScale.toString('base64') })).toThrow(/finite/);
+    expect(() => decodeTopicTable({ ...good, values: Buffer.alloc(3).toString('base64') })).toThrow(/different lengths/);
   });
 });

@@ -32,25 +32,33 @@ export const TOPIC_MAX_SEGMENTS = 256;
 export interface TopicTable {
   /** Length of every topic vector. */
   readonly dimensions: number;
+  /** The unigram hash (`text-ngrams.ts`, word kind: 31 bits) of each row's word. */
+  readonly hashes: Uint32Array;
   /** Row-major topic vectors, `dimensions` per word. */
   readonly vectors: Float32Array;
-  /** The row of the word whose unigram hash (`text-ngrams.ts`, word kind) is `hash`, or −1. */
+  /** The row of the word whose unigram hash is `hash`, or −1. */
   rowOf(hash: number): number;
 }
+
+/** Largest word hash: the n-gram pass makes 31-bit hashes (`text-ngrams.ts`). */
+const MAX_WORD_HASH = 0x7fffffff;
 
 /**
  * A {@link TopicTable} over `hashes[row]` → row `row` of `vectors`, found by
  * open addressing in a power-of-two table at most half full (8 bytes per slot).
- * @throws Error when the arrays do not match or a hash repeats.
+ * @throws Error when the arrays do not match, a hash is over 31 bits or
+ *   repeats, or a value is not finite (a model file is not trusted blindly).
  */
 export function createTopicTable(hashes: Uint32Array, vectors: Float32Array, dimensions: number): TopicTable {
   if (vectors.length !== hashes.length * dimensions) throw new Error('The topic table has a different number of words and vectors.');
+  if (!vectors.every(Number.isFinite)) throw new Error('The topic table has a value that is not a finite number.');
   let size = 16;
   while (size < hashes.length * 2) size *= 2;
   const mask = size - 1;
   const keys = new Int32Array(size).fill(-1);
   const rows = new Int32Array(size);
   hashes.forEach((hash, row) => {
+    if (hash > MAX_WORD_HASH) throw new Error('The topic table has a word hash over 31 bits.');
     let slot = hash & mask;
     while (keys[slot] !== -1) {
       if (keys[slot] === hash) throw new Error('The topic table has a word hash twice.');
@@ -61,6 +69,7 @@ export function createTopicTable(hashes: Uint32Array, vectors: Float32Array, dim
   });
   return {
     dimensions,
+    hashes,
     vectors,
     rowOf(hash) {
       let slot = hash & mask;
