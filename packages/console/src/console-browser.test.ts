@@ -1,6 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
@@ -8,7 +6,7 @@ import nodemailer from 'nodemailer';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAV } from './layout.js';
-import { launchChromium, seriousViolations } from './test-support/browser.js';
+import { openConsolePage, seriousViolations, startCallbackReceiver } from './test-support/browser.js';
 import { type ConsoleTestServer, MAIL_DOMAIN, startConsoleTestServer } from './test-support/console-test-server.js';
 
 /**
@@ -34,32 +32,23 @@ describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ 
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let callbacks: Server;
+  let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
   let callbackStatus = 500;
-  const cspErrors: string[] = [];
+  let cspErrors: string[];
 
   beforeAll(async () => {
     const fixture = await create();
     cleanup = fixture.cleanup;
     t = await startConsoleTestServer(fixture.db);
-    callbacks = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => response.writeHead(callbackStatus).end());
-    });
-    await new Promise<void>((resolve) => callbacks.listen(0, '127.0.0.1', resolve));
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
+    callbacks = await startCallbackReceiver(() => callbackStatus);
+    ({ browser, context, page, cspErrors } = await openConsolePage());
     page.on('dialog', (dialog) => void dialog.accept());
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
-    });
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => callbacks?.close(resolve));
+    await callbacks?.close();
     await t?.server.stop();
     await cleanup?.();
   });
@@ -162,7 +151,7 @@ describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ 
   });
 
   it('retries a failed run from the Scheduler page', async () => {
-    const callbackUrl = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/tick`;
+    const callbackUrl = `${callbacks.url}/tick`;
     await t.bridge('agent-scheduler/job/put', {
       agent_id: 'bob',
       name: 'nightly-report',

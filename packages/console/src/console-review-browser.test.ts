@@ -1,13 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, seriousViolations } from './test-support/browser.js';
+import { openConsolePage, seriousViolations, startCallbackReceiver } from './test-support/browser.js';
 import { type ConsoleTestServer, MAIL_DOMAIN, startConsoleTestServer } from './test-support/console-test-server.js';
 
 /** Where screenshots go (see console-browser.test.ts). */
@@ -25,30 +23,21 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let callbacks: Server;
+  let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
   const dialogs: string[] = [];
   let answer = true;
-  const cspErrors: string[] = [];
+  let cspErrors: string[];
   const requested: string[] = [];
 
   beforeAll(async () => {
     const fixture = await create();
     cleanup = fixture.cleanup;
     t = await startConsoleTestServer(fixture.db);
-    callbacks = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => response.writeHead(500).end());
-    });
-    await new Promise<void>((resolve) => callbacks.listen(0, '127.0.0.1', resolve));
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
+    callbacks = await startCallbackReceiver(() => 500);
+    ({ browser, context, page, cspErrors } = await openConsolePage());
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void (answer ? dialog.accept() : dialog.dismiss());
-    });
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
     });
     page.on('request', (request) => requested.push(new URL(request.url()).pathname));
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -56,7 +45,7 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => callbacks?.close(resolve));
+    await callbacks?.close();
     await t?.server.stop();
     await cleanup?.();
   });
@@ -201,7 +190,7 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
       agent_id: 'bob',
       name: 'flaky-sync',
       cadence: '@every 1s',
-      callback_url: `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/tick`,
+      callback_url: `${callbacks.url}/tick`,
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       max_attempts: 1,
     });
