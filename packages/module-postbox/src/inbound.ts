@@ -283,19 +283,6 @@ export function createInbound(
   }
 
   /**
-   * The SMTP path: stores the raw message once in the blob store (key
-   * `postbox/mime/<sha256>.eml`, hashed in the worker pool, so a re-delivery writes the same object;
-   * the write and its fsync run while mailparser reads the message in a worker
-   * thread), parses and scores it once, and ingests it for each recipient once the write
-   * succeeded. A recipient whose address disappeared since RCPT TO is
-   * skipped.
-   * @returns the ids of the stored (or already stored) messages, once all are committed.
-   * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
-   *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
-   *   blob is removed again unless a stored message refers to it, so mail that is refused with 554
-   *   cannot fill the blob store).
-   */
-  /**
    * Removes the raw blob of a message the parser refused, unless a stored
    * message refers to it (the same bytes accepted earlier: a parse can also
    * fail for want of memory, so "the same bytes fail the same way" is not
@@ -310,6 +297,19 @@ export function createInbound(
     }
   }
 
+  /**
+   * The SMTP path: stores the raw message once in the blob store (key
+   * `postbox/mime/<sha256>.eml`, hashed in the worker pool, so a re-delivery writes the same object;
+   * the write and its fsync run while mailparser reads the message in a worker
+   * thread), parses and scores it once, and ingests it for each recipient once the write
+   * succeeded. A recipient whose address disappeared since RCPT TO is
+   * skipped.
+   * @returns the ids of the stored (or already stored) messages, once all are committed.
+   * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
+   *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
+   *   blob is removed again unless a stored message refers to it, so mail that is refused with 554
+   *   cannot fill the blob store).
+   */
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
     const hash = await deps.mimeParser.digest(options.raw);
     const mimeRef = `${MIME_PREFIX}${hash}.eml`;

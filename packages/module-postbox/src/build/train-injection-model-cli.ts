@@ -207,10 +207,11 @@ function trainingMails(random: () => number): SourcedMail[] {
 
 type Features = Pick<TrainingExample, 'signals' | 'segments'>;
 
-/** A single word of the scored text: letters and digits of any script, with inner apostrophes. */
-const SINGLE_WORD = /^[\p{L}\p{N}]+(?:['\u2019][\p{L}\p{N}]+)*$/u;
-
-/** The topic vectors of the model (see the file comment); words whose hash repeats an earlier one are left out. */
+/**
+ * The topic vectors of the model (see the file comment); words the n-gram
+ * pass does not read as one word, and words whose hash repeats an earlier
+ * one, are left out.
+ */
 function topicVectors(): TopicVectors {
   const table = createCompactVectorTable(decodeVectorsFile(readFileSync(defaultVectorsFile())), TOPIC_WORDS);
   const { dimensions } = table;
@@ -222,9 +223,8 @@ function topicVectors(): TopicVectors {
   const vectors: number[] = [];
   const seen = new Set<number>();
   for (let row = 0; row < TOPIC_WORDS; row += 1) {
-    const word = table.wordAt(row);
-    const hash = wordUnigramHash(word);
-    if (!SINGLE_WORD.test(word) || seen.has(hash)) continue;
+    const hash = wordUnigramHash(table.wordAt(row));
+    if (hash === null || seen.has(hash)) continue;
     seen.add(hash);
     hashes.push(hash);
     for (const direction of principal.directions) {

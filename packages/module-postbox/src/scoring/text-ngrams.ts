@@ -72,15 +72,24 @@ function mix(hash: number): number {
 }
 
 /**
- * The hash {@link forEachNgram} gives the word unigram of `word` (a single
- * word as the scored text holds it: lower case, letters and digits with
- * inner apostrophes), so that tables keyed by word (the model's topic
- * vectors) can be looked up from the n-gram pass.
+ * The hash {@link forEachNgram} gives the word unigram of `word`, read by
+ * that same pass, so that tables keyed by word (the model's topic vectors)
+ * can be looked up from it; `null` when the pass does not read `word` as
+ * exactly one word (it splits `u.s.`, drops `—`; the scored text is lower case).
  */
-export function wordUnigramHash(word: string): number {
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < word.length; i += 1) hash = Math.imul(hash ^ word.charCodeAt(i), FNV_PRIME);
-  return mix(Math.imul(hash ^ NGRAM_KIND.word, FNV_PRIME) >>> 0);
+export function wordUnigramHash(word: string): number | null {
+  let hash: number | null = null;
+  let words = 0;
+  forEachNgram(
+    word,
+    (found, kind, start, end) => {
+      if (kind !== NGRAM_KIND.word) return;
+      words += 1;
+      if (start === 0 && end === word.length) hash = found;
+    },
+    () => undefined,
+  );
+  return words === 1 ? hash : null;
 }
 
 /** A letter or digit of any script (word characters). */
