@@ -148,7 +148,6 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         // and the SDK's close() builds an error for every closed connection (a tenth of a request's CPU).
         const response = await transport.handleRequest(request, { parsedBody });
         for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
-        response.headers.set('x-request-id', requestId);
         return response;
       },
     };

@@ -1,5 +1,13 @@
 import { fieldIssues } from '@agentinfra/core';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** A request schema of the SDK (`CallToolRequestSchema`, …): an object with a `method` literal and `params`. */
@@ -31,3 +39,16 @@ export function answeringInvalidParams<S extends RequestSchema>(schema: S): S {
       }),
   }) as unknown as S;
 }
+
+/**
+ * The request schemas both MCP servers (`/mcp` and the stdio proxy) answer,
+ * each wrapped by {@link answeringInvalidParams}; built once, as servers are
+ * built per request.
+ */
+export const REQUEST_SCHEMAS = {
+  listTools: answeringInvalidParams(ListToolsRequestSchema),
+  callTool: answeringInvalidParams(CallToolRequestSchema),
+  listResourceTemplates: answeringInvalidParams(ListResourceTemplatesRequestSchema),
+  listResources: answeringInvalidParams(ListResourcesRequestSchema),
+  readResource: answeringInvalidParams(ReadResourceRequestSchema),
+};

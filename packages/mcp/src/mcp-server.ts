@@ -1,14 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { artifactTemplate, listArtifactResources, readArtifactResource } from './artifact-resources.js';
-import { answeringInvalidParams } from './invalid-params.js';
+import { REQUEST_SCHEMAS } from './invalid-params.js';
 import { type CallerContext, callRouteTool } from './route-call.js';
 import { mayUse, type ToolDefinition, toolView } from './tool-catalog.js';
 import { errorResult } from './tool-errors.js';
@@ -28,13 +21,6 @@ export const SERVER_INSTRUCTIONS = [
  * servers only use it for elicitation, which they never send.
  */
 const sharedValidator = new AjvJsonSchemaValidator();
-
-/** The request schemas of the handlers, answering invalid params with -32602 (built once: servers are built per request). */
-const LIST_TOOLS = answeringInvalidParams(ListToolsRequestSchema);
-const CALL_TOOL = answeringInvalidParams(CallToolRequestSchema);
-const LIST_RESOURCE_TEMPLATES = answeringInvalidParams(ListResourceTemplatesRequestSchema);
-const LIST_RESOURCES = answeringInvalidParams(ListResourcesRequestSchema);
-const READ_RESOURCE = answeringInvalidParams(ReadResourceRequestSchema);
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -61,8 +47,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     { name: 'agentinfra', title: 'agentinfra', version: options.version },
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   );
-  server.setRequestHandler(LIST_TOOLS, () => ({ tools: visible.map(toolView) }));
-  server.setRequestHandler(CALL_TOOL, async (request) => {
+  server.setRequestHandler(REQUEST_SCHEMAS.listTools, () => ({ tools: visible.map(toolView) }));
+  server.setRequestHandler(REQUEST_SCHEMAS.callTool, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       return errorResult({
@@ -75,12 +61,14 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (tool.kind === 'surface') return runUpload(request.params.arguments ?? {}, caller.appRequest);
     return callRouteTool(tool, request.params.arguments, caller);
   });
-  server.setRequestHandler(LIST_RESOURCE_TEMPLATES, () => ({
+  server.setRequestHandler(REQUEST_SCHEMAS.listResourceTemplates, () => ({
     resourceTemplates: readsArtifacts ? [artifactTemplate(options.maxInlineBytes)] : [],
   }));
-  server.setRequestHandler(LIST_RESOURCES, (request) =>
+  server.setRequestHandler(REQUEST_SCHEMAS.listResources, (request) =>
     readsArtifacts && byName.has('artifacts_list') ? listArtifactResources(caller, request.params?.cursor) : { resources: [] },
   );
-  server.setRequestHandler(READ_RESOURCE, (request) => readArtifactResource(caller, request.params.uri, options.maxInlineBytes));
+  server.setRequestHandler(REQUEST_SCHEMAS.readResource, (request) =>
+    readArtifactResource(caller, request.params.uri, options.maxInlineBytes),
+  );
   return server;
 }

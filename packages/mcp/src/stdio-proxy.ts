@@ -4,18 +4,13 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
-  CallToolRequestSchema,
   CallToolResultSchema,
-  ListResourcesRequestSchema,
   ListResourcesResultSchema,
-  ListResourceTemplatesRequestSchema,
   ListResourceTemplatesResultSchema,
-  ListToolsRequestSchema,
   ListToolsResultSchema,
-  ReadResourceRequestSchema,
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { answeringInvalidParams } from './invalid-params.js';
+import { REQUEST_SCHEMAS } from './invalid-params.js';
 import { errorResult } from './tool-errors.js';
 
 /** Options of {@link runStdioProxy}. */
@@ -102,10 +97,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     capabilities: upstream.getServerCapabilities() ?? { tools: {}, resources: {} },
     instructions: upstream.getInstructions(),
   });
-  server.setRequestHandler(answeringInvalidParams(ListToolsRequestSchema), (request) =>
+  server.setRequestHandler(REQUEST_SCHEMAS.listTools, (request) =>
     upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
   );
-  server.setRequestHandler(answeringInvalidParams(CallToolRequestSchema), async (request) => {
+  server.setRequestHandler(REQUEST_SCHEMAS.callTool, async (request) => {
     try {
       return await upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
     } catch (error) {
@@ -114,13 +109,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       return errorResult({ error: failure });
     }
   });
-  server.setRequestHandler(answeringInvalidParams(ListResourceTemplatesRequestSchema), (request) =>
+  server.setRequestHandler(REQUEST_SCHEMAS.listResourceTemplates, (request) =>
     upstream.request({ method: 'resources/templates/list', params: request.params }, ListResourceTemplatesResultSchema),
   );
-  server.setRequestHandler(answeringInvalidParams(ListResourcesRequestSchema), (request) =>
+  server.setRequestHandler(REQUEST_SCHEMAS.listResources, (request) =>
     upstream.request({ method: 'resources/list', params: request.params }, ListResourcesResultSchema),
   );
-  server.setRequestHandler(answeringInvalidParams(ReadResourceRequestSchema), (request) =>
+  server.setRequestHandler(REQUEST_SCHEMAS.readResource, (request) =>
     upstream.request({ method: 'resources/read', params: request.params }, ReadResourceResultSchema),
   );
   const stdin = options.stdin ?? process.stdin;
