@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAV } from './layout.js';
-import { openConsolePage, seriousViolations, startCallbackReceiver } from './test-support/browser.js';
-import { type ConsoleTestServer, MAIL_DOMAIN, startConsoleTestServer } from './test-support/console-test-server.js';
+import { seriousViolations } from './test-support/browser.js';
+import { type ConsoleBrowserFixture, startConsoleBrowserFixture } from './test-support/browser-fixture.js';
+import { type ConsoleTestServer, MAIL_DOMAIN } from './test-support/console-test-server.js';
 
 /**
  * Where screenshots go: a temporary folder, so a test run leaves the tree
@@ -27,31 +28,22 @@ async function eventually<T>(check: () => Promise<T | undefined>, what: string, 
 }
 
 describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ name: database, create }) => {
+  let fixture: ConsoleBrowserFixture;
   let t: ConsoleTestServer;
-  let cleanup: () => Promise<void>;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
+  let callbacks: ConsoleBrowserFixture['callbacks'];
   let callbackStatus = 500;
   let cspErrors: string[];
 
   beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startConsoleTestServer(fixture.db);
-    callbacks = await startCallbackReceiver(() => callbackStatus);
-    ({ browser, context, page, cspErrors } = await openConsolePage());
+    fixture = await startConsoleBrowserFixture(create, () => callbackStatus);
+    ({ t, context, page, cspErrors, callbacks } = fixture);
     page.on('dialog', (dialog) => void dialog.accept());
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await callbacks?.close();
-    await t?.server.stop();
-    await cleanup?.();
-  });
+  afterAll(() => fixture?.stop());
 
   /** Saves a screenshot to {@link SCREENSHOTS} (from the SQLite run only, so one set is kept). */
   const shot = async (file: string, fullPage = true) => {

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openConsolePage, seriousViolations, startCallbackReceiver } from './test-support/browser.js';
-import { type ConsoleTestServer, MAIL_DOMAIN, startConsoleTestServer } from './test-support/console-test-server.js';
+import { seriousViolations } from './test-support/browser.js';
+import { type ConsoleBrowserFixture, startConsoleBrowserFixture } from './test-support/browser-fixture.js';
+import { type ConsoleTestServer, MAIL_DOMAIN } from './test-support/console-test-server.js';
 
 /** Where screenshots go (see console-browser.test.ts). */
 const SCREENSHOTS = `${resolve(process.env.AGENTINFRA_CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'agentinfra-console-screenshots'))}/`;
@@ -18,23 +19,19 @@ const SCREENSHOTS = `${resolve(process.env.AGENTINFRA_CONSOLE_SCREENSHOTS ?? joi
  * an ended session returning to the requested page, and the small things.
  */
 describe.each(sqlDatabases())('operator console review in chromium on $name', ({ name: database, create }) => {
+  let fixture: ConsoleBrowserFixture;
   let t: ConsoleTestServer;
-  let cleanup: () => Promise<void>;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let callbacks: Awaited<ReturnType<typeof startCallbackReceiver>>;
+  let callbacks: ConsoleBrowserFixture['callbacks'];
   const dialogs: string[] = [];
   let answer = true;
   let cspErrors: string[];
   const requested: string[] = [];
 
   beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startConsoleTestServer(fixture.db);
-    callbacks = await startCallbackReceiver(() => 500);
-    ({ browser, context, page, cspErrors } = await openConsolePage());
+    fixture = await startConsoleBrowserFixture(create, () => 500);
+    ({ t, context, page, cspErrors, callbacks } = fixture);
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void (answer ? dialog.accept() : dialog.dismiss());
@@ -43,12 +40,7 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await callbacks?.close();
-    await t?.server.stop();
-    await cleanup?.();
-  });
+  afterAll(() => fixture?.stop());
 
   /** Screenshots at 1280 and 390 px (SQLite run only); checks axe and that the page does not overflow at 390 px. */
   const shots = async (file: string) => {

@@ -21,6 +21,7 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
 
   it.each([
     ['http://example.com/hook', /scheme must be https, not http \(plain http is refused\)/],
+    ['ftp://x.y/', /scheme must be https, not ftp\./],
     ['https://127.0.0.1/hook', /127\.0\.0\.1 is refused: it is a loopback address/],
     ['https://localhost:8443/hook', /localhost is refused: it resolves to a loopback address/],
     ['https://[::1]/hook', /loopback/],
@@ -42,16 +43,6 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
     expect(response.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(reason) });
     expect(JSON.stringify(response.body)).not.toContain('pass@');
     expect(await db.knex('scheduler_jobs').where({ name: 'ssrf' })).toHaveLength(0);
-  });
-
-  it('refuses a scheme other than https, naming the scheme', async () => {
-    const response = await t.scheduler(
-      'job/put',
-      { agent_id: 'alice', name: 'ssrf', cadence: '@every 1h', callback_url: 'ftp://x.y/', secret: newWebhookSecret() },
-      'alice',
-    );
-    expect(response.status).toBe(400);
-    expect(response.body.error.message).toMatch(/scheme must be https, not ftp\./);
   });
 
   it('accepts a public HTTPS literal', async () => {

@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import type { ConsoleApi } from '../api.js';
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, frameOf, type PageDeps, redirectWith } from '../context.js';
@@ -18,8 +19,12 @@ interface MessageRow {
   created_at: string;
 }
 
-/** Text segments as text nodes, the parts hidden in the original marked as such; nothing is rendered as HTML. */
-function Segments(props: { segments: TextSegment[] }) {
+/**
+ * Text segments as text nodes, the parts hidden in the original marked as
+ * such; nothing is rendered as HTML. `visible` renders the other parts
+ * (default: as they are).
+ */
+function Segments(props: { segments: TextSegment[]; visible?: (text: string) => Child }) {
   return (
     <>
       {props.segments.map((segment) =>
@@ -28,6 +33,8 @@ function Segments(props: { segments: TextSegment[] }) {
             <span class="tag">hidden:</span>
             {segment.text}
           </mark>
+        ) : props.visible ? (
+          props.visible(segment.text)
         ) : (
           segment.text
         ),
@@ -63,16 +70,7 @@ function HeaderLines(props: { headers: Record<string, string> }) {
         <>
           {line > 0 ? '\n' : ''}
           {`${name}: `}
-          {revealInvisible(value).map((segment) =>
-            segment.hidden ? (
-              <mark class="hidden-text" title="Hidden from human readers in the original">
-                <span class="tag">hidden:</span>
-                {segment.text}
-              </mark>
-            ) : (
-              breakable(segment.text)
-            ),
-          )}
+          <Segments segments={revealInvisible(value)} visible={breakable} />
         </>
       ))}
     </pre>
