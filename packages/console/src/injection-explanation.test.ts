@@ -1,7 +1,18 @@
-import { FEATURE_NAMES } from '@agentinfra/module-postbox';
+import {
+  FEATURE_NAMES,
+  injectionHeaders,
+  INJECTION_EVIDENCE_HEADER as POSTBOX_EVIDENCE_HEADER,
+  INJECTION_HEADER as POSTBOX_HEADER,
+} from '@agentinfra/module-postbox';
 import { describe, expect, it } from 'vitest';
 import { safeReturnPath } from './app.js';
-import { explainInjection, parseEvidence, SIGNAL_DESCRIPTIONS } from './injection-explanation.js';
+import {
+  explainInjection,
+  INJECTION_EVIDENCE_HEADER,
+  INJECTION_HEADER,
+  parseEvidence,
+  SIGNAL_DESCRIPTIONS,
+} from './injection-explanation.js';
 
 describe('the "Why quarantined" explanation', () => {
   it('reads scorer, score, signals in plain words (unknown names as they are) and the evidence with weights', () => {
@@ -32,6 +43,31 @@ describe('the "Why quarantined" explanation', () => {
     expect(explainInjection({ subject: 'hi' })).toBeNull();
     expect(explainInjection(undefined)).toBeNull();
     expect(parseEvidence('garbage without quotes')).toEqual([]);
+  });
+
+  it('reads the headers exactly as the postbox writes them (names and format), remote and fallback forms too', () => {
+    expect([INJECTION_HEADER, INJECTION_EVIDENCE_HEADER]).toEqual([POSTBOX_HEADER, POSTBOX_EVIDENCE_HEADER]);
+    const local = {
+      score: 0.41,
+      signals: ['override' as const, 'hidden_elements' as const],
+      evidence: [{ text: 'ignore all previous instructions', weight: 6.13 }],
+    };
+    const remote = explainInjection(
+      injectionHeaders({ scorerId: 'http:https://scorer.internal', score: 0.93, local, localScorerId: 'local-v5' }),
+    );
+    expect(remote).toMatchObject({ scorer: 'http:https://scorer.internal', score: 0.93, local: 0.41, fallback: null });
+    expect(remote?.signals.map((signal) => signal.name)).toEqual(['override', 'hidden_elements']);
+    expect(remote?.evidence).toEqual([{ text: 'ignore all previous instructions', weight: 6.13 }]);
+    const fallback = explainInjection(
+      injectionHeaders({
+        scorerId: 'local-v5',
+        score: 0.41,
+        local,
+        localScorerId: 'local-v5',
+        fallbackFrom: 'http:https://scorer.internal',
+      }),
+    );
+    expect(fallback).toMatchObject({ scorer: 'local-v5', score: 0.41, local: null, fallback: 'http:https://scorer.internal' });
   });
 
   it('describes every signal of the local scorer (module-postbox FEATURE_NAMES)', () => {

@@ -20,6 +20,7 @@ export {
 export * from './schemas.js';
 export { createHttpInjectionScorer, type HttpInjectionScorerOptions } from './scoring/http-scorer.js';
 export { FEATURE_NAMES, type FeatureName, injectionFeatures, type MessageFeatures } from './scoring/injection-features.js';
+export { INJECTION_EVIDENCE_HEADER, INJECTION_HEADER, injectionHeaders, type ScoreProvenance } from './scoring/injection-headers.js';
 export { bundledInjectionModel, decodeInjectionModel, type InjectionModel } from './scoring/injection-model.js';
 export type { InjectionScorer, ScoringInput } from './scoring/injection-scorer.js';
 export { createLocalInjectionScorer, type InjectionExplanation, type LocalInjectionScorer } from './scoring/local-scorer.js';
