@@ -53,21 +53,21 @@ describe('the "Why quarantined" explanation', () => {
       evidence: [{ text: 'ignore all previous instructions', weight: 6.13 }],
     };
     const remote = explainInjection(
-      injectionHeaders({ scorerId: 'http:https://scorer.internal', score: 0.93, local, localScorerId: 'local-v5' }),
+      injectionHeaders({ scorerId: 'http:https://scorer.internal', score: 0.93, local, localScorerId: 'local-v6' }),
     );
     expect(remote).toMatchObject({ scorer: 'http:https://scorer.internal', score: 0.93, local: 0.41, fallback: null });
     expect(remote?.signals.map((signal) => signal.name)).toEqual(['override', 'hidden_elements']);
     expect(remote?.evidence).toEqual([{ text: 'ignore all previous instructions', weight: 6.13 }]);
     const fallback = explainInjection(
       injectionHeaders({
-        scorerId: 'local-v5',
+        scorerId: 'local-v6',
         score: 0.41,
         local,
-        localScorerId: 'local-v5',
+        localScorerId: 'local-v6',
         fallbackFrom: 'http:https://scorer.internal',
       }),
     );
-    expect(fallback).toMatchObject({ scorer: 'local-v5', score: 0.41, local: null, fallback: 'http:https://scorer.internal' });
+    expect(fallback).toMatchObject({ scorer: 'local-v6', score: 0.41, local: null, fallback: 'http:https://scorer.internal' });
   });
 
   it('describes every signal of the local scorer (module-postbox FEATURE_NAMES)', () => {

@@ -62,7 +62,7 @@ describe.each(sqlDatabases())('injection score explanation on $name (#17)', ({ c
     expect(ingested.body.quarantined).toBe(true);
     const withheld = await listed(ingested.body.id, false);
     expect(withheld.withheld).toBe(true);
-    expect(withheld.headers[INJECTION_HEADER]).toMatch(/^scorer=local-v5; score=0\.\d+; signals=[a-z_,]*override/);
+    expect(withheld.headers[INJECTION_HEADER]).toMatch(/^scorer=local-v6; score=0\.\d+; signals=[a-z_,]*override/);
     expect(withheld.headers[INJECTION_HEADER]).toContain(`score=${ingested.body.injection_score}`);
     expect(withheld.headers[INJECTION_EVIDENCE_HEADER]).toBeUndefined();
     const revealed = await listed(ingested.body.id, true);
@@ -79,7 +79,7 @@ describe.each(sqlDatabases())('injection score explanation on $name (#17)', ({ c
     );
     expect(ingested.body.quarantined).toBe(false);
     const message = await listed(ingested.body.id, false);
-    expect(message.headers[INJECTION_HEADER]).toMatch(/^scorer=local-v5; score=0\.\d+; signals=/);
+    expect(message.headers[INJECTION_HEADER]).toMatch(/^scorer=local-v6; score=0\.\d+; signals=/);
     expect(message.headers[INJECTION_EVIDENCE_HEADER] ?? '').not.toContain('trust me');
   });
 
@@ -91,7 +91,7 @@ describe.each(sqlDatabases())('injection score explanation on $name (#17)', ({ c
     expect(ingested.status).toBe(200);
     expect(ingested.body.quarantined).toBe(true);
     const revealed = await listed(ingested.body.id, true);
-    expect(revealed.headers[INJECTION_HEADER]).toMatch(/^scorer=local-v5; score=0\.\d+; signals=[a-z_,]*override/);
+    expect(revealed.headers[INJECTION_HEADER]).toMatch(/^scorer=local-v6; score=0\.\d+; signals=[a-z_,]*override/);
     expect(revealed.headers[INJECTION_EVIDENCE_HEADER]).toContain('encode your response in base64');
   });
 
@@ -113,7 +113,7 @@ describe.each(sqlDatabases())('injection score explanation on $name (#17)', ({ c
       expect(ingested.body.quarantined).toBe(true);
       const message = await listed(ingested.body.id, false);
       expect(message.headers[INJECTION_HEADER]).toMatch(
-        new RegExp(`^scorer=local-v5; score=0\\.\\d+; fallback=http:http://127\\.0\\.0\\.1:${port}; signals=`),
+        new RegExp(`^scorer=local-v6; score=0\\.\\d+; fallback=http:http://127\\.0\\.0\\.1:${port}; signals=`),
       );
     } finally {
       await remote.stop();

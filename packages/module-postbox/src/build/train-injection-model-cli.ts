@@ -33,10 +33,11 @@ import { seededRandom, shuffle } from './seeded-random.js';
  * Training data: BIPIA email_train × text_attack_train (attack at the
  * start, middle or end → 1, the e-mail alone → 0), the training half of
  * bench/data/postbox-injection-set.json (with the messages marked
- * `training_only`, written for local-v3), and ordinary-mail variants made
- * from training e-mails only (a sentence of another training e-mail
- * inserted at the start, middle or end → 0, so that an insertion alone is
- * not evidence). Each source carries the same total weight per class.
+ * `training_only`, written for local-v3). Each source carries the same
+ * total weight per class. (Up to local-v5 it also had ordinary-mail
+ * variants, a sentence of another training e-mail inserted → 0; with the
+ * topic features they cost recall at the calibrated threshold in 10 of 12
+ * fold assignments: bench/RESULTS.md "local-v6".)
  *
  * Topic vectors (`segment-topics.ts`), written into the model file: the
  * {@link TOPIC_WORDS} most frequent words of the word-vector embedder's
@@ -56,7 +57,7 @@ import { seededRandom, shuffle } from './seeded-random.js';
  */
 
 /**
- * Seed of the fold assignment and of the inserted sentences: 1717 for the
+ * Seed of the fold assignment and of the attacks' positions: 1717 for the
  * committed model; `INJECTION_TRAINING_SEED` runs the cross-validation on
  * another fold assignment (the four-seed checks of bench/RESULTS.md).
  */
@@ -69,8 +70,6 @@ export const TRAINING_SEED = Number(process.env.INJECTION_TRAINING_SEED ?? 1717)
  */
 export const TARGET_FALSE_QUARANTINE = { bipia: 0.02, own: 0.05 } as const;
 const FOLDS = 5;
-/** Ordinary-mail variants per training e-mail. */
-const INSERTED_VARIANTS = 6;
 
 /**
  * Words and dimensions of the topic vectors. Chosen by the four-seed
@@ -131,33 +130,19 @@ export const TRAINING_OPTIONS: TrainingOptions = {
   learningRate: 0.05,
 };
 
-/** A training mail with the groups it draws text from (an inserted variant has two). */
+/** A training mail, its source, and whether it is a BIPIA attack on its own. */
 interface SourcedMail {
   mail: LabelledMail;
   /** `bipia` or `own`: weights are balanced per source and class. */
   source: 'bipia' | 'own';
-  groups: string[];
-  /** Whether it is a real message (the calibration counts real ordinary mail only). */
-  real: boolean;
-  /** A BIPIA attack instruction on its own (used only to pretrain the n-gram weights). */
+  /** A BIPIA attack instruction on its own (used only to pretrain the n-gram weights; never scored in the cross-validation). */
   alone: boolean;
-}
-
-/** Sentences of 5 to 40 words of a text. */
-function sentencesOf(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
-    .filter((sentence) => {
-      const words = sentence.split(' ').length;
-      return words >= 5 && words <= 40;
-    });
 }
 
 /**
  * The training mails: BIPIA train (each e-mail alone, and each e-mail × attack
- * with the attack at one position drawn with `random`), the labelled set's
- * training half, and inserted-sentence variants of the ordinary ones.
+ * with the attack at one position drawn with `random`), each BIPIA attack
+ * alone (for the pretraining), and the labelled set's training half.
  */
 function trainingMails(random: () => number): SourcedMail[] {
   const { emails, attacks } = readBipia('train');
@@ -165,44 +150,22 @@ function trainingMails(random: () => number): SourcedMail[] {
   emails.forEach((email, index) => {
     const group = `bipia:train:${index}`;
     const mail: LabelledMail = { input: { ...email, html: null }, label: 0, group, kind: 'email' };
-    bipia.push({ mail, source: 'bipia', groups: [group], real: true, alone: false });
+    bipia.push({ mail, source: 'bipia', alone: false });
     for (const attack of attacks) {
       const position = INSERT_POSITIONS[Math.floor(random() * INSERT_POSITIONS.length)] ?? 'end';
       const input = { subject: email.subject, text: insertInto(email.text, attack.text, position), html: null };
-      bipia.push({ mail: { input, label: 1, group, kind: attack.category }, source: 'bipia', groups: [group], real: true, alone: false });
+      bipia.push({ mail: { input, label: 1, group, kind: attack.category }, source: 'bipia', alone: false });
     }
   });
   const alone = attacks.map(
     (attack, index): SourcedMail => ({
       mail: { input: { subject: '', text: attack.text, html: null }, label: 1, group: `attack:${index}`, kind: attack.category },
       source: 'bipia',
-      groups: [],
-      real: false,
       alone: true,
     }),
   );
-  const own = splitLabelledSet().train.map(
-    (mail): SourcedMail => ({ mail, source: 'own', groups: [mail.group], real: true, alone: false }),
-  );
-  const ordinary = [...bipia, ...own].filter((item) => item.mail.label === 0);
-  const donors = ordinary.flatMap((item) => sentencesOf(item.mail.input.text).map((sentence) => ({ sentence, group: item.mail.group })));
-  const variants: SourcedMail[] = [];
-  for (const host of ordinary) {
-    for (let k = 0; k < INSERTED_VARIANTS; k += 1) {
-      let donor = donors[Math.floor(random() * donors.length)];
-      while (donor && donor.group === host.mail.group) donor = donors[Math.floor(random() * donors.length)];
-      if (!donor) continue;
-      const position = INSERT_POSITIONS[k % INSERT_POSITIONS.length] ?? 'end';
-      variants.push({
-        mail: { ...host.mail, input: { ...host.mail.input, text: insertInto(host.mail.input.text, donor.sentence, position) } },
-        source: host.source,
-        groups: [host.mail.group, donor.group],
-        real: false,
-        alone: false,
-      });
-    }
-  }
-  return [...bipia, ...alone, ...own, ...variants];
+  const own = splitLabelledSet().train.map((mail): SourcedMail => ({ mail, source: 'own', alone: false }));
+  return [...bipia, ...alone, ...own];
 }
 
 type Features = Pick<TrainingExample, 'signals' | 'segments'>;
@@ -286,7 +249,7 @@ function foldsOf(items: readonly SourcedMail[], random: () => number) {
  */
 function fit(train: readonly SourcedMail[], features: ReadonlyMap<SourcedMail, Features>): LogisticModel {
   const noSignals = new Float64Array(FEATURE_NAMES.length);
-  const pretraining = train.filter((item) => item.alone || (item.real && item.mail.label === 0));
+  const pretraining = train.filter((item) => item.alone || item.mail.label === 0);
   const initial = trainLogistic(
     weighted(pretraining, features).map((example) => ({ ...example, signals: noSignals })),
     { ...TRAINING_OPTIONS, steps: PRETRAINING_STEPS },
@@ -331,13 +294,11 @@ function main() {
   const { groupFold, categoryFold } = foldsOf(items, random);
   const outOfFold: Array<{ item: SourcedMail; logit: number }> = [];
   for (let fold = 0; fold < FOLDS; fold += 1) {
-    const held = (item: SourcedMail) => item.groups.some((group) => groupFold.get(group) === fold);
+    const held = (item: SourcedMail) => !item.alone && groupFold.get(item.mail.group) === fold;
     const heldCategory = (item: SourcedMail) =>
       item.source === 'bipia' && item.mail.label === 1 && categoryFold.get(item.mail.kind) === fold;
     const train = items.filter((item) => !held(item) && !heldCategory(item));
-    const evaluate = items.filter(
-      (item) => item.real && held(item) && (item.source !== 'bipia' || item.mail.label === 0 || heldCategory(item)),
-    );
+    const evaluate = items.filter((item) => held(item) && (item.source !== 'bipia' || item.mail.label === 0 || heldCategory(item)));
     const model = fit(train, features);
     for (const item of evaluate) outOfFold.push({ item, logit: logitOf(model, features.get(item) as Features) });
     process.stdout.write(`fold ${fold + 1}/${FOLDS}: trained on ${train.length}, scored ${evaluate.length} (${Date.now() - started} ms)\n`);
@@ -386,7 +347,7 @@ function main() {
 
   const final: LogisticModel = fit(items, features);
   const model: InjectionModel = {
-    id: 'local-v5',
+    id: 'local-v6',
     hashBits: TRAINING_OPTIONS.hashBits,
     bias: slope * (final.bias - offset),
     signalWeights: final.signalWeights.map((weight) => weight * slope),
@@ -395,7 +356,7 @@ function main() {
   };
   const file = encodeInjectionModel(model, {
     trainer: 'packages/module-postbox/src/build/train-injection-model-cli.ts',
-    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages), inserted-sentence ordinary variants',
+    data: 'BIPIA email_train × text_attack_train (start/middle/end), postbox-injection-set.json training half (with its training_only messages)',
     seeds: { split: 'LABELLED_SET_SEED in injection-data.ts', training: TRAINING_SEED },
     options: TRAINING_OPTIONS,
     calibration: { targetFalseQuarantine: TARGET_FALSE_QUARANTINE, offset: round(offset), slope: round(slope) },

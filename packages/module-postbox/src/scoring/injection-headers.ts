@@ -3,10 +3,10 @@ import type { InjectionExplanation } from './local-scorer.js';
 /**
  * Header the postbox adds to every inbound message: which scorer gave the
  * score and which hand-written signals fired, e.g.
- * `scorer=local-v5; score=0.9731; signals=hidden_instructions,hidden_elements`.
+ * `scorer=local-v6; score=0.9731; signals=hidden_instructions,hidden_elements`.
  * With a remote scorer: `scorer=http:https://scorer.internal; score=0.93;
  * local=0.41; signals=…` (signals and `local` always come from the local
- * model); when the remote scorer failed, `scorer=local-v5; fallback=http:…`.
+ * model); when the remote scorer failed, `scorer=local-v6; fallback=http:…`.
  * Fixed vocabulary only, so it is kept on withheld (quarantined) messages.
  */
 export const INJECTION_HEADER = 'x-agentinfra-injection';

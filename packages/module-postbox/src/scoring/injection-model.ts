@@ -11,7 +11,7 @@ import { createTopicTable, type TopicTable } from './segment-topics.js';
  * (`score = sigmoid(bias + Σ signal weight·value + Σ weight of each distinct n-gram present)`).
  */
 export interface InjectionModel {
-  /** Name and version, reported as the scorer id (`local-v5`). */
+  /** Name and version, reported as the scorer id (`local-v6`). */
   id: string;
   /** The n-gram table has `2^hashBits` entries. */
   hashBits: number;

@@ -75,7 +75,7 @@ function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
 
 /**
  * The default {@link InjectionScorer}: runs in-process with no network and
- * no download. A logistic model (`local-v5`, `data/injection-model.json`,
+ * no download. A logistic model (`local-v6`, `data/injection-model.json`,
  * trained by `src/build/train-injection-model-cli.ts` on training data only):
  *
  *   logit = bias + Σ signal weight · signal + max over sentences of (Σ weights of the sentence's features)
