@@ -55,6 +55,18 @@ describe('createPostgresDatabase options', () => {
     expect(error?.message).not.toContain('s3cret');
     expect(error?.cause).toBeInstanceOf(Error);
   });
+
+  it("hands knex's own messages to onClientLog instead of the console, without the password", async () => {
+    const messages: Array<{ level: string; message: string }> = [];
+    const db = createPostgresDatabase({
+      url: 'postgres://app:s3cret@127.0.0.1:1/agents',
+      onClientLog: (level, message) => messages.push({ level, message }),
+    });
+    await db.ping().catch(() => undefined);
+    await db.close();
+    expect(messages).toContainEqual({ level: 'warn', message: expect.stringContaining('ECONNREFUSED') });
+    expect(JSON.stringify(messages)).not.toContain('s3cret');
+  });
 });
 
 describe.runIf(postgresAvailability().available)('createPostgresDatabase on a server', () => {

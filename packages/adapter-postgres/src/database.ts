@@ -6,6 +6,9 @@ import { connectionLocation } from './connection-location.js';
 import { createPgLexicalIndex } from './lexical-index.js';
 import { createPgVectorIndex } from './vector-index.js';
 
+/** Levels of the messages knex itself logs (its `log` option). */
+export type ClientLogLevel = 'debug' | 'warn' | 'error';
+
 /** Options of {@link createPostgresDatabase}. */
 export const postgresDatabaseOptions = z.object({
   /** libpq connection URL, `postgres://user:password@host:port/database` (`postgresql://` too). */
@@ -25,6 +28,12 @@ export const postgresDatabaseOptions = z.object({
   statementTimeoutMs: z.number().int().min(0).default(30_000),
   /** Receives each server NOTICE/WARNING as one line `SEVERITY: message`. Absent: notices are dropped. */
   onNotice: z.custom<(line: string) => void>((value) => typeof value === 'function').optional(),
+  /**
+   * Receives knex's own messages (such as `Acquire connection error: …` while
+   * the server is unreachable) with their level, instead of knex writing them
+   * to the console. Absent: knex's default console output.
+   */
+  onClientLog: z.custom<(level: ClientLogLevel, message: string) => void>((value) => typeof value === 'function').optional(),
 });
 export type PostgresDatabaseOptions = z.input<typeof postgresDatabaseOptions>;
 
@@ -61,7 +70,7 @@ type RawConnection = pg.Client;
  * @throws ZodError when options are invalid (the message never contains the URL).
  */
 export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDatabase {
-  const { url, schema, poolMax, statementTimeoutMs, onNotice } = postgresDatabaseOptions.parse(options);
+  const { url, schema, poolMax, statementTimeoutMs, onNotice, onClientLog } = postgresDatabaseOptions.parse(options);
   const location = `${connectionLocation(url)}${schema === undefined ? '' : `, schema ${schema}`}`;
   let schemaReady: Promise<void> | undefined;
 
@@ -83,6 +92,16 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
     client: 'pg',
     connection: { connectionString: url, statement_timeout: statementTimeoutMs, types: connectionTypes() },
     ...(schema === undefined ? {} : { searchPath: [schema, 'public'] }),
+    ...(onClientLog === undefined
+      ? {}
+      : {
+          log: {
+            debug: (message: unknown) => onClientLog('debug', String(message)),
+            warn: (message: unknown) => onClientLog('warn', String(message)),
+            deprecate: (message: unknown) => onClientLog('warn', String(message)),
+            error: (message: unknown) => onClientLog('error', String(message)),
+          },
+        }),
     pool: {
       min: 0,
       max: poolMax,

@@ -97,6 +97,13 @@ export const coreConfigSchema = z.object({
     .object({
       /** Largest JSON request body in bytes (413 above). */
       bodyLimitBytes: z.number().int().min(1024).default(1_048_576),
+      /** Milliseconds a JSON request body may take to arrive once its headers have (408 after, and the connection is closed). */
+      bodyTimeoutMs: z.number().int().min(100).default(30_000),
+      /**
+       * Milliseconds a connection may send and receive nothing before it is
+       * closed (Node's socket timeout), for every path, blob uploads included.
+       */
+      idleTimeoutMs: z.number().int().min(1_000).default(120_000),
       /** Requests per minute per credential (429 above); 0 turns the limit off. The bridge key is not limited. */
       rateLimitPerMinute: z.number().int().min(0).default(6_000),
       /**
@@ -119,6 +126,8 @@ export const coreConfigSchema = z.object({
     })
     .default({
       bodyLimitBytes: 1_048_576,
+      bodyTimeoutMs: 30_000,
+      idleTimeoutMs: 120_000,
       rateLimitPerMinute: 6_000,
       failedAuthPerMinute: 30,
       trustProxyHops: 0,
@@ -210,6 +219,8 @@ export const coreEnvBindings: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_S3_PATH_STYLE', path: ['s3', 'pathStyle'], type: 'boolean' },
   { name: 'AGENTINFRA_S3_CREATE_BUCKET', path: ['s3', 'createBucket'], type: 'boolean' },
   { name: 'AGENTINFRA_BODY_LIMIT_BYTES', path: ['http', 'bodyLimitBytes'], type: 'integer' },
+  { name: 'AGENTINFRA_BODY_TIMEOUT_MS', path: ['http', 'bodyTimeoutMs'], type: 'integer' },
+  { name: 'AGENTINFRA_IDLE_TIMEOUT_MS', path: ['http', 'idleTimeoutMs'], type: 'integer' },
   { name: 'AGENTINFRA_RATE_LIMIT_PER_MINUTE', path: ['http', 'rateLimitPerMinute'], type: 'integer' },
   { name: 'AGENTINFRA_FAILED_AUTH_PER_MINUTE', path: ['http', 'failedAuthPerMinute'], type: 'integer' },
   { name: 'AGENTINFRA_TRUST_PROXY_HOPS', path: ['http', 'trustProxyHops'], type: 'integer' },

@@ -54,6 +54,25 @@ export class ConflictError extends AgentInfraError {
   }
 }
 
+/** 408 `request_timeout`: the request body did not arrive in time; the connection is closed after the answer. */
+export class RequestTimeoutError extends AgentInfraError {
+  constructor(message: string) {
+    super(408, 'request_timeout', message);
+  }
+}
+
+/**
+ * 499 `client_closed_request` (nginx's convention): the client closed the
+ * connection before its request body arrived. Nobody receives the answer;
+ * the status is for the log line and the metrics, which then count a
+ * client's abort as a 4xx rather than a server failure.
+ */
+export class ClientClosedRequestError extends AgentInfraError {
+  constructor() {
+    super(499, 'client_closed_request', 'The client closed the connection before the request body arrived.');
+  }
+}
+
 /** 413 `payload_too_large`: the body or a declared size is over the limit. */
 export class PayloadTooLargeError extends AgentInfraError {
   constructor(message: string) {

@@ -98,6 +98,48 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
     expect(response.body).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/UTF-8/) } });
   });
 
+  it('answers 400 to a string escaping a lone UTF-16 surrogate, which no UTF-8 store could keep', async () => {
+    const before = stored.length;
+    for (const text of ['"t\\ud800"', '"\\udc00x"', '"\\ud83d\\u0041"', '"\\ud83d"', '{"\\ud800":1}']) {
+      const body = Buffer.from(`{"agent_id":"alice","value":${text}}`);
+      const response = await post(server.url, body, { ...auth, 'content-type': 'application/json' });
+      expect(response.status, text).toBe(400);
+      expect(response.body).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/lone UTF-16 surrogate/) } });
+    }
+    expect(stored.length).toBe(before);
+    for (const text of ['"\\ud83d\\ude00"', '"\\\\ud800"', '"\\u00e9"']) {
+      const body = Buffer.from(`{"agent_id":"alice","value":${text}}`);
+      expect((await post(server.url, body, { ...auth, 'content-type': 'application/json' })).status, text).toBe(200);
+    }
+    expect(stored.slice(-3)).toEqual(['\u{1f600}', '\\ud800', 'é']);
+  });
+
+  it('answers 415 to a compressed body, which the server does not decode', async () => {
+    const before = stored.length;
+    for (const coding of ['gzip', 'br', 'deflate, gzip']) {
+      const response = await post(server.url, json({ agent_id: 'alice', value: 1 }), {
+        ...auth,
+        'content-type': 'application/json',
+        'content-encoding': coding,
+      });
+      expect(response.status, coding).toBe(415);
+      expect(response.body).toMatchObject({ error: { code: 'unsupported_media_type', message: expect.stringContaining('uncompressed') } });
+    }
+    expect(stored.length).toBe(before);
+    const identity = { ...auth, 'content-type': 'application/json', 'content-encoding': 'identity' };
+    expect((await post(server.url, json({ agent_id: 'alice', value: 1 }), identity)).status).toBe(200);
+  });
+
+  it('echoes a request id of visible ASCII and replaces any other with a UUID', async () => {
+    const echo = async (id: string) =>
+      (await post(server.url, json({ agent_id: 'alice', value: 1 }), { ...auth, 'content-type': 'application/json', 'x-request-id': id }))
+        .headers['x-request-id'];
+    expect(await echo('req-42_ok.1')).toBe('req-42_ok.1');
+    const replaced = await echo(Buffer.from('日本', 'utf8').toString('latin1'));
+    expect(replaced).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(await echo('x'.repeat(300))).toBe('x'.repeat(128));
+  });
+
   it(`answers 400 naming the limit to a body nested deeper than ${MAX_JSON_DEPTH} levels, however deep`, async () => {
     const before = stored.length;
     for (const depth of [MAX_JSON_DEPTH + 1, 3_000, 200_000]) {

@@ -7,10 +7,14 @@ import { sqlDatabases } from './sql-databases.js';
 const principals: Record<string, Principal> = {
   dk_alice: { kind: 'device', agentId: 'alice', deviceId: 'dev_alice' },
   dk_bob: { kind: 'device', agentId: 'bob', deviceId: 'dev_bob' },
+  dk_carol: { kind: 'device', agentId: 'carol', deviceId: 'dev_carol' },
   dt_read: { kind: 'delegation', agentId: 'alice', delegationId: 'dlg_1', toAgent: 'bob', permissions: ['toy.read'] },
 };
 
 const route = routesFor<{ slowMs: number }>();
+
+/** Requests per minute per credential on the test kernel (every test's requests with a credential count). */
+const RATE_LIMIT = 10;
 
 /** Turns of the event loop counted while a test ticks them (see the admission test). */
 let loopTurn = 0;
@@ -99,7 +103,7 @@ describe('kernel HTTP layer', () => {
     server = await startTestKernel({
       modules: [toyModule],
       adapters: { sql: fixture.db, mounts: [redirect] },
-      config: { http: { rateLimitPerMinute: 5 } },
+      config: { http: { rateLimitPerMinute: RATE_LIMIT } },
     });
   });
   afterAll(async () => {
@@ -202,15 +206,27 @@ describe('kernel HTTP layer', () => {
   it('limits requests per credential with 429 and Retry-After', async () => {
     const statuses: number[] = [];
     let retryAfter: string | null = null;
-    for (let i = 0; i < 8; i += 1) {
+    for (let i = 0; i < RATE_LIMIT + 3; i += 1) {
       const response = await server.call('agent-toy/write', { agent_id: 'bob' }, { credential: 'dk_bob' });
       statuses.push(response.status);
       if (response.status === 429) retryAfter = response.headers.get('retry-after');
     }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(RATE_LIMIT - 1);
     expect(statuses.at(-1)).toBe(429);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect((await server.call('agent-toy/conflict', {}, { credential: server.bridgeKey })).status).toBe(409);
+  });
+
+  it('counts requests that fail validation or authorization against the rate limit too', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE_LIMIT; i += 1) {
+      const body = i % 2 === 0 ? { agent_id: 'carol', unknown: 1 } : { agent_id: 'alice' };
+      statuses.push((await server.call('agent-toy/echo', body, { credential: 'dk_carol' })).status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([400, 403]));
+    const next = await server.call('agent-toy/echo', { agent_id: 'carol' }, { credential: 'dk_carol' });
+    expect(next.status).toBe(429);
+    expect(next.body.error.code).toBe('rate_limited');
   });
 
   it('accepts Supabase-style apikey headers and answers CORS preflights', async () => {

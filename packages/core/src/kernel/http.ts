@@ -6,9 +6,18 @@ import { readCredential } from '../auth/credential-transport.js';
 import type { FailedAuthLimit } from '../auth/failed-auth-limit.js';
 import type { Principal } from '../auth/principal.js';
 import { equalsSecret } from '../credentials.js';
-import { AgentInfraError, AuthenticationError, errorBody, NotFoundError, PayloadTooLargeError, RateLimitError } from '../errors.js';
+import {
+  AgentInfraError,
+  AuthenticationError,
+  errorBody,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+  RequestTimeoutError,
+} from '../errors.js';
 import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
+import { withinDeadline } from './body-deadline.js';
 import { corsHeaders } from './cors.js';
 import { createHandlerAdmission, HANDLER_TURN_BUDGET_MS } from './handler-admission.js';
 import { readJsonBody } from './json-body.js';
@@ -62,6 +71,8 @@ export interface HttpOptions {
   logger: Logger;
   bridgeKey: string;
   bodyLimitBytes: number;
+  /** Milliseconds a JSON request body may take to arrive (408 after, and the connection is closed). */
+  bodyTimeoutMs: number;
   /** Parses large JSON bodies off the event loop (see `readJsonBody`); without it every body is parsed on it. */
   jsonPool?: JsonParsePool;
   mounts: readonly HttpMount[];
@@ -84,8 +95,8 @@ type Variables = RequestVariables;
 export function errorResponse(c: Context, error: AgentInfraError): Response {
   if (error instanceof RateLimitError) c.header('Retry-After', String(error.retryAfterSeconds));
   if (error.status === 401) c.header('WWW-Authenticate', 'Bearer');
-  // The rest of an oversized body is never read: close the connection so the client does not reuse it.
-  if (error instanceof PayloadTooLargeError) c.header('Connection', 'close');
+  // The rest of the body is never read: close the connection so the client does not reuse it.
+  if (error instanceof PayloadTooLargeError || error instanceof RequestTimeoutError) c.header('Connection', 'close');
   return c.json(errorBody(error), error.status as 400);
 }
 
@@ -152,17 +163,18 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
       app.post(path, async (c) => {
         c.set('module', module.name);
         const principal = await authenticate(c, route, options, isBridgeKey, failedAuth);
+        await enforceRateLimit(principal, options);
         const raw = await readJsonBody({
           contentType: c.req.header('content-type'),
           contentLength: c.req.header('content-length'),
-          chunks: bodyChunks(c),
+          contentEncoding: c.req.header('content-encoding'),
+          chunks: withinDeadline(bodyChunks(c), options.bodyTimeoutMs),
           limitBytes: options.bodyLimitBytes,
           pool: options.jsonPool,
         });
         const body = parseRequest(route.request, raw);
         c.set('body', body);
         const agentId = authorize(route.auth, principal, body);
-        await enforceRateLimit(principal, options);
         const admitted = admission.enter();
         if (admitted) await admitted;
         const result = await route.handler({ body, principal, agentId, service: options.serviceOf(module.name), c });
@@ -216,6 +228,13 @@ async function authenticate(
   return principal;
 }
 
+/**
+ * Counts a request against its credential's per-minute limit, before its
+ * body is read: requests that then fail validation or authorization count
+ * too, so a caller cannot send unlimited bad requests. The bridge key and
+ * unauthenticated routes are not limited here.
+ * @throws RateLimitError (429 with Retry-After) over the limit.
+ */
 async function enforceRateLimit(principal: Principal | null, options: HttpOptions): Promise<void> {
   if (!principal || principal.kind === 'bridge' || options.rateLimitPerMinute === 0) return;
   const key = principal.kind === 'device' ? `http:${principal.deviceId}` : `http:${principal.delegationId}`;

@@ -54,6 +54,8 @@ const cases: Array<[string, Uint8Array]> = [
   ['too deep and not JSON (depth is checked first)', large(`${'['.repeat(MAX_JSON_DEPTH + 1)}nope`)],
   ['too many containers and not JSON', large(`[${'[],'.repeat(MAX_JSON_CONTAINERS)}`)],
   ['not UTF-8 and too deep (UTF-8 is checked first)', Buffer.concat([large(nested(100)), Buffer.from([0xff])])],
+  ['a lone surrogate escape', large('{"a":"\\ud800x"}')],
+  ['a surrogate pair escape and an escaped backslash before u', large('{"a":"\\ud83d\\ude00","b":"\\\\udc00"}')],
   ['not JSON', large('{"a": 1,}')],
   ['two values', large('{} {}')],
   ['a byte order mark in the middle', large('{"a":1}\ufeff')],
@@ -83,6 +85,8 @@ describe('readJsonBody off the event loop', () => {
     expect(byName['too deep and not JSON (depth is checked first)']?.details).toEqual({ max_depth: MAX_JSON_DEPTH });
     expect(byName['too many containers and not JSON']?.details).toEqual({ max_containers: MAX_JSON_CONTAINERS });
     expect(byName['not JSON']?.message).toBe('The request body is not valid JSON.');
+    expect(byName['a lone surrogate escape']?.message).toMatch(/lone UTF-16 surrogate/);
+    expect(byName['a surrogate pair escape and an escaped backslash before u']).toBeUndefined();
     expect(byName['only white space']).toBeUndefined();
     expect(byName[`${MAX_JSON_CONTAINERS} containers`]).toBeUndefined();
   });

@@ -36,6 +36,8 @@ export interface JsonBodySource {
   contentType: string | undefined;
   /** The request's `content-length` header. */
   contentLength: string | undefined;
+  /** The request's `content-encoding` header: bodies are read as sent, so any coding but `identity` is refused. */
+  contentEncoding?: string | undefined;
   /** The body as byte chunks. */
   chunks: AsyncIterable<Uint8Array>;
   /** Largest body in bytes. */
@@ -55,6 +57,10 @@ const refusals: Record<JsonTextFailure, () => InputError> = {
     new InputError(`The request body holds more than ${MAX_JSON_CONTAINERS} arrays and objects.`, {
       max_containers: MAX_JSON_CONTAINERS,
     }),
+  lone_surrogate: () =>
+    new InputError(
+      'The request body escapes a lone UTF-16 surrogate (such as "\\ud800"), which is not Unicode text; send text as UTF-8 or as surrogate pairs.',
+    ),
   not_json: () => new InputError('The request body is not valid JSON.'),
 };
 
@@ -73,6 +79,8 @@ function sharedConcat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * Reads and parses a JSON request body, checking in this order, each before
  * any work the next would do:
  * - a declared `content-length` over the limit: 413, nothing read;
+ * - a `content-encoding` other than `identity` (RFC 9110 §8.4: the server
+ *   does not decode bodies): 415, nothing read;
  * - a non-empty body whose `content-type` is not JSON: 415;
  * - more than `limitBytes` bytes: 413, reading stops at the limit;
  * - bytes that are not UTF-8: 400;
@@ -91,6 +99,10 @@ function sharedConcat(chunks: readonly Uint8Array[], size: number): Uint8Array {
 export async function readJsonBody(source: JsonBodySource): Promise<unknown> {
   const tooLarge = () => new PayloadTooLargeError(`The request body is over ${source.limitBytes} bytes.`);
   if (Number(source.contentLength) > source.limitBytes) throw tooLarge();
+  const coding = source.contentEncoding?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    throw new UnsupportedMediaTypeError(`Send the body uncompressed: content-encoding ${JSON.stringify(coding)} is not supported.`);
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of source.chunks) {

@@ -17,22 +17,38 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_JSON_CONTAINERS = 10_000;
 
 /** Why a body's bytes are not an acceptable JSON text, in the order they are checked. */
-export type JsonTextFailure = 'not_utf8' | 'too_deep' | 'too_many_containers' | 'not_json';
+export type JsonTextFailure = 'not_utf8' | 'too_deep' | 'too_many_containers' | 'lone_surrogate' | 'not_json';
 
 /** The parsed value of a body's bytes, or why they were refused. */
 export type JsonTextOutcome = { ok: true; value: unknown } | { ok: false; failure: JsonTextFailure };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** The UTF-16 code unit a `\uXXXX` escape at `text[at]` (the backslash) names, or −1 when `text[at]` does not start one. */
+function unicodeEscape(text: string, at: number): number {
+  if (text.charCodeAt(at) !== 0x5c || text.charCodeAt(at + 1) !== 0x75) return -1;
+  const digits = text.slice(at + 2, at + 6);
+  return /^[0-9a-fA-F]{4}$/.test(digits) ? Number.parseInt(digits, 16) : -1;
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
 /**
- * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`) and
- * its number of arrays and objects, counted in one pass without parsing,
- * stopping as soon as either limit is passed. Brackets inside strings do not
- * count.
- * @returns `depth` (or `maxDepth + 1` when deeper) and `containers` (or
- *   `maxContainers + 1` when more).
+ * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`), its
+ * number of arrays and objects, and whether a string escapes a lone UTF-16
+ * surrogate (`"\ud800"`: `JSON.parse` accepts it, but it is not Unicode text,
+ * and UTF-8 storage would replace it with U+FFFD, changing the value;
+ * RFC 8259 §8.2). Counted in one pass without parsing, stopping as soon as a
+ * limit is passed or a lone surrogate is found. Brackets inside strings do
+ * not count.
+ * @returns `depth` (or `maxDepth + 1` when deeper), `containers` (or
+ *   `maxContainers + 1` when more) and `loneSurrogate`.
  */
-export function jsonShape(text: string, limits: { maxDepth: number; maxContainers: number }): { depth: number; containers: number } {
+export function jsonShape(
+  text: string,
+  limits: { maxDepth: number; maxContainers: number },
+): { depth: number; containers: number; loneSurrogate: boolean } {
   let depth = 0;
   let deepest = 0;
   let containers = 0;
@@ -40,27 +56,33 @@ export function jsonShape(text: string, limits: { maxDepth: number; maxContainer
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index++;
-      else if (code === 0x22) inString = false;
+      if (code === 0x5c) {
+        const unit = unicodeEscape(text, index);
+        if (isLowSurrogate(unit)) return { depth: deepest, containers, loneSurrogate: true };
+        if (isHighSurrogate(unit)) {
+          if (!isLowSurrogate(unicodeEscape(text, index + 6))) return { depth: deepest, containers, loneSurrogate: true };
+          index += 11;
+        } else index += unit === -1 ? 1 : 5;
+      } else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x5b || code === 0x7b) {
       depth++;
       containers++;
-      if (containers > limits.maxContainers) return { depth: deepest, containers };
+      if (containers > limits.maxContainers) return { depth: deepest, containers, loneSurrogate: false };
       if (depth > deepest) {
         deepest = depth;
-        if (deepest > limits.maxDepth) return { depth: deepest, containers };
+        if (deepest > limits.maxDepth) return { depth: deepest, containers, loneSurrogate: false };
       }
     } else if (code === 0x5d || code === 0x7d) depth--;
   }
-  return { depth: deepest, containers };
+  return { depth: deepest, containers, loneSurrogate: false };
 }
 
 /**
  * Decodes and parses a JSON body's bytes, checking in this order: UTF-8
  * (fatal; a leading byte order mark is dropped), nesting deeper than
  * {@link MAX_JSON_DEPTH}, more than {@link MAX_JSON_CONTAINERS} arrays and
- * objects, then JSON syntax. Text that is empty or only white space parses
+ * objects, a `\u` escape of a lone surrogate, then JSON syntax. Text that is empty or only white space parses
  * as `{}`. Pure and synchronous, with no imports, so that the same code
  * runs on the event loop and in the parse thread (json-parse-pool.ts).
  * @param bytes the whole body; any view, including one over a `SharedArrayBuffer`.
@@ -77,6 +99,7 @@ export function parseJsonBytes(bytes: Uint8Array): JsonTextOutcome {
   const shape = jsonShape(text, { maxDepth: MAX_JSON_DEPTH, maxContainers: MAX_JSON_CONTAINERS });
   if (shape.depth > MAX_JSON_DEPTH) return { ok: false, failure: 'too_deep' };
   if (shape.containers > MAX_JSON_CONTAINERS) return { ok: false, failure: 'too_many_containers' };
+  if (shape.loneSurrogate) return { ok: false, failure: 'lone_surrogate' };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

@@ -306,6 +306,7 @@ export function createKernel(options: KernelOptions): Kernel {
     logger,
     bridgeKey: config.bridgeKey,
     bodyLimitBytes: config.http.bodyLimitBytes,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
     jsonPool,
     rateLimitPerMinute: config.http.rateLimitPerMinute,
     failedAuth,
@@ -389,13 +390,15 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       const metricsUrl = metricsListener?.url;
       return new Promise((resolve, reject) => {
-        // Blob uploads to a mount may take longer than Node's default 300 s request timeout.
+        // Blob uploads to a mount may take longer than Node's default 300 s request timeout; a connection
+        // that goes quiet is closed after idleTimeoutMs, and JSON bodies have http.bodyTimeoutMs in all.
         const serverOptions = { requestTimeout: 0, headersTimeout: 60_000 };
         const instance = serve({ fetch: app.fetch, port, hostname, serverOptions }, (info) => {
           const host = hostname.includes(':') ? `[${hostname}]` : hostname;
           resolve({ url: `http://${host}:${info.port}`, port: info.port, ...(metricsUrl ? { metricsUrl } : {}) });
         });
         instance.once('error', reject);
+        instance.setTimeout(config.http.idleTimeoutMs);
         server = instance;
       });
     },

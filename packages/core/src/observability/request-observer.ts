@@ -47,6 +47,13 @@ function outcomeOf(status: number): AuditOutcome {
   return status === 401 || status === 403 || status === 429 ? 'denied' : 'failed';
 }
 
+/**
+ * A request id the caller may choose: visible ASCII only, so that it is
+ * logged and echoed in a header unchanged (Node reads header values as
+ * Latin-1, so other text would come back garbled).
+ */
+const REQUEST_ID = /^[\x21-\x7e]+$/;
+
 /** The agent a principal acts as (none for the bridge key). */
 function agentOf(principal: Principal | null): string | undefined {
   return principal && principal.kind !== 'bridge' ? principal.agentId : undefined;
@@ -54,8 +61,8 @@ function agentOf(principal: Principal | null): string | undefined {
 
 /**
  * The first middleware of the HTTP app: gives each request its id
- * (`x-request-id`, taken from the request when it sends one, at most 128
- * characters) and client address (an in-process request, made with
+ * (`x-request-id`, taken from the request when it sends one of visible
+ * ASCII characters, cut to 128; otherwise a new UUID) and client address (an in-process request, made with
  * `app.request(url, init, { client })` as the console does for its
  * operator, names its own; Node's server always passes `incoming`, so a
  * network request cannot), and when the response is ready:
@@ -79,7 +86,8 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
 
   return async (c, next) => {
     const started = performance.now();
-    const requestId = c.req.header('x-request-id')?.slice(0, 128) || randomUUID();
+    const sent = c.req.header('x-request-id')?.slice(0, 128);
+    const requestId = sent && REQUEST_ID.test(sent) ? sent : randomUUID();
     c.set('requestId', requestId);
     c.set('principal', null);
     const env = c.env as { incoming?: IncomingMessage; client?: string } | undefined;

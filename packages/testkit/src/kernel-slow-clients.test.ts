@@ -1,0 +1,105 @@
+import { connect, type Socket } from 'node:net';
+import { defineModule, routesFor } from '@agentinfra/core';
+import { createCapturedLogger, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { sqlDatabases } from './sql-databases.js';
+
+/** Slow and vanishing clients (#11): a body that never arrives, a client that leaves mid-body, a connection that says nothing. */
+const BODY_TIMEOUT_MS = 400;
+const IDLE_TIMEOUT_MS = 1_000;
+
+const stored: unknown[] = [];
+const route = routesFor<null>();
+const openModule = defineModule({
+  name: 'agent-open',
+  ports: [],
+  migrations: {},
+  permissions: [],
+  service: () => null,
+  routes: [
+    route({
+      path: '/put',
+      summary: 'Keeps a value; needs no credential, like a grant-token fetch.',
+      request: z.strictObject({ value: z.string() }),
+      response: z.object({ ok: z.boolean() }),
+      auth: { kind: 'none' },
+      handler: async ({ body }) => {
+        stored.push(body.value);
+        return { ok: true };
+      },
+    }),
+  ],
+});
+
+/** Opens a socket to the server, writes `head`, and collects what comes back until the server closes it. */
+function rawRequest(url: string, head: string) {
+  const { hostname, port } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  const started = Date.now();
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString();
+  });
+  const closed = new Promise<{ received: string; afterMs: number }>((resolve) => {
+    socket.on('close', () => resolve({ received, afterMs: Date.now() - started }));
+  });
+  socket.on('error', () => undefined);
+  if (head) socket.write(head);
+  return { socket, closed };
+}
+
+const partialPost = (length: number) =>
+  `POST /functions/v1/agent-open/put HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{`;
+
+describe('kernel with slow and vanishing clients', () => {
+  let server: TestKernel;
+  let cleanup: () => Promise<void>;
+  const captured = createCapturedLogger('info');
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    server = await startTestKernel({
+      modules: [openModule],
+      adapters: { sql: fixture.db },
+      config: { http: { bodyTimeoutMs: BODY_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS } },
+      logger: captured.logger,
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await cleanup();
+  });
+
+  it('answers 408 and closes the connection when a body does not arrive in time, with no credential needed', async () => {
+    const { closed } = rawRequest(server.url, partialPost(100));
+    const { received, afterMs } = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received).toContain('"code":"request_timeout"');
+    expect(afterMs).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 50);
+    expect(afterMs).toBeLessThan(BODY_TIMEOUT_MS + 2_000);
+    expect(stored).toEqual([]);
+    const ok = await server.call('agent-open/put', { value: 'after' });
+    expect(ok.status).toBe(200);
+  });
+
+  it('logs a client that leaves mid-body as 499 at info, not as an unhandled server error', async () => {
+    const { socket, closed } = rawRequest(server.url, partialPost(100));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await closed;
+    await expect.poll(() => captured.lines.some((line) => line.status === 499)).toBe(true);
+    const line = captured.lines.find((entry) => entry.status === 499);
+    expect(line).toMatchObject({ level: 30, module: 'agent-open' });
+    expect(captured.lines.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+  });
+
+  it('closes a connection that sends nothing after the idle timeout', async () => {
+    const { closed } = rawRequest(server.url, '');
+    const { received, afterMs } = await closed;
+    expect(received).toBe('');
+    expect(afterMs).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - 50);
+    expect(afterMs).toBeLessThan(IDLE_TIMEOUT_MS + 3_000);
+  });
+});
