@@ -8,7 +8,8 @@ const securitySchemes = {
   bridgeKey: {
     type: 'http',
     scheme: 'bearer',
-    description: 'The service-level bridge key (`bk_…`): every operation, and the only credential for service-wide ones.',
+    description:
+      "The service-level bridge key (`bk_…`): the only credential for service-wide operations, and taken by most agent operations; each operation's security lists what it takes (a few, such as storing secrets or sending mail, take only the agent's own device key).",
   },
   deviceKey: { type: 'http', scheme: 'bearer', description: 'A device key (`dk_…`): acts as its agent with every permission.' },
   delegationToken: {
