@@ -22,3 +22,21 @@ describe.runIf(postgresAvailability().available)('openDatabase on PostgreSQL', (
     ]);
   });
 });
+
+describe('openDatabase with PostgreSQL unreachable', () => {
+  it("logs knex's connection errors as JSON lines through the logger, not on the console", async () => {
+    const { logger, lines } = createCapturedLogger('debug');
+    const config = coreConfigSchema.parse({
+      bridgeKey: newCredential('bk_'),
+      masterKey: newMasterKey(),
+      databaseUrl: 'postgres://app:s3cret@127.0.0.1:1/agents',
+    });
+    const database = await openDatabase(config, logger);
+    await expect(database.ping()).rejects.toThrow(/did not answer/);
+    await database.close();
+    const knex = lines.filter((line) => line.component === 'knex');
+    expect(knex.map((line) => line.level)).toContain(40);
+    expect(JSON.stringify(knex)).toContain('ECONNREFUSED');
+    expect(JSON.stringify(lines)).not.toContain('s3cret');
+  });
+});

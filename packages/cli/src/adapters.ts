@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import type { BlobStore, CoreConfig, Embedder, HttpMount, KernelAdapters, SqlDatabase } from '@agentinfra/core';
 import type { Logger } from 'pino';
+import { ensureDatabaseFile, ensureDataDir, sqliteFileIn } from './data-dir.js';
 
 /** Adapters chosen from the configuration, with a one-line description for the start-up banner. */
 export interface ConfiguredAdapters {
@@ -15,10 +16,13 @@ export interface ConfiguredAdapters {
 
 /**
  * The SQL adapter the config selects: PostgreSQL when `databaseUrl` is set,
- * else the SQLite file in `dataDir`. PostgreSQL's routine messages (`NOTICE`,
+ * else the SQLite file in `dataDir` (created 0600 in a 0700 folder when
+ * missing, see {@link ensureDatabaseFile}). PostgreSQL's routine messages (`NOTICE`,
  * `INFO`, `LOG`, `DEBUG`, such as "trigger … does not exist, skipping" from
  * idempotent DDL at start-up) go to `logger` at `debug`; its `WARNING`s and
- * the adapter's own notices (such as running without pgvector) at `warn`.
+ * the adapter's own notices (such as running without pgvector) at `warn`;
+ * knex's own messages (a connection error while the server is unreachable)
+ * go to `logger` at their level instead of the console.
  */
 export async function openDatabase(config: CoreConfig, logger?: Logger): Promise<SqlDatabase> {
   if (config.databaseUrl) {
@@ -28,10 +32,17 @@ export async function openDatabase(config: CoreConfig, logger?: Logger): Promise
       poolMax: config.database.poolMax,
       statementTimeoutMs: config.database.statementTimeoutMs,
       schema: config.database.schema,
-      ...(logger ? { onNotice: (line: string) => logPostgresNotice(logger, line) } : {}),
+      ...(logger
+        ? {
+            onNotice: (line: string) => logPostgresNotice(logger, line),
+            onClientLog: (level: 'debug' | 'warn' | 'error', message: string) => logger[level]({ component: 'knex' }, message),
+          }
+        : {}),
     });
   }
-  return createSqliteDatabase({ filename: join(config.dataDir, 'agentinfra.db') });
+  const filename = sqliteFileIn(config.dataDir);
+  ensureDatabaseFile(filename);
+  return createSqliteDatabase({ filename });
 }
 
 /** Routine server messages at `debug`, warnings and the adapter's own notices at `warn` (see {@link openDatabase}). */
@@ -57,7 +68,7 @@ export async function openEmbedder(config: CoreConfig): Promise<Embedder> {
 
 /**
  * The blob store the config selects: S3/MinIO when `s3` is set, else a
- * folder under `dataDir` whose signed upload/download URLs this server
+ * folder under `dataDir` (made 0700 when missing) whose signed upload/download URLs this server
  * serves itself (HMAC key derived from the master key with HKDF-SHA256).
  */
 export async function openBlobStore(
@@ -78,6 +89,7 @@ export async function openBlobStore(
     return { blobStore, mounts: [], summary: blobStore.describe() };
   }
   const { createFsBlobStore } = await import('@agentinfra/adapter-fs');
+  ensureDataDir(config.dataDir);
   const signingKey = Buffer.from(hkdfSync('sha256', Buffer.from(config.masterKey, 'base64'), Buffer.alloc(0), 'agentinfra blob urls', 32));
   const { store, mount } = createFsBlobStore({ dir: join(config.dataDir, 'blobs'), publicUrl, signingKey });
   return { blobStore: store, mounts: [mount], summary: store.describe() };

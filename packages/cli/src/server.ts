@@ -13,6 +13,7 @@ import { mcpSurface } from '@agentinfra/mcp';
 import { defaultModules } from '@agentinfra/modules';
 import { openAdapters } from './adapters.js';
 import { CliError } from './cli-error.js';
+import { anchorConfigFilePaths } from './config-paths.js';
 
 /** A kernel built from the configuration, not yet started. */
 export interface ConfiguredKernel {
@@ -25,14 +26,16 @@ export interface ConfiguredKernel {
 }
 
 /**
- * Loads the config or throws a {@link CliError} with exit code 2 naming
- * every bad setting with its source; it suggests `agentinfra init` only when
- * there is no config file (init never overwrites one).
+ * Loads the config, the one place every command reads it: relative paths
+ * in the config file are taken from the file's folder (see
+ * {@link anchorConfigFilePaths}). Throws a {@link CliError} with exit code 2
+ * naming every bad setting with its source; it suggests `agentinfra init`
+ * only when there is no config file (init never overwrites one).
  */
 export function loadConfigOrExit(options: { file?: string; modules?: readonly AnyModule[] }): ServerConfig {
+  const modules = options.modules ?? defaultModules;
   try {
-    const config = loadServerConfig({ modules: options.modules ?? defaultModules, file: options.file });
-    return config;
+    return anchorConfigFilePaths(loadServerConfig({ modules, file: options.file }), modules);
   } catch (error) {
     if (error instanceof ConfigError) {
       const advice =

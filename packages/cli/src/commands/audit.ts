@@ -1,6 +1,7 @@
 import { type ChainReport, createAuditLog, systemClock } from '@agentinfra/core';
 import { openDatabase } from '../adapters.js';
 import { CliError } from '../cli-error.js';
+import { requireDatabaseFile } from '../data-dir.js';
 import { loadConfigOrExit } from '../server.js';
 
 /** The one-line summary of a verification; `ok` lines go to stdout, breaks to stderr. */
@@ -17,10 +18,12 @@ export function describeChainReport(report: ChainReport): string {
  * retention anchor to the head, on the database the config selects, and
  * prints a summary (JSON with `--json`). Shows progress on a terminal.
  * @throws CliError exit 1 when the chain is broken (an edited, deleted or inserted row) or the
- *   database has no audit log yet (run `agentinfra migrate`); exit 2 on invalid config.
+ *   database has no audit log yet (run `agentinfra migrate`); exit 2 on invalid config or when
+ *   the SQLite file does not exist (it is never created here).
  */
 export async function runAuditVerify(options: { config?: string; json?: boolean }): Promise<void> {
   const config = loadConfigOrExit({ file: options.config });
+  if (!config.core.databaseUrl) requireDatabaseFile(config);
   const sql = await openDatabase(config.core);
   let report: ChainReport;
   try {

@@ -5,6 +5,7 @@ import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import type { CoreConfig } from '@agentinfra/core';
 import * as tar from 'tar';
 import { CliError } from '../cli-error.js';
+import { requireDatabaseFile } from '../data-dir.js';
 import { loadConfigOrExit } from '../server.js';
 import {
   BACKUP_FORMAT,
@@ -117,17 +118,16 @@ async function copyBlobs(dataDir: string, stage: string): Promise<BackupFile[]> 
  * `manifest.json` (format, version, migrations, row counts, SHA-256 of every
  * file) in a gzipped tar, written to `FILE.partial` and renamed when
  * complete, mode 0600. The master key is not included (the command says so).
- * @throws CliError exit 2 for PostgreSQL or S3 configurations (see docs/operations.md) or an existing
- *   `FILE`; exit 1 when there is no database to back up.
+ * @throws CliError exit 2 for PostgreSQL or S3 configurations (see docs/operations.md), an existing
+ *   `FILE`, or no database file in the data directory (it is never created here).
  */
 export async function runBackup(options: { config?: string; out: string }): Promise<void> {
   const config = loadConfigOrExit({ file: options.config });
   requireEmbeddedDefault(config.core, 'backup');
   const out = resolve(options.out);
   if (await stat(out).catch(() => null)) throw new CliError(`${options.out} already exists; choose a new file name.`, 2);
-  const dataDir = resolve(config.core.dataDir);
-  const database = join(dataDir, DATABASE_NAME);
-  if (!(await stat(database).catch(() => null))) throw new CliError(`no database at ${database}: nothing to back up.`, 1);
+  const database = requireDatabaseFile(config);
+  const dataDir = dirname(database);
 
   await mkdir(dirname(out), { recursive: true });
   const stage = await mkdtemp(join(dirname(out), '.agentinfra-backup-'));

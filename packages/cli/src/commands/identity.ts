@@ -2,23 +2,34 @@ import { agentIdSchema } from '@agentinfra/core';
 import type { IdentityService } from '@agentinfra/module-identity';
 import { CliError } from '../cli-error.js';
 import { buildKernel } from '../server.js';
+import { auditedAsCli, type CliAuditEvent } from './cli-audit.js';
 
 function checkAgentId(agentId: string): void {
   const parsed = agentIdSchema.safeParse(agentId);
   if (!parsed.success) throw new CliError(`--agent: ${parsed.error.issues[0]?.message ?? 'invalid agent id'}`, 2);
 }
 
-async function withIdentity<T>(config: string | undefined, run: (identity: IdentityService) => Promise<T>): Promise<T> {
+/** Runs one identity operation on the configured database and records `event` in its audit log, as the HTTP route does. */
+async function withIdentity<T>(
+  config: string | undefined,
+  event: CliAuditEvent<T>,
+  run: (identity: IdentityService) => Promise<T>,
+): Promise<T> {
   const { kernel } = await buildKernel({ file: config });
   try {
     await kernel.migrate();
-    return await run(kernel.service<IdentityService>('agent-identity'));
+    const identity = kernel.service<IdentityService>('agent-identity');
+    return await auditedAsCli(kernel.audit, event, () => run(identity));
   } finally {
     await kernel.stop();
   }
 }
 
-/** `agentinfra issue-device`: issues a device key straight in the database and prints it once. */
+/**
+ * `agentinfra issue-device`: issues a device key straight in the database,
+ * records `device.issue` in the audit log (actor `cli:<OS user>`, never the
+ * key) and prints the key once.
+ */
 export async function runIssueDevice(options: {
   config?: string;
   agent: string;
@@ -27,7 +38,12 @@ export async function runIssueDevice(options: {
   json?: boolean;
 }): Promise<void> {
   checkAgentId(options.agent);
-  const issued = await withIdentity(options.config, (identity) =>
+  const event: CliAuditEvent<{ device_id: string }> = {
+    action: 'device.issue',
+    agentId: options.agent,
+    target: (result) => `agent:${options.agent}${result ? `/device:${result.device_id}` : ''}`,
+  };
+  const issued = await withIdentity(options.config, event, (identity) =>
     identity.issueDevice({ agent_id: options.agent, label: options.label, ttl_days: options.ttlDays }),
   );
   if (options.json) {
@@ -39,10 +55,11 @@ export async function runIssueDevice(options: {
   );
 }
 
-/** `agentinfra agents create`: creates an agent straight in the database. */
+/** `agentinfra agents create`: creates an agent straight in the database and records `agent.create` in the audit log. */
 export async function runAgentsCreate(options: { config?: string; agent: string; name: string; json?: boolean }): Promise<void> {
   checkAgentId(options.agent);
-  const created = await withIdentity(options.config, (identity) =>
+  const event = { action: 'agent.create', agentId: options.agent, target: () => `agent:${options.agent}` };
+  const created = await withIdentity(options.config, event, (identity) =>
     identity.createAgent({ agent_id: options.agent, display_name: options.name }),
   );
   process.stdout.write(options.json ? `${JSON.stringify(created)}\n` : `created agent ${created.agent_id} at ${created.created_at}\n`);

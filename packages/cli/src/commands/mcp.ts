@@ -1,6 +1,7 @@
 import { runStdioProxy } from '@agentinfra/mcp';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
+import { checkServerUrl } from './server-url.js';
 
 /**
  * `agentinfra mcp --url URL --key KEY`: the agentinfra MCP tools over stdio,
@@ -17,7 +18,8 @@ export function registerMcpCommand(program: Command): void {
       new Option('--url <base_url>', 'agentinfra server URL (its /mcp endpoint is used)').env('AGENTINFRA_URL').makeOptionMandatory(),
     )
     .addOption(new Option('--key <key>', 'device key or delegation token').env('AGENTINFRA_KEY'))
-    .action(async (options: { url: string; key?: string }) => {
+    .action(async (options: { url: string; key?: string }, command: Command) => {
+      checkServerUrl(options.url, command.getOptionValueSource('url') === 'env' ? 'AGENTINFRA_URL' : '--url');
       if (!options.key) throw new CliError('A key is required: --key or AGENTINFRA_KEY (a device key or delegation token).', 2);
       try {
         await runStdioProxy({ url: options.url, key: options.key });

@@ -49,7 +49,8 @@ async function verifyFiles(stage: string, manifest: BackupManifest): Promise<voi
  * backup` into the configured data directory, which must be missing or
  * empty, after checking every file against the manifest's SHA-256. The files
  * are unpacked into a sibling folder and moved into place only once all of
- * them verify, so a failed restore leaves nothing behind. `serve` then
+ * them verify, so a failed restore leaves nothing behind. The data
+ * directory ends up mode 0700 and every file in it 0600. `serve` then
  * starts on it with the same master key as the backed-up server.
  * @throws CliError exit 2 for PostgreSQL or S3 configurations or a non-empty data directory;
  *   exit 1 for a missing, foreign or damaged archive.
@@ -79,6 +80,8 @@ export async function runRestore(options: { config?: string; from: string }): Pr
     });
     manifest = await readManifest(stage, options.from);
     await verifyFiles(stage, manifest);
+    // The archive carries the modes of the backed-up host; the database and blobs are the operator's alone.
+    for (const file of manifest.files) await chmod(join(stage, file.path), 0o600);
     await rm(join(stage, MANIFEST_NAME));
     if (existing) await rmdir(dataDir);
     await rename(stage, dataDir);

@@ -1,0 +1,64 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { type AnyModule, coreEnvBindings, type EnvBinding, readRawConfig, type ServerConfig } from '@agentinfra/core';
+
+/** A setting that names a file or folder: `section` is a module's config key (`null` for core), `path` the place within it. */
+interface PathSetting {
+  section: string | null;
+  path: readonly string[];
+}
+
+/** Every setting that names a file or folder. */
+const PATH_SETTINGS: readonly PathSetting[] = [
+  { section: null, path: ['dataDir'] },
+  { section: 'gateway', path: ['caFile'] },
+  { section: 'postbox', path: ['smtp', 'tlsCertFile'] },
+  { section: 'postbox', path: ['smtp', 'tlsKeyFile'] },
+];
+
+function valueAt(tree: unknown, path: readonly string[]): unknown {
+  let node = tree;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function setAt(tree: unknown, path: readonly string[], value: string): void {
+  const parent = valueAt(tree, path.slice(0, -1));
+  if (typeof parent === 'object' && parent !== null) (parent as Record<string, unknown>)[path.at(-1) as string] = value;
+}
+
+/** Whether a (non-empty) environment variable set the value; readConfigSources ignores empty ones too. */
+function setByEnv(bindings: readonly EnvBinding[], path: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const key = path.join('.');
+  return bindings.some((binding) => binding.path.join('.') === key && (env[binding.name] ?? '') !== '');
+}
+
+/**
+ * Makes each relative path the config file itself gives (`dataDir`,
+ * `gateway.caFile`, `postbox.smtp.tlsCertFile`, `postbox.smtp.tlsKeyFile`)
+ * absolute against the file's folder, so that `agentinfra -c
+ * /srv/agentinfra/agentinfra.config.json …` uses the same data directory
+ * from any working directory. A value from an environment variable, and a
+ * default, stay relative to the current directory. Changes `config` in place.
+ * @returns `config`.
+ */
+export function anchorConfigFilePaths(
+  config: ServerConfig,
+  modules: readonly AnyModule[],
+  env: NodeJS.ProcessEnv = process.env,
+): ServerConfig {
+  if (!config.fileFound) return config;
+  const fileValues = readRawConfig({ file: config.file, env: {}, bindings: [] }).raw;
+  const base = dirname(config.file);
+  for (const { section, path } of PATH_SETTINGS) {
+    const module = section === null ? undefined : modules.find((candidate) => candidate.config?.key === section);
+    if (section !== null && !module) continue;
+    const value = valueAt(fileValues, section === null ? path : [section, ...path]);
+    const bindings = module ? (module.config?.env ?? []) : coreEnvBindings;
+    if (typeof value !== 'string' || isAbsolute(value) || setByEnv(bindings, path, env)) continue;
+    setAt(module ? config.modules[module.name] : config.core, path, resolve(base, value));
+  }
+  return config;
+}
