@@ -1,11 +1,27 @@
-import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { type CallerContext, invokeRoute } from './route-call.js';
+import { ErrorCode, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { type CallerContext, invokeRoute, type RouteOutcome } from './route-call.js';
+import { RpcError } from './rpc-error.js';
 
 const ARTIFACTS = 'agent-artifacts';
 /** URI scheme and prefix of artifact resources: `agentinfra://artifacts/<artifact_id>`. */
 export const ARTIFACT_URI_PREFIX = 'agentinfra://artifacts/';
 /** MCP's "resource not found" error code (MCP 2025-11-25 "Resources: Error Handling"). */
 const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * The JSON-RPC error of a refused agent-artifacts call: -32002 for
+ * `not_found` (404), -32603 Internal error for a 5xx, -32602 Invalid params
+ * for any other refusal (`invalid_request`, `conflict` for a pending or
+ * expired artifact, `forbidden`, `rate_limited`). The message is the tool
+ * error's first line, `<code>: <message>`; `data.error` is the API's error
+ * (with `retry_after_seconds` when rate limited), beside `data.uri` on reads.
+ */
+function resourceError(outcome: Extract<RouteOutcome, { ok: false }>, uri?: string): RpcError {
+  const { error } = outcome.error;
+  const code = outcome.status === 404 ? RESOURCE_NOT_FOUND : outcome.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidParams;
+  const retry = outcome.retryAfterSeconds === undefined ? {} : { retry_after_seconds: outcome.retryAfterSeconds };
+  return new RpcError(code, `${error.code}: ${error.message}`, { ...(uri === undefined ? {} : { uri }), error: { ...error, ...retry } });
+}
 
 /** The resource template of committed artifacts. */
 export function artifactTemplate(maxInlineBytes: number): ResourceTemplate {
@@ -37,7 +53,7 @@ export async function listArtifactResources(
   cursor: string | undefined,
 ): Promise<{ resources: Resource[]; nextCursor?: string }> {
   const outcome = await invokeRoute(caller, ARTIFACTS, '/list', { agent_id: caller.principal.agentId, limit: 50, cursor: cursor ?? null });
-  if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, `${outcome.error.error.code}: ${outcome.error.error.message}`);
+  if (!outcome.ok) throw resourceError(outcome);
   const page = outcome.body as {
     artifacts: Array<{ artifact_id: string; key: string; mime: string; size: number; status: string }>;
     next_cursor: string | null;
@@ -59,13 +75,15 @@ export async function listArtifactResources(
  * otherwise the signed download link as `text/uri-list`. The link is fetched
  * in process when this server serves it, else over HTTP (it came from this
  * server's own blob store, never from the client).
- * @throws McpError -32002 for an unknown, foreign, pending or expired artifact.
+ * @throws RpcError -32002 for an unknown or foreign artifact, -32602 for a
+ *   pending or expired one (see {@link resourceError}), -32603 when its bytes
+ *   cannot be fetched.
  */
 export async function readArtifactResource(caller: CallerContext, uri: string, maxInlineBytes: number): Promise<ReadResourceResult> {
   const artifactId = uri.startsWith(ARTIFACT_URI_PREFIX) ? decodeURIComponent(uri.slice(ARTIFACT_URI_PREFIX.length)) : '';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(artifactId)) throw new McpError(RESOURCE_NOT_FOUND, `No resource ${uri}.`, { uri });
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(artifactId)) throw new RpcError(RESOURCE_NOT_FOUND, `No resource ${uri}.`, { uri });
   const outcome = await invokeRoute(caller, ARTIFACTS, '/download', { artifact_id: artifactId });
-  if (!outcome.ok) throw new McpError(RESOURCE_NOT_FOUND, `${outcome.error.error.code}: ${outcome.error.error.message}`, { uri });
+  if (!outcome.ok) throw resourceError(outcome, uri);
   const download = outcome.body as { mime: string; size: number; url: string; expires_at: string };
   if (download.size > maxInlineBytes) {
     return {
@@ -87,7 +105,7 @@ export async function readArtifactResource(caller: CallerContext, uri: string, m
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw new McpError(ErrorCode.InternalError, `The artifact could not be read (HTTP ${response.status}).`);
+    throw new RpcError(ErrorCode.InternalError, `The artifact could not be read (HTTP ${response.status}).`);
   }
   const bytes = Buffer.from(await response.arrayBuffer());
   if (isTextual(download.mime)) {

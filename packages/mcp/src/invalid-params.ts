@@ -5,10 +5,11 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { withProtoArgument } from './proto-argument.js';
+import { RpcError } from './rpc-error.js';
 
 /** A request schema of the SDK (`CallToolRequestSchema`, …): an object with a `method` literal and `params`. */
 type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string>; params: z.ZodType }>;
@@ -22,7 +23,9 @@ type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string>; params: z.ZodTy
  * parses params before the handler runs and answers a failure with -32603
  * Internal error and the multi-line zod issue dump
  * (modelcontextprotocol/typescript-sdk#2284); here the params are checked
- * inside that parse, which passes the SDK's own `McpError` on unchanged.
+ * inside that parse, which passes an error with a JSON-RPC code on unchanged
+ * (an {@link RpcError}, whose message goes on the wire as written). The
+ * arguments of `tools/call` keep a `__proto__` key ({@link withProtoArgument}).
  */
 export function answeringInvalidParams<S extends RequestSchema>(schema: S): S {
   const params = schema.shape.params;
@@ -33,9 +36,9 @@ export function answeringInvalidParams<S extends RequestSchema>(schema: S): S {
       .optional()
       .transform((value) => {
         const parsed = params.safeParse(value);
-        if (parsed.success) return parsed.data;
+        if (parsed.success) return method === 'tools/call' ? withProtoArgument(value, parsed.data) : parsed.data;
         const problems = fieldIssues(parsed.error, ['params']).map((issue) => `${issue.path}: ${issue.message}`);
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${problems.join('; ')}`);
+        throw new RpcError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${problems.join('; ')}`);
       }),
   }) as unknown as S;
 }

@@ -184,6 +184,8 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
       const { status, answer } = await postRaw(body);
       expect(status).toBe(200);
       expect(answer.error?.code).toBe(-32602);
+      // As written: no `MCP error -32602: ` prefix, which the client's McpError would repeat.
+      expect(answer.error?.message).toMatch(/^Invalid params of /);
       expect(answer.error?.message).toContain(`${field}: `);
       expect(answer.error?.message).not.toContain('\n');
     }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callError, callOk, runAgentScenario } from './test-support/agent-scenario.js';
 import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
@@ -90,7 +90,29 @@ describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ cre
     expect(answers.get(1)?.result?.content[0]).toMatchObject({
       text: 'invalid_request: The arguments are nested too deep to send: tool arguments may nest 32 levels.',
     });
-    expect(answers.get(2)?.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.arguments: ') });
+    expect(answers.get(2)?.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid params of .*params\.arguments: /),
+    });
+  });
+
+  it('passes resources/read errors on unchanged, and refuses a __proto__ argument as the server does', async () => {
+    const { client } = await launch(t.server.url, t.keys.alice);
+    clients.push(client);
+    const unknown = await client.readResource({ uri: 'agentinfra://artifacts/art_nope' }).catch((caught: unknown) => caught);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect(unknown).toMatchObject({ code: -32002, message: 'MCP error -32002: not_found: Artifact "art_nope" does not exist.' });
+    const registered = await callOk(client, 'artifacts_register', { key: 'stdio-pending.txt', mime: 'text/plain', size: 3 });
+    const pending = await client
+      .readResource({ uri: `agentinfra://artifacts/${registered.artifact_id}` })
+      .catch((caught: unknown) => caught);
+    expect(pending).toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: conflict: Artifact "${registered.artifact_id}" is not committed yet.`,
+      data: { error: { code: 'conflict' } },
+    });
+    const args = JSON.parse('{"kind":"semantic","text":"x","provenance":"p","scope":["self"],"__proto__":{"admin":true}}');
+    expect(await callError(client, 'memory_write', args)).toMatch(/^invalid_request: .* __proto__: Unknown field\./);
   });
 
   it('exits with a one-line message on stderr when the key is refused, or is the bridge key', async () => {

@@ -8,9 +8,11 @@ import {
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
+  McpError,
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { REQUEST_SCHEMAS } from './invalid-params.js';
+import { forwardedError } from './rpc-error.js';
 import { errorResult } from './tool-errors.js';
 
 /** Options of {@link runStdioProxy}. */
@@ -77,7 +79,8 @@ function failureOf(error: unknown): { code: string; message: string } {
  * `url` over stdio, forwarding every request to its `/mcp` endpoint (Streamable
  * HTTP) with `key`. The tool list is the server's own, so it is generated from
  * the same route declarations and filtered by what `key` may call. A tool call
- * the server cannot answer (unreachable, key expired) is an `isError` result.
+ * the server cannot answer (unreachable, key expired) is an `isError` result;
+ * a JSON-RPC error the server answers is passed on unchanged.
  * @returns when stdin closes.
  * @throws Error when the first connection fails (bad URL, refused key), after logging why.
  */
@@ -97,26 +100,32 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     capabilities: upstream.getServerCapabilities() ?? { tools: {}, resources: {} },
     instructions: upstream.getInstructions(),
   });
+  /** Sends a request upstream; a JSON-RPC error it answers is rethrown as it came. */
+  const forward: typeof upstream.request = (request, resultSchema, options) =>
+    upstream.request(request, resultSchema, options).catch((error: unknown) => {
+      throw forwardedError(error);
+    });
   server.setRequestHandler(REQUEST_SCHEMAS.listTools, (request) =>
-    upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
+    forward({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
   );
   server.setRequestHandler(REQUEST_SCHEMAS.callTool, async (request) => {
     try {
       return await upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
     } catch (error) {
+      if (error instanceof McpError) throw forwardedError(error);
       const failure = failureOf(error);
       log(`agentinfra mcp: ${request.params.name}: ${failure.message}`);
       return errorResult({ error: failure });
     }
   });
   server.setRequestHandler(REQUEST_SCHEMAS.listResourceTemplates, (request) =>
-    upstream.request({ method: 'resources/templates/list', params: request.params }, ListResourceTemplatesResultSchema),
+    forward({ method: 'resources/templates/list', params: request.params }, ListResourceTemplatesResultSchema),
   );
   server.setRequestHandler(REQUEST_SCHEMAS.listResources, (request) =>
-    upstream.request({ method: 'resources/list', params: request.params }, ListResourcesResultSchema),
+    forward({ method: 'resources/list', params: request.params }, ListResourcesResultSchema),
   );
   server.setRequestHandler(REQUEST_SCHEMAS.readResource, (request) =>
-    upstream.request({ method: 'resources/read', params: request.params }, ReadResourceResultSchema),
+    forward({ method: 'resources/read', params: request.params }, ReadResourceResultSchema),
   );
   const stdin = options.stdin ?? process.stdin;
   const stdio = new StdioServerTransport(stdin as never, (options.stdout ?? process.stdout) as never);
