@@ -35,7 +35,7 @@ export async function runAgentFlow(client: AgentInfraClient, agentId: string, re
     provenance: 'chat',
     scope,
   });
-  const { hits } = await client.memory.query({ agent_id: agentId, q: 'when is staging reset?', k: 1, scope });
+  const { hits } = await client.memory.query({ agent_id: agentId, q: 'when does staging get recreated?', k: 1, scope });
 
   await client.identity.secrets.put({ agent_id: agentId, key: 'weather_api_token', value: 'tok_example_123' });
   const { value } = await client.identity.secrets.get({ agent_id: agentId, key: 'weather_api_token' });

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,24 @@ describe('examples/agent-client', () => {
     expect(run.stdout).toContain('recalled: The staging database is rebuilt every night at 02:00 UTC.');
     expect(run.stdout).toContain('secret: tok_example_123');
     expect(run.stdout).toMatch(new RegExp(`artifact: \\S+ 37 bytes sha256 ${sha256}`));
+  }, 60_000);
+
+  // Regression: after the root README's walk-through (steps 3 and 4 write three memories to alice), the example
+  // recalled "The staging database password rotates monthly." instead of what its README shows.
+  it("recalls what its README shows for an agent that also holds the root README walk-through's memories", async () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const step3 = /# 3\. write three semantic memories[^\n]*\n([\s\S]*?); do\n/.exec(readme)?.[1] ?? '';
+    const walkThrough = [...step3.matchAll(/'([^']+)'/g)].map(([, text]) => text as string);
+    expect(walkThrough).toHaveLength(3);
+    const bridge = createClient({ url: server.url, key: bridgeKey });
+    await bridge.identity.agents.create({ agent_id: 'walker', display_name: 'Walker' });
+    const { device_key } = await bridge.identity.device.issue({ agent_id: 'walker', label: 'example' });
+    const walker = createClient({ url: server.url, key: device_key });
+    for (const text of walkThrough)
+      await walker.memory.write({ agent_id: 'walker', kind: 'semantic', text, provenance: 'readme', scope: ['self'] });
+    const run = await runExample({ AGENTINFRA_URL: server.url, AGENTINFRA_KEY: device_key, AGENTINFRA_AGENT_ID: 'walker' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('recalled: The staging database is rebuilt every night at 02:00 UTC.');
   }, 60_000);
 
   it('reports a wrong key as a typed 401', async () => {

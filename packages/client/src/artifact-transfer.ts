@@ -1,9 +1,10 @@
 import { AgentInfraError, errorOfResponse } from './errors.js';
 import type { Routes } from './generated/routes.js';
+import { nodeBuiltin } from './node-builtin.js';
 import type { CallOptions } from './transport.js';
+import { openUploadSource, type UploadData } from './upload-source.js';
 
-/** Bytes to upload: in memory, a web stream, a Node stream (any async iterable of bytes) or a file path. */
-export type UploadData = Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | string;
+export type { UploadData } from './upload-source.js';
 
 /** What `artifacts.upload` takes: /register's body with `data` instead of `size` (which it may still state). */
 export interface UploadInput {
@@ -29,56 +30,18 @@ export interface ArtifactRoutes {
   commit(body: Routes['agent-artifacts/commit']['request'], options?: CallOptions): Promise<Routes['agent-artifacts/commit']['response']>;
 }
 
-async function* chunksOf(data: Exclude<UploadData, string>): AsyncIterable<Uint8Array> {
-  if (data instanceof Uint8Array) {
-    yield data;
-    return;
-  }
-  if (Symbol.asyncIterator in data) {
-    yield* data as AsyncIterable<Uint8Array>;
-    return;
-  }
-  const reader = (data as ReadableStream<Uint8Array>).getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) yield read.value;
-}
-
 /**
- * Loads a Node built-in when the upload runs, through a specifier that is
- * not a literal, so a bundler for browsers neither resolves nor includes it.
- * @throws AgentInfraError (status 0, `invalid_request`) outside Node, before any request is made.
- */
-async function nodeBuiltin<T>(name: 'crypto' | 'fs'): Promise<T> {
-  if (typeof process === 'undefined' || !process.versions?.node)
-    throw new AgentInfraError({
-      status: 0,
-      code: 'invalid_request',
-      message: `artifacts.upload needs Node 20+ (node:${name}); in a browser, call artifacts.register, PUT the bytes to upload_url, then artifacts.commit.`,
-    });
-  const specifier = `node:${name}`;
-  return (await import(specifier)) as T;
-}
-
-async function sourceOf(input: UploadInput): Promise<{ chunks: AsyncIterable<Uint8Array>; size: number }> {
-  if (typeof input.data === 'string') {
-    const fs = await nodeBuiltin<typeof import('node:fs')>('fs');
-    const size = input.size ?? (await fs.promises.stat(input.data)).size;
-    return { chunks: fs.createReadStream(input.data), size };
-  }
-  const size = input.size ?? (input.data instanceof Uint8Array ? input.data.byteLength : undefined);
-  if (size === undefined)
-    throw new AgentInfraError({ status: 0, code: 'invalid_request', message: 'Uploading a stream needs its size in bytes (size).' });
-  return { chunks: chunksOf(input.data), size };
-}
-
-/**
- * Stores bytes as an artifact: /register, one streaming PUT of `data` to the
- * returned upload URL while computing its SHA-256 (FIPS 180-4, hex), then
- * /commit with that hash. The bytes are read once and never held whole.
+ * Stores bytes as an artifact: checks the local input (a file path names a
+ * readable regular file, a stated `size` matches a file or in-memory bytes)
+ * before anything is registered, then /register, one streaming PUT of `data`
+ * to the returned upload URL while computing its SHA-256 (FIPS 180-4, hex),
+ * then /commit with that hash. The bytes are read once and never held whole.
  * Node only (uses `node:crypto`, and `node:fs` for a file path, loaded when
  * it runs, so the rest of the client bundles for browsers).
  * @returns /commit's answer: artifact_id, status `committed`, size, sha256.
- * @throws AgentInfraError `invalid_request` outside Node; from the routes, or from the PUT (e.g. 413/400 when `size` is wrong;
- *   `network_error` when it does not complete). The PUT is never retried: the stream is read once.
+ * @throws AgentInfraError status 0 `invalid_request` outside Node, for a missing, unreadable or non-regular file, a `size`
+ *   that does not match the data (a stream's only once read, after /register), or a stream without `size`; from the routes;
+ *   from the PUT (e.g. 413); `network_error` when the PUT does not complete. The PUT is never retried: the stream is read once.
  */
 export async function uploadArtifact(
   routes: ArtifactRoutes,
@@ -87,23 +50,28 @@ export async function uploadArtifact(
   options: CallOptions = {},
 ): Promise<Routes['agent-artifacts/commit']['response']> {
   const { createHash } = await nodeBuiltin<typeof import('node:crypto')>('crypto');
-  const { chunks, size } = await sourceOf(input);
-  const registered = await routes.register(
-    { agent_id: input.agent_id, key: input.key, mime: input.mime, size, ttl_days: input.ttl_days },
-    options,
-  );
+  const source = await openUploadSource(input.data, input.size);
+  const registered = await routes
+    .register({ agent_id: input.agent_id, key: input.key, mime: input.mime, size: source.size, ttl_days: input.ttl_days }, options)
+    .catch(async (error: unknown) => {
+      await source.release();
+      throw error;
+    });
   const hash = createHash('sha256');
-  const iterator = chunks[Symbol.asyncIterator]();
+  const iterator = source.chunks[Symbol.asyncIterator]();
+  let sourceError: unknown;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await iterator.next();
+      const next = await iterator.next().catch((error: unknown) => {
+        sourceError = error;
+        throw error;
+      });
       if (next.done) {
         controller.close();
         return;
       }
-      const chunk = next.value instanceof Uint8Array ? next.value : new Uint8Array(next.value);
-      hash.update(chunk);
-      controller.enqueue(chunk);
+      hash.update(next.value);
+      controller.enqueue(next.value);
     },
     async cancel() {
       await iterator.return?.();
@@ -113,19 +81,23 @@ export async function uploadArtifact(
   try {
     response = await fetchImpl(registered.upload_url, {
       method: 'PUT',
-      headers: { ...registered.upload_headers, 'content-length': String(size) },
+      headers: { ...registered.upload_headers, 'content-length': String(source.size) },
       body,
       duplex: 'half',
       signal: options.signal,
     } as RequestInit);
   } catch (error) {
     await iterator.return?.();
+    if (sourceError instanceof AgentInfraError) throw sourceError;
+    const failure = sourceError ?? error;
     throw new AgentInfraError({
       status: 0,
       code: 'network_error',
-      message: `Upload of ${input.key} failed: ${String(error)}`,
-      cause: error,
+      message: `Upload of ${input.key} failed: ${String(failure)}`,
+      cause: failure,
     });
+  } finally {
+    await source.release();
   }
   if (!response.ok) throw await errorOfResponse(response);
   await response.body?.cancel();

@@ -2,10 +2,13 @@
  * A failed call, as the server's CONTRACT.md error body
  * `{ "error": { "code", "message", "details"? } }` describes it, plus the
  * HTTP status and the `x-request-id` to quote when reporting it.
- * Client-side failures use status 0 and the codes `network_error`
- * (connection refused or reset; `cause` holds the fetch error), `timeout`
- * (no answer within `timeoutMs`), `aborted` (the caller's signal) and
- * `invalid_response` (a body that is not CONTRACT.md JSON).
+ * A non-2xx answer without that body keeps its status, with code
+ * `server_error` (5xx) or `invalid_response`. Client-side failures use
+ * status 0 and the codes `network_error` (connection refused or reset;
+ * `cause` holds the fetch error), `timeout` (no answer within `timeoutMs`),
+ * `aborted` (the caller's signal), `invalid_response` (a 2xx body that is
+ * not JSON) and `invalid_request` (bad local input to `artifacts.upload`,
+ * found before any request; `details.fields` names the field).
  */
 export class AgentInfraError extends Error {
   override readonly name = 'AgentInfraError';
