@@ -131,6 +131,32 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
     expect(extra.status).toBe(400);
   });
 
+  it('refuses URL junk after a hostname on every host field instead of truncating it to a bound host', async () => {
+    await claimHost(test, 'alice', 'victim.example.test', publish);
+    for (const host of [
+      'victim.example.test/path',
+      'victim.example.test#evil',
+      'victim.example.test?x=1',
+      'victim.example.test\\evil',
+      'victim.example.test:443',
+      'vic\u00adtim.example.test',
+    ]) {
+      for (const [path, body, as] of [
+        ['/host/claim', { agent_id: 'bob', host }, 'bob'],
+        ['/host/release', { agent_id: 'alice', host }, 'alice'],
+        ['/ip/report', { host, ips: ['192.0.2.9'] }, 'bridge'],
+        ['/cert/issue', { host }, 'bridge'],
+      ] as const) {
+        const response = await test.gateway(path, body, as);
+        expect(response.status, `${path} ${host}`).toBe(400);
+        expect(response.body.error.code).toBe('invalid_request');
+        expect(response.body.error.details.fields).toEqual([{ path: 'host', message: expect.stringMatching(/^The hostname contains /) }]);
+      }
+    }
+    const listed = await test.gateway('/list', { agent_id: 'alice' }, 'bridge');
+    expect(listed.body.hosts.find((entry: { host: string }) => entry.host === 'victim.example.test')).toMatchObject({ ips: [] });
+  });
+
   it('records IP addresses: validated, normalised, deduplicated, replacing the set', async () => {
     await claimHost(test, 'alice', 'ips.example.test', publish);
     const reported = await test.gateway(

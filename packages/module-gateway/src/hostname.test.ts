@@ -36,6 +36,17 @@ describe('normalizeHostname (issue #8)', () => {
     ['example.123', 'The top-level label of the hostname must not be all digits.'],
     ['xn--zz.com', 'internationalised'],
     ['', 'empty'],
+    ['victim.example.com/path', 'contains "/"'],
+    ['victim.example.com#evil', 'contains "#"'],
+    ['victim.example.com?x=1', 'contains "?"'],
+    ['victim.example.com\\evil', 'contains "\\"'],
+    ['user@victim.example.com', 'contains "@"'],
+    ['victim.example.com:8443', 'contains ":"'],
+    ['vic%74im.example.com', 'contains "%"'],
+    ['vic\u00adtim.example.com', 'U+00AD'],
+    ['vic\u200btim.example.com', 'U+200B'],
+    ['vic\ufe0ftim.example.com', 'U+FE0F'],
+    ['vic\u0000tim.example.com', 'U+0000'],
   ])('refuses %j (%s)', (input, reason) => {
     const checked = normalizeHostname(input);
     expect(checked.ok).toBe(false);

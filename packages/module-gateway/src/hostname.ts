@@ -11,6 +11,32 @@ export const MAX_HOSTNAME_OCTETS = MAX_DNS_NAME_OCTETS - `${CLAIM_RECORD_PREFIX}
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const NOT_AN_IP = 'An IP address is not a hostname.';
 const ALL_DIGIT_TLD = 'The top-level label of the hostname must not be all digits.';
+/** Characters a URL parser treats as the end of the host or as userinfo, port or escape: `domainToASCII` would cut at or decode them. */
+const URL_DELIMITER = /[/?#\\@:%]/u;
+/** Control characters, and the invisible code points that IDNA mapping silently removes (soft hyphen, zero-width space, variation selectors…). */
+const DROPPED_BY_IDNA = /[\p{Cc}\p{Default_Ignorable_Code_Point}]/u;
+
+/** Writes a code point as `U+XXXX` so that an invisible character can be named in a message. */
+function codePoint(char: string): string {
+  return `U+${(char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * The reason to refuse `input` before IDNA conversion, or null: a URL
+ * delimiter or a character `domainToASCII` would drop, so that
+ * `victim.example.com/path` is refused instead of becoming `victim.example.com`.
+ */
+function urlJunkReason(input: string): string | null {
+  const delimiter = URL_DELIMITER.exec(input)?.[0];
+  if (delimiter !== undefined) {
+    return `The hostname contains "${delimiter}"; a hostname has no path, query, fragment, port, user or percent-escape.`;
+  }
+  const dropped = DROPPED_BY_IDNA.exec(input)?.[0];
+  if (dropped !== undefined) {
+    return `The hostname contains the invisible or control character ${codePoint(dropped)}, which IDNA conversion would drop.`;
+  }
+  return null;
+}
 
 /** Outcome of {@link normalizeHostname}. */
 export type HostnameCheck = { ok: true; host: string } | { ok: false; reason: string };
@@ -22,8 +48,10 @@ export type HostnameCheck = { ok: true; host: string } | { ok: false; reason: st
  * RFC 1123 letters, digits and hyphens (1–63 octets, no hyphen first or
  * last, hyphens in positions 3–4 only in `xn--` labels), at most
  * {@link MAX_HOSTNAME_OCTETS} octets, a top-level label that is not all
- * digits, no wildcard, no IP literal and no trailing dot. A refusal's
- * `reason` is a sentence.
+ * digits, no wildcard, no IP literal and no trailing dot. Characters that
+ * conversion would cut at or silently drop (`/ ? # \\ @ : %`, control and
+ * default-ignorable code points) are refused first, so the bound name is
+ * never a truncation of the input. A refusal's `reason` is a sentence.
  */
 export function normalizeHostname(input: string): HostnameCheck {
   if (input.length === 0) return { ok: false, reason: 'The hostname is empty.' };
@@ -31,6 +59,8 @@ export function normalizeHostname(input: string): HostnameCheck {
   if (input.includes('*')) return { ok: false, reason: 'The hostname contains a wildcard (*); wildcards are not allowed.' };
   if (input.endsWith('.') || input.endsWith('。')) return { ok: false, reason: 'The hostname must not end with a dot.' };
   if (isIP(input) !== 0 || input.startsWith('[')) return { ok: false, reason: NOT_AN_IP };
+  const junk = urlJunkReason(input);
+  if (junk !== null) return { ok: false, reason: junk };
   if (/^[0-9]+$/.test(input.slice(input.lastIndexOf('.') + 1))) return { ok: false, reason: ALL_DIGIT_TLD };
   const ascii = domainToASCII(input);
   if (ascii === '') return { ok: false, reason: 'The hostname is not a valid internationalised domain name.' };

@@ -75,6 +75,7 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     );
     const otherDevice = await server.call('agent-identity/device/revoke', { device_id: aliceDevice }, { credential: key });
     expect(otherDevice.status).toBe(403);
+    expect(otherDevice.body.error.message).toBe('A device key can revoke only its own device; use the bridge key for others.');
     const revoked = await server.call('agent-identity/device/revoke', { device_id: issued.body.device_id }, { credential: key });
     expect(revoked.status).toBe(200);
     expect(revoked.body.device_id).toBe(issued.body.device_id);
@@ -84,6 +85,23 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     expect(twice.body.revoked_at).toBe(revoked.body.revoked_at);
     const unknown = await server.call('agent-identity/device/revoke', { device_id: 'dev_nope' }, { credential: server.bridgeKey });
     expect(unknown.status).toBe(404);
+  });
+
+  it('refuses device revocation by a delegation token with a message about delegation tokens', async () => {
+    const made = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: future(1) },
+      { credential: aliceKey },
+    );
+    for (const deviceId of [aliceDevice, 'dev_nope']) {
+      const refused = await server.call('agent-identity/device/revoke', { device_id: deviceId }, { credential: made.body.token });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toEqual({
+        code: 'forbidden',
+        message: 'A delegation token cannot revoke devices; use the device key being revoked, or the bridge key.',
+      });
+    }
+    expect((await server.call('agent-identity/secrets/list', { agent_id: 'alice' }, { credential: aliceKey })).status).toBe(200);
   });
 
   it('stores secrets encrypted: the database holds no plaintext and get returns it', async () => {
@@ -112,6 +130,19 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
       { credential: aliceKey },
     );
     expect(deleted.body).toEqual({ key: 'openai/api_key', deleted: true });
+  });
+
+  it('limits a secret value to 64 KiB of UTF-8 bytes, not characters', async () => {
+    const put = (value: string) =>
+      server.call('agent-identity/secrets/put', { agent_id: 'alice', key: 'big', value }, { credential: aliceKey });
+    expect((await put('a'.repeat(65_536))).status).toBe(200);
+    expect((await put(`${'€'.repeat(21_845)}a`)).status).toBe(200);
+    for (const value of ['€'.repeat(65_536), `${'€'.repeat(21_845)}ab`, 'a'.repeat(65_537)]) {
+      const refused = await put(value);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('invalid_request');
+      expect(refused.body.error.details.fields).toEqual([{ path: 'value', message: 'must be at most 65536 bytes (64 KiB) of UTF-8' }]);
+    }
   });
 
   it('delegates scoped, expiring tokens that act as from_agent for their permissions only', async () => {

@@ -14,6 +14,21 @@ export const secretKeySchema = z
   .max(256)
   .regex(/^[A-Za-z0-9_.:/-]+$/, 'must be 1–256 letters, digits or _ . : / -');
 
+/** Longest secret value: 64 KiB, counted in bytes of UTF-8 (what is sealed and stored), not in characters. */
+export const MAX_SECRET_VALUE_BYTES = 65_536;
+const SECRET_VALUE_TOO_LONG = `must be at most ${MAX_SECRET_VALUE_BYTES} bytes (64 KiB) of UTF-8`;
+
+/**
+ * A secret's value, at most {@link MAX_SECRET_VALUE_BYTES} bytes of UTF-8
+ * (400 over it). The character cap never refuses a value the byte count
+ * accepts; it stops longer strings before they are measured and states the
+ * bound in the OpenAPI document.
+ */
+export const secretValueSchema = z
+  .string()
+  .max(MAX_SECRET_VALUE_BYTES, { message: SECRET_VALUE_TOO_LONG, abort: true })
+  .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_SECRET_VALUE_BYTES, { message: SECRET_VALUE_TOO_LONG });
+
 /** POST /agents/create (bridge key). */
 export const createAgentRequestSchema = z.strictObject({ agent_id: agentIdSchema, display_name: z.string().min(1).max(256) });
 export type CreateAgentRequest = z.output<typeof createAgentRequestSchema>;
@@ -63,8 +78,8 @@ export type RevokeDelegationRequest = z.output<typeof revokeDelegationRequestSch
 export const revokeDelegationResponseSchema = z.object({ delegation_id: z.string(), revoked_at: instantSchema });
 export type RevokeDelegationResponse = z.output<typeof revokeDelegationResponseSchema>;
 
-/** POST /secrets/put: a value of at most 64 KiB, sealed at rest. */
-export const putSecretRequestSchema = z.strictObject({ agent_id: agentIdSchema, key: secretKeySchema, value: z.string().max(65_536) });
+/** POST /secrets/put: a value of at most 64 KiB of UTF-8, sealed at rest. */
+export const putSecretRequestSchema = z.strictObject({ agent_id: agentIdSchema, key: secretKeySchema, value: secretValueSchema });
 export type PutSecretRequest = z.output<typeof putSecretRequestSchema>;
 /** The key and when it was stored (never the value). */
 export const putSecretResponseSchema = z.object({ key: z.string(), updated_at: instantSchema });

@@ -119,12 +119,15 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /**
-     * Revokes a device. The bridge key may revoke any device, a device key only itself.
-     * Revoking twice returns the first revocation time.
-     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key.
+     * Revokes a device. The bridge key may revoke any device, a device key only itself,
+     * a delegation token none. Revoking twice returns the first revocation time.
+     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key or a delegation token.
      */
     async revokeDevice(body: RevokeDeviceRequest, principal: Principal): Promise<RevokeDeviceResponse> {
-      if (principal.kind !== 'bridge' && !(principal.kind === 'device' && principal.deviceId === body.device_id)) {
+      if (principal.kind === 'delegation') {
+        throw new NotAllowedError('A delegation token cannot revoke devices; use the device key being revoked, or the bridge key.');
+      }
+      if (principal.kind === 'device' && principal.deviceId !== body.device_id) {
         throw new NotAllowedError('A device key can revoke only its own device; use the bridge key for others.');
       }
       const row = (await knex()('identity_devices').where({ device_id: body.device_id }).first()) as DeviceRow | undefined;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agentinfra/core';
 import { bareAddress, normalizeAddress } from './addresses.js';
+import { headerRecord } from './header-record.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
 import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.js';
@@ -243,7 +244,8 @@ export function createInbound(
     },
   ): Promise<IngestResult> {
     const recipient = bareAddress(message.to);
-    const headers = Object.fromEntries(Object.entries(message.headers).map(([name, value]) => [name.toLowerCase(), value]));
+    // Names are lower-cased; of names that differ only in case, the later one in `message.headers` wins.
+    const headers = headerRecord(Object.entries(message.headers).map(([name, value]) => [name.toLowerCase(), value]));
     // Only the postbox says what it cut: a sender's copy of the header is dropped.
     delete headers[TRUNCATED_HEADER];
     if (options.truncated && options.truncated.length > 0) headers[TRUNCATED_HEADER] = options.truncated.join(',');

@@ -1,4 +1,5 @@
 import { type AddressObject, type HeaderValue, simpleParser } from 'mailparser';
+import { headerRecord } from './header-record.js';
 
 /** Headers kept per message at most, and characters per header value. */
 const MAX_HEADERS = 200;
@@ -72,9 +73,13 @@ function headerText(value: HeaderValue): string {
   return String(value);
 }
 
-/** Headers as a flat object of strings (CONTRACT.md: `headers` is an object of string to string). */
+/**
+ * Headers as a flat object of strings (CONTRACT.md: `headers` is an object
+ * of string to string), a {@link headerRecord} so that a header named
+ * `__proto__` or `constructor` is kept as sent.
+ */
 export function flattenHeaders(headers: Map<string, HeaderValue>): Record<string, string> {
-  const flat: Record<string, string> = {};
+  const flat = headerRecord();
   let kept = 0;
   for (const [name, value] of headers) {
     if (kept >= MAX_HEADERS) break;

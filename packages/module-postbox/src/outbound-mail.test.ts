@@ -100,6 +100,16 @@ describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
     }
   });
 
+  it('answers a list for `to` with the type error alone, and a too-short string with its length', async () => {
+    const send = (to: unknown) => t.postbox('send', { agent_id: 'alice', from: alice, to, subject: 's', body: 'b' }, 'alice');
+    const list = await send(['x@example.com']);
+    expect(list.status).toBe(400);
+    expect(list.body.error.details.fields).toEqual([{ path: 'to', message: 'Invalid input: expected string, received array' }]);
+    const short = await send('ab');
+    expect(short.status).toBe(400);
+    expect(short.body.error.details.fields).toEqual([{ path: 'to', message: 'Too small: expected string to have >=3 characters' }]);
+  });
+
   it('marks a message the relay refuses for good (550) failed with the answer, never the password', async () => {
     sink.refuseRecipientsWith = 'bounce';
     try {

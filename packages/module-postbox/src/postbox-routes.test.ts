@@ -166,6 +166,24 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
       expect(await count('postbox_messages')).toBe(before);
     });
 
+    it('keeps every header name, __proto__ and constructor included, through /list; of names differing in case the later wins', async () => {
+      const headers = JSON.parse(
+        `{"message-id":"<proto-${++sequence}@example.org>","__proto__":"p","Constructor":"c","toString":"t","X-Tag":"first","x-tag":"second"}`,
+      );
+      const response = await ingest(mail(alice, { headers }));
+      expect(response.status).toBe(200);
+      const listed = await t.postbox('list', { agent_id: 'alice', limit: 500 }, 'alice');
+      const item = listed.body.messages.find((message: { id: string }) => message.id === response.body.id);
+      const stored = Object.fromEntries(Object.entries(item.headers).filter(([name]) => !name.startsWith('x-agentinfra-')));
+      expect(stored).toEqual(
+        JSON.parse(`{"message-id":"${headers['message-id']}","__proto__":"p","constructor":"c","tostring":"t","x-tag":"second"}`),
+      );
+      expect(Object.keys(stored)).toContain('__proto__');
+      const badProto = await ingest({ ...mail(alice), headers: JSON.parse('{"__proto__":5}') });
+      expect(badProto.status).toBe(400);
+      expect(fieldsOf(badProto.body)).toEqual(['headers.__proto__']);
+    });
+
     it('answers 413 for a body over postbox.maxBodyBytes', async () => {
       const response = await ingest(mail(alice, { body: 'x'.repeat(1_048_577) }));
       expect(response.status).toBe(413);

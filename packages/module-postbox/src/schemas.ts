@@ -1,7 +1,9 @@
 import { agentIdSchema, instantSchema } from '@agentinfra/core';
 import { z } from 'zod';
+import { headersSchema } from './headers-field.js';
 import { messageViewSchema } from './message-view.js';
 import { folderSchema, ruleActionSchema, ruleMatchSchema } from './rules.js';
+import { stringField } from './string-field.js';
 import { webhookEventSchema } from './webhooks.js';
 
 /**
@@ -9,40 +11,39 @@ import { webhookEventSchema } from './webhooks.js';
  * CONTRACT.md response shapes, plus documented additions). The service takes
  * and returns these shapes, so HTTP and library callers see the same thing.
  * Field schemas live in `rules.ts` (folders, rules), `message-view.ts` (a
- * listed message) and `webhooks.ts` (event types).
+ * listed message), `webhooks.ts` (event types) and `headers-field.ts`
+ * (ingested headers); `stringField` keeps a wrong type from also reporting
+ * a length.
  */
 
 /** RFC 5322 §2.1.1: a line is at most 998 characters; one address or subject line stays within it. */
-const lineSchema = z.string().max(998);
-const addressFieldSchema = z.string().min(3).max(998);
+const lineSchema = stringField({ max: 998 });
+const addressFieldSchema = stringField({ min: 3, max: 998 });
 /** Bodies are bounded by `postbox.maxBodyBytes` in the service (413), and by the HTTP body limit. */
 const bodySchema = z.string();
-const headersSchema = z
-  .record(z.string().min(1).max(256), z.string().max(65_536))
-  .refine((headers) => Object.keys(headers).length <= 200, 'at most 200 headers');
 /** A rule name: 1–128 letters, digits, spaces or `_ . : -`, starting with a letter or digit. */
 export const ruleNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,127}$/, 'must be 1–128 letters, digits, spaces or _ . : -, starting with a letter or digit');
 /** A webhook id (`whk_…`). */
-export const webhookIdSchema = z.string().min(1).max(40);
+export const webhookIdSchema = stringField({ min: 1, max: 40 });
 
 /** POST /ingest (bridge key): one message from an external MTA; `mime_ref` names its raw MIME in the MTA's store. */
 export const ingestRequestSchema = z.strictObject({
   to: addressFieldSchema,
   from: lineSchema,
-  subject: z.string().max(16_384),
+  subject: stringField({ max: 16_384 }),
   body: bodySchema,
   html: z.string().nullable().optional(),
   headers: headersSchema,
-  mime_ref: z.string().min(1).max(2_048).optional(),
+  mime_ref: stringField({ min: 1, max: 2_048 }).optional(),
   attachments: z
     .array(
       z.strictObject({
-        filename: z.string().max(1_024).nullable(),
-        content_type: z.string().max(256),
+        filename: stringField({ max: 1_024 }).nullable(),
+        content_type: stringField({ max: 256 }),
         size: z.number().int().min(0),
-        content_id: z.string().max(998).nullable().default(null),
+        content_id: stringField({ max: 998 }).nullable().default(null),
       }),
     )
     .max(1_000)
@@ -59,7 +60,7 @@ export const ingestResponseSchema = z.object({
 export type IngestResponse = z.output<typeof ingestResponseSchema>;
 
 /** POST /alloc: the local part of `<local_part>@<mail domain>` (checked as an RFC 5321 Dot-string by the service). */
-export const allocRequestSchema = z.strictObject({ agent_id: agentIdSchema, local_part: z.string().max(256) });
+export const allocRequestSchema = z.strictObject({ agent_id: agentIdSchema, local_part: stringField({ max: 256 }) });
 export type AllocRequest = z.output<typeof allocRequestSchema>;
 /** The allocated address, lower-cased. */
 export const allocResponseSchema = z.object({ address: z.string() });
@@ -92,7 +93,7 @@ export const listRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
   direction: z.enum(['in', 'out']).default('in'),
   limit: z.number().int().min(1).max(500).default(50),
-  since: z.string().max(256).nullable().default(null),
+  since: stringField({ max: 256 }).nullable().default(null),
   folder: folderSchema.optional(),
   unread_only: z.boolean().optional(),
   reveal_quarantined: z
@@ -112,14 +113,20 @@ export const listResponseSchema = z.object({
 export type ListResponse = z.output<typeof listResponseSchema>;
 
 /** POST /mark_read: 1–500 message ids of the agent. */
-export const markReadRequestSchema = z.strictObject({ agent_id: agentIdSchema, ids: z.array(z.string().min(1).max(40)).min(1).max(500) });
+export const markReadRequestSchema = z.strictObject({
+  agent_id: agentIdSchema,
+  ids: z
+    .array(stringField({ min: 1, max: 40 }))
+    .min(1)
+    .max(500),
+});
 export type MarkReadRequest = z.output<typeof markReadRequestSchema>;
 /** How many of them were unread before. */
 export const markReadResponseSchema = z.object({ updated: z.number().int() });
 export type MarkReadResponse = z.output<typeof markReadResponseSchema>;
 
 /** POST /raw: one of the agent's messages. */
-export const rawMessageRequestSchema = z.strictObject({ agent_id: agentIdSchema, id: z.string().min(1).max(40) });
+export const rawMessageRequestSchema = z.strictObject({ agent_id: agentIdSchema, id: stringField({ min: 1, max: 40 }) });
 export type RawMessageRequest = z.output<typeof rawMessageRequestSchema>;
 /** A short-lived download URL of the raw MIME (message/rfc822). */
 export const rawMessageResponseSchema = z.object({ url: z.string(), expires_at: instantSchema });
@@ -158,8 +165,8 @@ export type DeleteRuleResponse = z.output<typeof deleteRuleResponseSchema>;
 /** POST /webhook/register: an HTTPS URL; a secret is generated when absent; all events when `events` is absent. */
 export const registerWebhookRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
-  url: z.string().min(1).max(2_048),
-  secret: z.string().min(1).max(512).optional(),
+  url: stringField({ min: 1, max: 2_048 }),
+  secret: stringField({ min: 1, max: 512 }).optional(),
   events: z.array(webhookEventSchema).min(1).max(4).optional(),
 });
 export type RegisterWebhookRequest = z.output<typeof registerWebhookRequestSchema>;
@@ -176,7 +183,7 @@ export type RegisterWebhookResponse = z.output<typeof registerWebhookResponseSch
 export const rotateWebhookRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
   webhook_id: webhookIdSchema,
-  secret: z.string().min(1).max(512).optional(),
+  secret: stringField({ min: 1, max: 512 }).optional(),
 });
 export type RotateWebhookRequest = z.output<typeof rotateWebhookRequestSchema>;
 /** The new secret (shown once) and when the previous one stops signing. */

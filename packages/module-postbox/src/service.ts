@@ -51,6 +51,8 @@ const DAY_MS = 86_400_000;
 const RECIPIENT_MEMORY_MS = 1_000;
 /** Lifetime of a /raw download URL, in seconds. */
 const RAW_URL_SECONDS = 300;
+/** Listen errors after which the postbox serves without its MTA (README: a listener that cannot bind is skipped). */
+const UNBINDABLE = new Set(['EADDRINUSE', 'EACCES']);
 
 /** Options of {@link createPostboxService} beyond the ports (tests, embedding apps). */
 export interface PostboxServiceOptions {
@@ -90,6 +92,25 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     async (address) => (await knex()('postbox_addresses').where({ address }).first('address')) !== undefined,
     { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() },
   );
+
+  /** Starts the bundled MTA on `port` (0: any free port). @throws the listen error (with its `code`) when the port cannot be bound. */
+  const startMta = (port: number) =>
+    startSmtpListener({
+      port,
+      host: config.smtp.host,
+      hostname: config.smtp.hostname ?? config.mailDomain,
+      maxMessageBytes: config.smtp.maxMessageBytes,
+      maxClients: config.smtp.maxClients,
+      socketTimeoutMs: config.smtp.socketTimeoutMs,
+      tlsCertFile: config.smtp.tlsCertFile,
+      tlsKeyFile: config.smtp.tlsKeyFile,
+      logger: deps.logger,
+      metrics: createSmtpMetrics(deps.metrics),
+      handlers: {
+        acceptsRecipient: (address) => acceptedRecipients.accepts(normalizeAddress(address)),
+        deliver: (message) => inbound.ingestRaw(message),
+      },
+    });
 
   const checkBodySize = (name: string, value: string | null | undefined) => {
     if (value && Buffer.byteLength(value, 'utf8') > config.maxBodyBytes) {
@@ -323,25 +344,26 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       return { messages, blobs };
     },
 
-    /** Starts the bundled MTA unless `smtp.port` is 0. @throws Error when the port cannot be bound. */
+    /**
+     * Starts the bundled MTA unless `smtp.port` is 0. A port that is taken
+     * (EADDRINUSE) or not allowed (EACCES) is skipped with one warning: the
+     * API keeps serving, mail can still arrive through /ingest, and
+     * `smtpAddress()` is `null`.
+     * @throws Error for any other failure to start it (e.g. unreadable TLS certificate files).
+     */
     async start(): Promise<void> {
       if (listener || config.smtp.port === 0) return;
-      listener = await startSmtpListener({
-        port: config.smtp.port === 'auto' ? 0 : config.smtp.port,
-        host: config.smtp.host,
-        hostname: config.smtp.hostname ?? config.mailDomain,
-        maxMessageBytes: config.smtp.maxMessageBytes,
-        maxClients: config.smtp.maxClients,
-        socketTimeoutMs: config.smtp.socketTimeoutMs,
-        tlsCertFile: config.smtp.tlsCertFile,
-        tlsKeyFile: config.smtp.tlsKeyFile,
-        logger: deps.logger,
-        metrics: createSmtpMetrics(deps.metrics),
-        handlers: {
-          acceptsRecipient: (address) => acceptedRecipients.accepts(normalizeAddress(address)),
-          deliver: (message) => inbound.ingestRaw(message),
-        },
-      });
+      const port = config.smtp.port === 'auto' ? 0 : config.smtp.port;
+      try {
+        listener = await startMta(port);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === undefined || !UNBINDABLE.has(code)) throw error;
+        deps.logger.warn(
+          { host: config.smtp.host, port, code },
+          `SMTP listener not started: cannot listen on ${config.smtp.host}:${port} (${code}); mail can still arrive through /ingest`,
+        );
+      }
     },
 
     /** The bound SMTP address, or `null` when the MTA is off or not started. */

@@ -98,6 +98,24 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
     expect(Buffer.concat(chunks).toString('utf8')).toContain('Subject: Build #4512 passed');
   });
 
+  it('keeps headers named __proto__ and constructor as sent', async () => {
+    await transport.sendMail({
+      from: 'x@example.org',
+      to: alice,
+      subject: 'odd header names',
+      text: 'hello',
+      messageId: '<odd-names@example.org>',
+      headers: [
+        { key: '__proto__', value: 'p' },
+        { key: 'Constructor', value: 'c' },
+      ],
+    });
+    const message = (await inbox('alice')).find((item) => item.headers['message-id'] === '<odd-names@example.org>');
+    expect(Object.keys(message?.headers ?? {})).toEqual(expect.arrayContaining(['__proto__', 'constructor']));
+    expect(Object.getOwnPropertyDescriptor(message?.headers, '__proto__')?.value).toBe('p');
+    expect(message?.headers.constructor).toBe('c');
+  });
+
   it('refuses an unknown recipient with 550 at RCPT TO and keeps the known one', async () => {
     const error = await transport.sendMail({ from: 'x@example.org', to: `nobody@${MAIL_DOMAIN}`, subject: 'hi', text: 'hello' }).then(
       () => null,

@@ -59,7 +59,7 @@ export interface SmtpListener {
  * refuses (a header block over 1 MiB, more than 1,000 MIME parts) gets
  * 554 5.6.0, a permanent failure; any other failure while storing answers
  * 451 so that the sending MTA retries.
- * @throws Error when the port cannot be bound or the certificate files cannot be read.
+ * @throws the listen error (its `code` EADDRINUSE, EACCES, …) when the port cannot be bound; the read error when the certificate files cannot be read.
  */
 export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
   const tls =

@@ -3,7 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFsBlobStore } from '@agentinfra/adapter-fs';
-import { type BlobStore, type Clock, createHttpDelivery, type HostResolver, type RateLimiter, type SqlDatabase } from '@agentinfra/core';
+import {
+  type BlobStore,
+  type Clock,
+  createHttpDelivery,
+  type HostResolver,
+  type PortMap,
+  type RateLimiter,
+  type SqlDatabase,
+} from '@agentinfra/core';
 import { startModuleTestServer, type TestKernel, type TestResponse } from '@agentinfra/core/testing';
 import { identityModule } from '@agentinfra/module-identity';
 import { expect } from 'vitest';
@@ -53,6 +61,8 @@ export async function startPostboxTestServer(options: {
   shutdownGraceMs?: number;
   /** Create the agents and their addresses (default true; false for a second replica on the same database). */
   seed?: boolean;
+  /** The kernel's logger (default: silent), e.g. a captured one whose lines the test reads. */
+  logger?: PortMap['logger'];
 }): Promise<PostboxTestServer> {
   const blobDir = await mkdtemp(join(tmpdir(), 'agentinfra-postbox-'));
   let base = 'http://127.0.0.1';
@@ -68,6 +78,7 @@ export async function startPostboxTestServer(options: {
     module: 'agent-postbox',
     agents,
     modules: [identityModule, postboxModule],
+    ...(options.logger ? { logger: options.logger } : {}),
     adapters: {
       sql: options.db,
       blobStore,
