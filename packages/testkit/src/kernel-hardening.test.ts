@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { credentialsPort, defineModule, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, type Principal, provide, routesFor } from '@agentinfra/core';
+import { AuthenticationError, credentialsPort, defineModule, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, type Principal, provide, routesFor } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -28,14 +28,25 @@ const storeModule = defineModule({
         return { ok: true };
       },
     }),
+    route({
+      path: '/redeem',
+      summary: 'Checks a proof in the body, like a grant-token fetch.',
+      request: z.strictObject({ token: z.string() }),
+      response: z.object({ ok: z.boolean() }),
+      auth: { kind: 'none' },
+      handler: async ({ body }) => {
+        if (body.token !== 'g_good') throw new AuthenticationError('The token is unknown.');
+        return { ok: true };
+      },
+    }),
   ],
   provides: [provide(credentialsPort, () => ({ verify: async ({ credential }) => principals[credential] ?? null }))],
 });
 
 /** POSTs raw bytes with exactly the headers given (fetch would add a content type to a string body). */
-function post(url: string, body: Buffer, headers: Record<string, string>) {
+function post(url: string, body: Buffer, headers: Record<string, string>, path = '/functions/v1/agent-store/put') {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }>((resolve, reject) => {
-    const target = new URL(`${url}/functions/v1/agent-store/put`);
+    const target = new URL(`${url}${path}`);
     const outgoing = request(target, { method: 'POST', headers: { 'content-length': String(body.length), ...headers } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -193,6 +204,17 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
     expect((await from('203.0.113.9', 'dk_alice')).status).toBe(429);
     expect((await from('203.0.113.10', 'dk_alice')).status).toBe(200);
     expect((await from('203.0.113.10', 'dk_guess')).status).toBe(401);
+  });
+
+  it('counts a bad proof in the body of a route without a credential against the same limit', async () => {
+    const redeem = (address: string, token: string) =>
+      post(server.url, json({ token }), { 'content-type': 'application/json', 'x-forwarded-for': address }, '/functions/v1/agent-store/redeem');
+    expect((await redeem('203.0.113.30', 'g_good')).status).toBe(200);
+    for (let attempt = 0; attempt < 5; attempt++) expect((await redeem('203.0.113.30', 'g_guess')).status).toBe(401);
+    const refused = await redeem('203.0.113.30', 'g_good');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await redeem('203.0.113.31', 'g_good')).status).toBe(200);
   });
 
   it('counts failed authentications of kernel surfaces through kernel.authenticate', async () => {

@@ -177,7 +177,13 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         const agentId = authorize(route.auth, principal, body);
         const admitted = admission.enter();
         if (admitted) await admitted;
-        const result = await route.handler({ body, principal, agentId, service: options.serviceOf(module.name), c });
+        const result = await route
+          .handler({ body, principal, agentId, service: options.serviceOf(module.name), c })
+          .catch(async (error: unknown) => {
+            // A route without a header credential checks a proof in its body (a grant token): a bad one counts like a bad key.
+            if (principal === null && error instanceof AuthenticationError) await failedAuth.fail(c.get('client'), 'unknown');
+            throw error;
+          });
         c.set('result', result);
         if (result instanceof Response) return result;
         if (options.validateResponses) {
@@ -211,9 +217,9 @@ async function authenticate(
   isBridgeKey: (credential: string) => boolean,
   failedAuth: FailedAuthLimit,
 ) {
-  if (route.auth.kind === 'none') return null;
   const client = c.get('client');
   await failedAuth.check(client);
+  if (route.auth.kind === 'none') return null;
   const credential = readCredential({ get: (name) => c.req.header(name) });
   if (!credential) {
     await failedAuth.fail(client, 'missing');

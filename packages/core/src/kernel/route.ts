@@ -13,6 +13,9 @@ import type { Principal } from '../auth/principal.js';
  *   device). With `permission`, a delegation must carry it (checked before the
  *   handler), and generated surfaces list the route for such delegations.
  * - `none`: no credential; the payload carries its own proof (grant tokens).
+ *   The client address's failed-authentication limit still applies: an
+ *   address over it gets 429 before the body is read, and a handler's
+ *   `AuthenticationError` (a bad proof) counts as a failure.
  */
 export type RouteAuth<Req, Perm extends string = string> =
   | { kind: 'bridge' }
