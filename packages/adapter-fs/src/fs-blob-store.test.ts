@@ -172,6 +172,18 @@ describe('fs blob store specifics', () => {
     await malformed.arrayBuffer();
   });
 
+  it('answers a range outside the object with 416, the JSON error body and Content-Range', async () => {
+    await fs.store.put({ key: 'short', body: Buffer.from('hello') });
+    const { url } = await fs.store.createDownloadUrl({ key: 'short', expiresInSeconds: 60, contentType: 'text/markdown' });
+    const response = await fetch(url, { headers: { range: 'bytes=10-20' } });
+    expect(response.status).toBe(416);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('content-range')).toBe('bytes */5');
+    expect(await response.json()).toEqual({
+      error: { code: 'range_not_satisfiable', message: 'The requested range is outside the object of 5 bytes.' },
+    });
+  });
+
   it('leaves no object and no temp file when a client aborts an upload half-way', async () => {
     const upload = await fs.store.createUploadUrl({
       key: 'aborted',

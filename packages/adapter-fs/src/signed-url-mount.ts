@@ -109,7 +109,11 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
       if (fields.filename !== undefined) headers['content-disposition'] = contentDisposition(fields.filename);
       const range = decideRange(size, request.headers.get('range'), request.headers.get('if-range'));
       if (range.kind === 'unsatisfiable') {
-        return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${size}` } });
+        const message = `The requested range is outside the object of ${size} bytes.`;
+        return new Response(JSON.stringify({ error: { code: 'range_not_satisfiable', message } }), {
+          status: 416,
+          headers: { 'content-type': 'application/json', ...CORS, 'content-range': `bytes */${size}` },
+        });
       }
       const start = range.kind === 'partial' ? range.start : 0;
       const end = range.kind === 'partial' ? range.end : size - 1;
