@@ -1,5 +1,14 @@
 import { request } from 'node:http';
-import { AuthenticationError, credentialsPort, defineModule, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, type Principal, provide, routesFor } from '@agentinfra/core';
+import {
+  AuthenticationError,
+  credentialsPort,
+  defineModule,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  type Principal,
+  provide,
+  routesFor,
+} from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -208,7 +217,12 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
 
   it('counts a bad proof in the body of a route without a credential against the same limit', async () => {
     const redeem = (address: string, token: string) =>
-      post(server.url, json({ token }), { 'content-type': 'application/json', 'x-forwarded-for': address }, '/functions/v1/agent-store/redeem');
+      post(
+        server.url,
+        json({ token }),
+        { 'content-type': 'application/json', 'x-forwarded-for': address },
+        '/functions/v1/agent-store/redeem',
+      );
     expect((await redeem('203.0.113.30', 'g_good')).status).toBe(200);
     for (let attempt = 0; attempt < 5; attempt++) expect((await redeem('203.0.113.30', 'g_guess')).status).toBe(401);
     const refused = await redeem('203.0.113.30', 'g_good');
