@@ -1,6 +1,7 @@
 import { Pager, Table, when } from '../components.js';
 import { type ConsoleApp, frameOf, type PageDeps } from '../context.js';
 import { Layout } from '../layout.js';
+import { breakAfterSeparators } from '../soft-breaks.js';
 
 interface AuditRow {
   seq: number;
@@ -45,8 +46,8 @@ export function registerAudit(app: ConsoleApp, { api, base }: PageDeps): void {
               <td class="wrap">{event.action}</td>
               <td>{event.outcome}</td>
               <td class="wrap">{event.actor.kind === 'bridge' ? 'bridge key' : (event.actor.id ?? event.actor.kind)}</td>
-              <td class="long">{event.agent_id ?? '—'}</td>
-              <td class="long">{event.target ?? '—'}</td>
+              <td class="long">{event.agent_id ? breakAfterSeparators(event.agent_id) : '—'}</td>
+              <td class="long">{event.target ? breakAfterSeparators(event.target) : '—'}</td>
               <td class="wrap">{event.client ?? '—'}</td>
             </tr>
           ))}

@@ -1,7 +1,8 @@
-import { type AclEdge, AclGraph } from '../acl-graph.js';
+import { AclGraph } from '../acl-graph.js';
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
+import { type AclEdge, peerPairs } from '../mesh-acls.js';
 
 interface PeerRow {
   agent_id: string;
@@ -11,7 +12,7 @@ interface PeerRow {
   last_seen: string;
 }
 
-/** Mesh: peers online or offline with last seen, the ACLs as an SVG graph and a table, and PSK rotation per pair. */
+/** Mesh: peers online or offline with last seen, the ACLs as an SVG graph and as a table of peer pairs, each with its PSK rotation. */
 export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/mesh', async (c) => {
     const cursor = c.req.query('cursor') || null;
@@ -23,6 +24,7 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
     ]);
     const frame = frameOf(c, base);
     const online = new Set(peers.peers.filter((peer) => peer.online).map((peer) => peer.agent_id));
+    const pairs = peerPairs(acls.acls);
     return c.html(
       <Layout frame={frame} title="Mesh" current="Mesh">
         <section aria-labelledby="peers">
@@ -51,25 +53,32 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
           <AclGraph agents={peers.peers.map((peer) => peer.agent_id)} online={online} acls={acls.acls} />
           <Table
             caption="ACLs"
-            head={['From', 'To', 'Port', 'PSK rotated', '']}
+            head={['Pair', 'Allowed', 'PSK rotated', '']}
             empty="No ACLs."
-            count={acls.acls.length}
-            rows={acls.acls.map((acl) => (
+            count={pairs.length}
+            rows={pairs.map((pair) => (
               <tr>
-                <td>{acl.from_agent}</td>
-                <td>{acl.to_agent}</td>
-                <td>
-                  {acl.port}/{acl.proto}
+                <td class="wrap">
+                  {pair.a} ↔ {pair.b}
                 </td>
-                <td>{when(acl.psk_rotated_at)}</td>
+                <td class="wrap">
+                  <ul class="flows">
+                    {pair.directions.map((direction) => (
+                      <li>
+                        {direction.from} → {direction.to}: {direction.ports.join(', ')}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+                <td class="time">{when(pair.acls[0]?.psk_rotated_at)}</td>
                 <td>
                   <ActionForm
                     action={`${base}/mesh/psk/rotate`}
                     csrf={frame.session.csrf}
                     label="Rotate PSK"
-                    ariaLabel={`Rotate PSK of ${acl.from_agent} and ${acl.to_agent}`}
-                    fields={{ a: acl.from_agent, b: acl.to_agent }}
-                    confirm={`Rotate the pre-shared key of ${acl.from_agent} and ${acl.to_agent}? Both must re-fetch their WireGuard config.`}
+                    ariaLabel={`Rotate PSK of ${pair.a} and ${pair.b}`}
+                    fields={{ a: pair.a, b: pair.b }}
+                    confirm={`Rotate the pre-shared key of ${pair.a} and ${pair.b}? Both must re-fetch their WireGuard config.`}
                   />
                 </td>
               </tr>

@@ -1,6 +1,8 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { Cadence, LastRun, runBadge } from '../job-cells.js';
 import { Layout } from '../layout.js';
+import { breakAfterSeparators } from '../soft-breaks.js';
 
 interface JobRow {
   job_id: string;
@@ -59,14 +61,12 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
               const ref = { agent_id: job.agent_id, name: job.name };
               return (
                 <tr>
-                  <td>{job.agent_id}</td>
-                  <td>{job.name}</td>
-                  <td>
-                    <code>{job.cadence}</code> {job.timezone}
-                  </td>
-                  <td>{when(job.next_run_at)}</td>
+                  <td class="name">{breakAfterSeparators(job.agent_id)}</td>
+                  <td class="name">{breakAfterSeparators(job.name)}</td>
+                  <Cadence cadence={job.cadence} timezone={job.timezone} />
+                  <td class="time">{when(job.next_run_at)}</td>
                   <td>{job.status}</td>
-                  <td>{job.last_run ? `${job.last_run.status}${job.last_run.error ? `: ${job.last_run.error}` : ''}` : '—'}</td>
+                  <LastRun run={job.last_run} />
                   <td class="buttons">
                     {job.status === 'active' ? (
                       <ActionForm
@@ -125,7 +125,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                 <td class="wrap">{run.job_name}</td>
                 <td class="time">{when(run.scheduled_for)}</td>
                 <td class="status">
-                  <span class={`badge ${run.status === 'failed' ? 'bad' : run.status === 'succeeded' ? 'ok' : ''}`}>{run.status}</span>
+                  <span class={runBadge(run.status)}>{run.status}</span>
                   {run.status === 'failed' ? (
                     <ActionForm
                       action={`${base}/scheduler/runs/retry`}
