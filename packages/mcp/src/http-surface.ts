@@ -13,6 +13,8 @@ import { jsonBoundBreach } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
 
+/** Decodes request bodies as UTF-8, refusing invalid bytes (as the HTTP API does) rather than replacing them. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Options of {@link mcpSurface}. */
 export interface McpSurfaceOptions {
   /** Mount path (default `/mcp`). */
@@ -120,7 +122,12 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         if (raw === null) {
           return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { headers: { connection: 'close' } });
         }
-        const text = raw.toString('utf8');
+        let text: string;
+        try {
+          text = utf8.decode(raw);
+        } catch {
+          return rpcError(400, -32700, 'Parse error: the body is not valid UTF-8.');
+        }
         const breach = jsonBoundBreach(text);
         if (breach) return rpcError(400, -32600, breach.message, { data: breach.data });
         let parsedBody: unknown;

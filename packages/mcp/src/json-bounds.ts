@@ -16,7 +16,7 @@ export const MAX_MCP_BODY_CONTAINERS = MAX_JSON_CONTAINERS + ENVELOPE;
 /** A bound an MCP request body breaks, as a JSON-RPC error's message and `data`. */
 export interface JsonBoundBreach {
   message: string;
-  data: { max_depth: number } | { max_containers: number };
+  data: { max_depth: number } | { max_containers: number } | { lone_surrogate: true };
 }
 
 /**
@@ -25,8 +25,9 @@ export interface JsonBoundBreach {
  * widened by the JSON-RPC envelope, with the API's own one-pass count
  * (`jsonShape`, no parsing, stopping at the first breach), so that no
  * validator after it recurses thousands of levels deep (a stack overflow)
- * or walks millions of containers.
- * @returns the breach, or `null` when the text is within both bounds.
+ * or walks millions of containers; and refuses a string escaping a lone
+ * surrogate, which the API refuses too (it would be stored as U+FFFD).
+ * @returns the breach, or `null` when the text is within the bounds.
  */
 export function jsonBoundBreach(text: string): JsonBoundBreach | null {
   const shape = jsonShape(text, { maxDepth: MAX_MCP_BODY_DEPTH, maxContainers: MAX_MCP_BODY_CONTAINERS });
@@ -40,6 +41,13 @@ export function jsonBoundBreach(text: string): JsonBoundBreach | null {
     return {
       message: `Invalid Request: the body holds more than ${MAX_MCP_BODY_CONTAINERS} arrays and objects (tool arguments: ${MAX_JSON_CONTAINERS}, as on the HTTP API).`,
       data: { max_containers: MAX_MCP_BODY_CONTAINERS },
+    };
+  }
+  if (shape.loneSurrogate) {
+    return {
+      message:
+        'Invalid Request: a string escapes a lone UTF-16 surrogate (such as "\\ud800"), which is not Unicode text; send text as UTF-8 or as surrogate pairs (as on the HTTP API).',
+      data: { lone_surrogate: true },
     };
   }
   return null;

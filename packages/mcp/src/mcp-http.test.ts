@@ -213,6 +213,34 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
     });
   });
 
+  it('refuses a lone surrogate escape and bytes that are not UTF-8, as the HTTP API does', async () => {
+    const lone = await postRaw(toolCall('memory_kv_put', '{"key":"lone","scope":["self"],"value":"a\\ud800b"}'));
+    expect(lone.status).toBe(400);
+    expect(lone.answer.error).toEqual({
+      code: -32600,
+      message: expect.stringMatching(/lone UTF-16 surrogate/),
+      data: { lone_surrogate: true },
+    });
+    const bytes = Buffer.concat([
+      Buffer.from(
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"bytes","scope":["self"],"value":"',
+      ),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}}}'),
+    ]);
+    const response = await fetch(`${t.server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.keys.alice}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: bytes,
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as RpcAnswer).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });
+  });
+
   it('answers a huge string or a huge flat array with the API’s 1 MiB body limit as a tool error', async () => {
     for (const value of [`"${'x'.repeat(7_000_000)}"`, `[${Array(3_000_000).fill('0').join(',')}]`]) {
       const { status, answer } = await postRaw(toolCall('memory_kv_put', `{"key":"huge","scope":["self"],"value":${value}}`));

@@ -14,7 +14,8 @@ export interface ErrorBody {
 export function errorResult(body: ErrorBody, retryAfterSeconds?: number): CallToolResult {
   const retry = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} s.`;
   const fields = (body.error.details as { fields?: Array<{ path: string; message: string }> } | undefined)?.fields;
-  const problems = Array.isArray(fields) ? fields.map((field) => ` ${field.path}: ${field.message}.`).join('') : '';
+  const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+  const problems = Array.isArray(fields) ? fields.map((field) => ` ${field.path}: ${sentence(field.message)}`).join('') : '';
   const error = retryAfterSeconds === undefined ? body.error : { ...body.error, retry_after_seconds: retryAfterSeconds };
   return {
     isError: true,
