@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { promisify } from 'node:util';
+import pLimit from 'p-limit';
 import { InputError } from '../errors.js';
 import { type AddressClass, classifyAddress } from './address-policy.js';
 
@@ -19,11 +20,61 @@ export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 const lookupAll = promisify(dnsLookup);
 
-/** The operating system's resolver (`getaddrinfo`, like every Node client), all addresses in the order it returns them. */
-export const systemResolver: HostResolver = async (hostname) => {
+/**
+ * `getaddrinfo` calls in flight at most. Each holds one of libuv's four
+ * threadpool threads (which file reads and writes need too) for as long as
+ * the name takes to answer, so fifty targets on a slow or dead name server
+ * would otherwise stall every file operation of the process.
+ */
+export const MAX_CONCURRENT_LOOKUPS = 2;
+/** Milliseconds a name may take to resolve, waiting for a lookup slot included. */
+export const LOOKUP_TIMEOUT_MS = 5_000;
+
+/**
+ * `resolve` with at most `concurrency` lookups in flight, each answering
+ * within `timeoutMs` counted from the call (waiting for a slot included); a
+ * lookup still waiting for its slot when its time is up is never started.
+ * A lookup that outlives its caller keeps its slot until it ends (the
+ * operating system's resolver cannot be cancelled).
+ * @throws Error with code `ETIMEOUT` when the name did not resolve in time.
+ */
+export function boundedResolver(resolve: HostResolver, options: { concurrency: number; timeoutMs: number }): HostResolver {
+  const slots = pLimit(options.concurrency);
+  return async (hostname) => {
+    let expired = false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        expired = true;
+        reject(Object.assign(new Error(`${hostname} did not resolve within ${options.timeoutMs / 1000} s`), { code: 'ETIMEOUT' }));
+      }, options.timeoutMs);
+    });
+    const lookup = slots(() => (expired ? Promise.resolve([]) : resolve(hostname)));
+    lookup.catch(() => undefined);
+    try {
+      return await Promise.race([lookup, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** `getaddrinfo`: every address of `hostname`, in the order the system returns them. */
+const getaddrinfo: HostResolver = async (hostname) => {
   const found = (await lookupAll(hostname, { all: true, verbatim: true })) as unknown as LookupAddress[];
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 };
+
+/**
+ * The operating system's resolver (`getaddrinfo`, like every Node client),
+ * all addresses in the order it returns them, bounded by
+ * {@link boundedResolver}: {@link MAX_CONCURRENT_LOOKUPS} at a time,
+ * {@link LOOKUP_TIMEOUT_MS} each.
+ */
+export const systemResolver: HostResolver = boundedResolver(getaddrinfo, {
+  concurrency: MAX_CONCURRENT_LOOKUPS,
+  timeoutMs: LOOKUP_TIMEOUT_MS,
+});
 
 /** `hostname` of a URL without the brackets of an IPv6 literal. */
 export function bareHostname(url: URL): string {
