@@ -145,6 +145,26 @@ describe('GET /metrics after real work', () => {
     expect((await scrape(ops.server.bridgeKey)).status).toBe(200);
   });
 
+  it('audits a scrape with the bridge key as bridge.use with its request id, and one with the token not at all', async () => {
+    const withKey = await fetch(`${ops.server.url}/metrics`, {
+      headers: { authorization: `Bearer ${ops.server.bridgeKey}`, 'x-request-id': 'scrape-with-bridge-key' },
+    });
+    expect(withKey.status).toBe(200);
+    await withKey.text();
+    const bridge = { credential: ops.server.bridgeKey };
+    const { body } = await ops.server.call('agent-identity/audit/list', { action: 'bridge.use', limit: 50 }, bridge);
+    const scrapes = (body.events as Array<{ target: string; request_id: string | null }>).filter(
+      (event) => event.target === 'kernel/metrics',
+    );
+    expect(scrapes.map((event) => event.request_id)).toContain('scrape-with-bridge-key');
+    const withToken = await fetch(`${ops.server.url}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}`, 'x-request-id': 'scrape-with-token' },
+    });
+    await withToken.text();
+    const after = await ops.server.call('agent-identity/audit/list', { limit: 50 }, bridge);
+    expect(JSON.stringify(after.body)).not.toContain('scrape-with-token');
+  });
+
   it.runIf(promtoolFound)('passes promtool check metrics', () => {
     const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(checked.stderr + checked.stdout).toBe('');

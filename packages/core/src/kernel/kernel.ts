@@ -334,10 +334,6 @@ export function createKernel(options: KernelOptions): Kernel {
         token: config.metrics.token,
         check: (client) => failedAuth.check(client),
         refused: (client, reason) => failedAuth.fail(client, reason),
-        bridgeUsed: (client) =>
-          audit
-            .record({ action: 'bridge.use', outcome: 'success', actor: { kind: 'bridge' }, target: 'kernel/metrics', client })
-            .catch((error: unknown) => logger.error({ err: error }, 'audit: could not record the event')),
       }),
     );
   }

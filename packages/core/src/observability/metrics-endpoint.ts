@@ -22,8 +22,6 @@ export interface MetricsEndpointOptions {
   refused(client: string, reason: 'missing' | 'unknown'): Promise<void>;
   /** Refuses an address over the failed-authentication limit. @throws RateLimitError. */
   check(client: string): Promise<void>;
-  /** Told when the bridge key (rather than the metrics token) was used, for the audit log. */
-  bridgeUsed(client: string): Promise<void>;
 }
 
 async function exposition(registry: Registry): Promise<Response> {
@@ -33,8 +31,9 @@ async function exposition(registry: Registry): Promise<Response> {
 /**
  * `GET /metrics` on the API listener, in the Prometheus text format,
  * guarded by a bearer credential: the metrics token when one is configured,
- * or the bridge key. Refusals count against the failed-authentication limit
- * like any other.
+ * or the bridge key (logged and audited as `bridge.use` like any other use
+ * of it). Refusals count against the failed-authentication limit like any
+ * other.
  */
 export function guardedMetricsMount(options: MetricsEndpointOptions): HttpMount {
   const isBridgeKey = equalsSecret(options.bridgeKey);
@@ -50,7 +49,8 @@ export function guardedMetricsMount(options: MetricsEndpointOptions): HttpMount 
       const credential = readCredential({ get: (name) => request.headers.get(name) ?? undefined });
       if (credential && isToken(credential)) return exposition(options.registry);
       if (credential && isBridgeKey(credential)) {
-        await options.bridgeUsed(client);
+        // Named to the request observer, which logs the caller and audits the use (bridge.use, kernel/metrics).
+        info?.identify({ kind: 'bridge' });
         return exposition(options.registry);
       }
       await options.refused(client, credential ? 'unknown' : 'missing');
