@@ -28,13 +28,16 @@ export function asOperator<T>(client: string, work: () => T): T {
 /**
  * The console's way to the modules: every operation goes through the HTTP
  * route layer in process with the bridge key, so validation, audit events
- * and errors are exactly the API's; the calls carry the operator's address
+ * and errors are exactly the API's (except that reads through read-only
+ * routes are not audited as bridge key uses, so page views do not bury the
+ * actions in the audit log); the calls carry the operator's address
  * (inside {@link asOperator}), so audit events and the failed-authentication
  * limit see the operator, not `unknown`.
  */
 export function createConsoleApi(kernel: Kernel): ConsoleApi {
   return async (route, body = {}) => {
-    const env = { client: operatorClient.getStore() ?? 'console' };
+    // Page views read through read-only routes and are not audited; actions (and routes that declare an audit event) are.
+    const env = { client: operatorClient.getStore() ?? 'console', auditReads: false };
     const response = await kernel.app.request(
       `${FUNCTIONS_BASE}/${route}`,
       {

@@ -1,4 +1,4 @@
-import { type Kernel, RateLimitError } from '@agentinfra/core';
+import { type Kernel, type Principal, RateLimitError } from '@agentinfra/core';
 import { Hono } from 'hono';
 import { asOperator, ConsoleApiError, createConsoleApi } from './api.js';
 import type { ConsoleApp, ConsoleEnv, PageDeps } from './context.js';
@@ -16,6 +16,23 @@ import { staticAsset } from './static-assets.js';
  * `..` is resolved, never the sign-in or sign-out route. Anything else gives
  * `undefined` (the overview).
  */
+/**
+ * Records a console sign-in or sign-out in the audit log (page views are
+ * not recorded; actions are, as the API's bridge key uses). A failure to
+ * record is logged, not shown: the operator's request stands.
+ */
+async function recordSession(
+  kernel: Kernel,
+  action: 'console.signin' | 'console.signout',
+  outcome: 'success' | 'denied',
+  actor: Principal | null,
+  client: string,
+): Promise<void> {
+  await kernel.audit
+    .record({ action, outcome, actor: actor ?? { kind: 'anonymous', id: null, agent_id: null }, target: 'console', client })
+    .catch((error: unknown) => kernel.logger.error({ err: error }, 'audit: could not record the event'));
+}
+
 export function safeReturnPath(base: string, value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 2048 || !value.startsWith('/') || value.startsWith('//')) return undefined;
   if (/[\\\p{Cc}]/u.test(value)) return undefined;
@@ -86,11 +103,14 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     const form = await c.req.parseBody();
     const key = typeof form.key === 'string' ? form.key : '';
     const next = safeReturnPath(base, form.next);
+    const client = c.env?.client ?? 'console';
     try {
-      const principal = await kernel.authenticate(key === '' ? null : key, { client: c.env?.client ?? 'console' });
+      const principal = await kernel.authenticate(key === '' ? null : key, { client });
       if (principal?.kind !== 'bridge') {
+        await recordSession(kernel, 'console.signin', 'denied', principal, client);
         return c.html(<SignInPage base={base} next={next} error="That is not the bridge key. Check the key and try again." />, 401);
       }
+      await recordSession(kernel, 'console.signin', 'success', principal, client);
     } catch (error) {
       if (error instanceof RateLimitError) {
         c.header('retry-after', String(error.retryAfterSeconds));
@@ -142,8 +162,9 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     await next();
   });
 
-  app.post('/logout', (c) => {
+  app.post('/logout', async (c) => {
     sessions.delete(c.get('session').id);
+    await recordSession(kernel, 'console.signout', 'success', { kind: 'bridge' }, c.env?.client ?? 'console');
     c.header('set-cookie', cookie(null, c.req.url));
     return c.redirect(`${base}/login`, 303);
   });

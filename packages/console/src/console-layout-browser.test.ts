@@ -235,7 +235,8 @@ describe.each(sqlDatabases())('operator console layout in chromium on $name', ({
       expect((await t.server.call('agent-identity/secrets/put', { agent_id: 'alice', key: secret, value: 'v' }, as)).status).toBe(200);
       expect((await t.server.call('agent-identity/secrets/get', { agent_id: 'alice', key: secret }, as)).status).toBe(200);
     }
-    await page.goto(`${t.server.url}/console/`);
+    // A network call with the bridge key is audited as bridge.use (the console's own page views are not).
+    expect((await t.server.call('agent-scheduler/admin/summary', {}, { credential: t.server.bridgeKey })).status).toBe(200);
     await page.goto(`${t.server.url}/console/audit`);
     const table = page.getByRole('region', { name: 'Audit events' });
     expect(

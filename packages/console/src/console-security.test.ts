@@ -106,6 +106,52 @@ describe.each(sqlDatabases())('console HTTP security on $name (#16)', ({ create 
     expect(audit.body.events.map((event: { client: string }) => event.client)).toEqual(['127.0.0.1']);
   });
 
+  it('audits sign-ins, sign-outs and actions, but not page views', async () => {
+    const bridge = { credential: t.server.bridgeKey };
+    const events = async () =>
+      (await t.server.call('agent-identity/audit/list', { limit: 200 }, bridge)).body.events as Array<{
+        action: string;
+        outcome: string;
+        target: string | null;
+        request_id: string | null;
+        actor: { kind: string };
+      }>;
+    await t.server.call('agent-identity/agents/create', { agent_id: 'frank', display_name: 'Frank' }, bridge);
+    const deviceKey = (await t.server.call('agent-identity/device/issue', { agent_id: 'frank', label: 'laptop' }, bridge)).body.device_key;
+    const before = (await events()).length;
+    // A valid key that is not the bridge key (a wrong one would count against the failed-authentication limit tested below).
+    expect((await signIn(deviceKey)).status).toBe(401);
+    const signedIn = await signIn(t.server.bridgeKey);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    for (const page of ['/console', '/console/agents', '/console/memory', '/console/audit']) {
+      expect((await fetch(`${t.server.url}${page}`, { headers: { cookie } })).status, page).toBe(200);
+    }
+    const html = await (await fetch(`${t.server.url}/console/agents`, { headers: { cookie } })).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] as string;
+    const created = await fetch(`${t.server.url}/console/agents/create`, {
+      method: 'POST',
+      headers: { cookie, origin: t.server.url, 'content-type': FORM },
+      body: new URLSearchParams({ _csrf: csrf, agent_id: 'erin', display_name: 'Erin' }).toString(),
+      redirect: 'manual',
+    });
+    expect(created.status).toBe(303);
+    const signedOut = await fetch(`${t.server.url}/console/logout`, {
+      method: 'POST',
+      headers: { cookie, origin: t.server.url, 'content-type': FORM },
+      body: new URLSearchParams({ _csrf: csrf }).toString(),
+      redirect: 'manual',
+    });
+    expect(signedOut.status).toBe(303);
+    const recorded = (await events()).slice(0, -before || undefined).reverse();
+    const consoleEvents = recorded.filter((event) => event.target === 'console' || event.request_id?.startsWith('console-'));
+    expect(consoleEvents.map((event) => [event.action, event.outcome, event.actor.kind])).toEqual([
+      ['console.signin', 'denied', 'device'],
+      ['console.signin', 'success', 'bridge'],
+      ['agent.create', 'success', 'bridge'],
+      ['console.signout', 'success', 'bridge'],
+    ]);
+  });
+
   it('answers a form posted without a session and with a Referer that is not a URL with the sign-in page, not a 500', async () => {
     const response = await fetch(`${t.server.url}/console/agents/create`, {
       method: 'POST',

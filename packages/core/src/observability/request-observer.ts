@@ -73,7 +73,9 @@ function agentOf(principal: Principal | null): string | undefined {
  *   or query string;
  * - the audit log: routes declaring `audit` record their action, and any
  *   other call made with the bridge key records `bridge.use` (an audit
- *   write failure is logged and counted; the response stands).
+ *   write failure is logged and counted; the response stands), except a
+ *   read-only route called in process with `auditReads: false` in the
+ *   request's env (the console's page views).
  */
 export function observeRequests(options: RequestObserverOptions): MiddlewareHandler<{ Variables: RequestVariables }> {
   const { logger, metrics, audit } = options;
@@ -90,7 +92,9 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
     const requestId = sent && REQUEST_ID.test(sent) ? sent : randomUUID();
     c.set('requestId', requestId);
     c.set('principal', null);
-    const env = c.env as { incoming?: IncomingMessage; client?: string } | undefined;
+    const env = c.env as { incoming?: IncomingMessage; client?: string; auditReads?: boolean } | undefined;
+    // Only an in-process caller (the console) can ask for its reads to go unaudited; a network request cannot.
+    const auditReads = env?.incoming !== undefined || env?.auditReads !== false;
     c.set(
       'client',
       env?.incoming === undefined && typeof env?.client === 'string'
@@ -118,7 +122,8 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
       if (status === 403) metrics.authFailures.inc({ reason: 'forbidden' });
     }
 
-    if (principal && (moduleRoute?.route.audit || principal.kind === 'bridge')) {
+    const unauditedRead = !auditReads && moduleRoute?.route.effects?.readOnly === true;
+    if (principal && (moduleRoute?.route.audit || (principal.kind === 'bridge' && !unauditedRead))) {
       const declared = moduleRoute?.route.audit;
       const body = c.get('body');
       const result = status < 400 ? c.get('result') : undefined;
