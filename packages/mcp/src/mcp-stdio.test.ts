@@ -68,6 +68,14 @@ describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ cre
     await callOk(client, 'memory_query', { q: 'deploy' });
     await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
     expect(await callError(client, 'memory_query', { q: 'deploy' })).toMatch(/^unauthenticated: /);
+    // A list the server refuses at the HTTP level is a JSON-RPC error, not one whose code is the HTTP status.
+    const refused = await client.listTools().then(
+      () => undefined,
+      (error: unknown) => error as McpError,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused?.code).toBe(-32603);
+    expect(refused?.message).toBe('MCP error -32603: unauthenticated: The server refused the key: it is unknown, expired or revoked.');
   });
 
   it('answers arguments too deep to forward, and arguments that are not an object, without a stack overflow or a zod dump', async () => {

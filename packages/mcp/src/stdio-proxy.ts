@@ -12,7 +12,7 @@ import {
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { REQUEST_SCHEMAS } from './invalid-params.js';
-import { forwardedError } from './rpc-error.js';
+import { forwardedError, RpcError } from './rpc-error.js';
 import { errorResult } from './tool-errors.js';
 
 /** Options of {@link runStdioProxy}. */
@@ -100,10 +100,19 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     capabilities: upstream.getServerCapabilities() ?? { tools: {}, resources: {} },
     instructions: upstream.getInstructions(),
   });
-  /** Sends a request upstream; a JSON-RPC error it answers is rethrown as it came. */
+  /**
+   * Sends a request upstream; a JSON-RPC error it answers is rethrown as it
+   * came, and a failure to get an answer (unreachable, key refused) becomes
+   * -32603 Internal error with the CONTRACT.md code first in the message and
+   * the error body as `data` (the SDK would otherwise send the HTTP status
+   * as the JSON-RPC code).
+   */
   const forward: typeof upstream.request = (request, resultSchema, options) =>
     upstream.request(request, resultSchema, options).catch((error: unknown) => {
-      throw forwardedError(error);
+      if (error instanceof McpError) throw forwardedError(error);
+      const failure = failureOf(error);
+      log(`agentinfra mcp: ${request.method}: ${failure.message}`);
+      throw new RpcError(-32603, `${failure.code}: ${failure.message}`, { error: failure });
     });
   server.setRequestHandler(REQUEST_SCHEMAS.listTools, (request) =>
     forward({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
