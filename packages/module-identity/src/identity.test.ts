@@ -87,7 +87,7 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     expect(unknown.status).toBe(404);
   });
 
-  it('refuses device revocation by a delegation token with a message about delegation tokens', async () => {
+  it('refuses device revocation by a delegation token with a message about delegation tokens, and says so in the OpenAPI document', async () => {
     const made = await server.call(
       'agent-identity/delegate',
       { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: future(1) },
@@ -98,10 +98,16 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
       expect(refused.status).toBe(403);
       expect(refused.body.error).toEqual({
         code: 'forbidden',
-        message: 'A delegation token cannot revoke devices; use the device key being revoked, or the bridge key.',
+        message: 'This operation takes a device key or the bridge key; delegation tokens cannot perform it.',
       });
     }
     expect((await server.call('agent-identity/secrets/list', { agent_id: 'alice' }, { credential: aliceKey })).status).toBe(200);
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { security: unknown; description: string } }>;
+    };
+    const revoke = doc.paths['/functions/v1/agent-identity/device/revoke']?.post;
+    expect(revoke?.security).toEqual([{ deviceKey: [] }, { bridgeKey: [] }]);
+    expect(revoke?.description).toContain('Credential: a device key or the bridge key (not a delegation token).');
   });
 
   it('stores secrets encrypted: the database holds no plaintext and get returns it', async () => {

@@ -69,7 +69,7 @@ export const identityRoutes = [
     audit: { action: 'device.revoke', target: (body) => `device:${body.device_id}` },
     request: revokeDeviceRequestSchema,
     response: revokeDeviceResponseSchema,
-    auth: { kind: 'any' },
+    auth: { kind: 'any', delegation: false },
     handler: ({ body, service, principal }) => service.revokeDevice(body, principal!),
   }),
   route({

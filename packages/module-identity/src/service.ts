@@ -119,14 +119,11 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /**
-     * Revokes a device. The bridge key may revoke any device, a device key only itself,
-     * a delegation token none. Revoking twice returns the first revocation time.
-     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key or a delegation token.
+     * Revokes a device. The bridge key may revoke any device, a device key only itself
+     * (the route refuses delegation tokens). Revoking twice returns the first revocation time.
+     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key.
      */
     async revokeDevice(body: RevokeDeviceRequest, principal: Principal): Promise<RevokeDeviceResponse> {
-      if (principal.kind === 'delegation') {
-        throw new NotAllowedError('A delegation token cannot revoke devices; use the device key being revoked, or the bridge key.');
-      }
       if (principal.kind === 'device' && principal.deviceId !== body.device_id) {
         throw new NotAllowedError('A device key can revoke only its own device; use the bridge key for others.');
       }

@@ -9,6 +9,9 @@ import type { Principal } from './principal.js';
  *   named agent or lacks the permission.
  */
 export function authorize<Req>(auth: RouteAuth<Req>, principal: Principal | null, body: Req): string {
+  if (auth.kind === 'any' && auth.delegation === false && principal?.kind === 'delegation') {
+    throw new NotAllowedError('This operation takes a device key or the bridge key; delegation tokens cannot perform it.');
+  }
   if (auth.kind === 'any' && auth.permission !== undefined && principal?.kind === 'delegation') {
     if (!principal.permissions.includes(auth.permission)) {
       throw new NotAllowedError(`The delegation does not grant the permission "${auth.permission}".`);

@@ -26,7 +26,9 @@ function securityOf(route: AnyRoute<unknown>): Array<Record<string, string[]>> {
     case 'bridge':
       return [{ bridgeKey: [] }];
     case 'any':
-      return [{ deviceKey: [] }, { delegationToken: route.auth.permission ? [route.auth.permission] : [] }, { bridgeKey: [] }];
+      return route.auth.delegation === false
+        ? [{ deviceKey: [] }, { bridgeKey: [] }]
+        : [{ deviceKey: [] }, { delegationToken: route.auth.permission ? [route.auth.permission] : [] }, { bridgeKey: [] }];
     case 'agent': {
       const options: Array<Record<string, string[]>> = [{ deviceKey: [] }];
       if (route.auth.delegation !== false) options.push({ delegationToken: [route.auth.permission] });
@@ -45,6 +47,7 @@ function credentialSentence(route: AnyRoute<unknown>): string {
     case 'bridge':
       return 'Credential: the bridge key.';
     case 'any':
+      if (auth.delegation === false) return 'Credential: a device key or the bridge key (not a delegation token).';
       return `Credential: any valid credential${auth.permission ? ` (a delegation needs \`${auth.permission}\`)` : ''}.`;
     case 'agent': {
       const options = ['a device key of the agent the body names'];

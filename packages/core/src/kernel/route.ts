@@ -11,7 +11,9 @@ import type { Principal } from '../auth/principal.js';
  *   tokens.
  * - `any`: any valid credential; the handler decides (e.g. revoking one's own
  *   device). With `permission`, a delegation must carry it (checked before the
- *   handler), and generated surfaces list the route for such delegations.
+ *   handler), and generated surfaces list the route for such delegations;
+ *   `delegation: false` refuses delegation tokens (before the handler, and
+ *   left out of the OpenAPI security).
  * - `none`: no credential; the payload carries its own proof (grant tokens).
  *   The client address's failed-authentication limit still applies: an
  *   address over it gets 429 before the body is read, and a handler's
@@ -27,7 +29,7 @@ export type RouteAuth<Req, Perm extends string = string> =
       bridge?: boolean;
       delegation?: boolean;
     }
-  | { kind: 'any'; permission?: Perm }
+  | { kind: 'any'; permission?: Perm; delegation?: boolean }
   | { kind: 'none' };
 
 /**
