@@ -5,16 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callError, callOk, runAgentScenario } from './test-support/agent-scenario.js';
 import { invalidArgumentsFor, tableCounts } from './test-support/invalid-arguments.js';
-import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
-
-/** POSTs `body` to the server's /mcp as a JSON-RPC client would, with alice's key, and no x-request-id. */
-function postMcp(t: McpTestServer, body: string): Promise<Response> {
-  return fetch(`${t.server.url}/mcp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${t.keys.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body,
-  });
-}
+import { type McpTestServer, postMcp, startMcpTestServer } from './test-support/mcp-test-server.js';
 
 describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ create }) => {
   let t: McpTestServer;
@@ -228,15 +219,7 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
       Buffer.from([0xc3, 0x28]),
       Buffer.from('"}}}'),
     ]);
-    const response = await fetch(`${t.server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${t.keys.alice}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: bytes,
-    });
+    const response = await postMcp(t, bytes);
     expect(response.status).toBe(400);
     expect(((await response.json()) as RpcAnswer).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });
   });

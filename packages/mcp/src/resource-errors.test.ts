@@ -2,7 +2,7 @@ import { sqlDatabases } from '@agentinfra/testkit';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callOk } from './test-support/agent-scenario.js';
-import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
+import { type McpTestServer, postMcp, startMcpTestServer } from './test-support/mcp-test-server.js';
 
 describe.each(sqlDatabases())('resources/read errors over Streamable HTTP on $name', ({ create }) => {
   let t: McpTestServer;
@@ -21,15 +21,7 @@ describe.each(sqlDatabases())('resources/read errors over Streamable HTTP on $na
 
   /** The JSON-RPC error /mcp answers to `resources/read` of `uri` with alice's key. */
   async function readOnWire(uri: string): Promise<unknown> {
-    const response = await fetch(`${t.server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${t.keys.alice}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } }),
-    });
+    const response = await postMcp(t, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } }));
     return ((await response.json()) as { error?: unknown }).error;
   }
 

@@ -81,3 +81,12 @@ export async function startMcpTestServer(
     },
   };
 }
+
+/** POSTs `body` (JSON text, or raw bytes) to the server's /mcp as a JSON-RPC client would, with alice's key, and no x-request-id. */
+export function postMcp(t: McpTestServer, body: string | Uint8Array): Promise<Response> {
+  return fetch(`${t.server.url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.keys.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body,
+  });
+}
