@@ -87,6 +87,52 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     expect(unknown.status).toBe(404);
   });
 
+  it('keeps a delegation made by a delegation token within its parent: no later expiry, and revoked with it', async () => {
+    const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
+    const parent = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: inOneHour },
+      { credential: aliceKey },
+    );
+    expect(parent.status).toBe(200);
+    const asParent = { credential: parent.body.token as string };
+    const outliving = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: future(300) },
+      asParent,
+    );
+    expect(outliving.status).toBe(400);
+    expect(outliving.body.error.message).toMatch(/must not be later than the delegating token's own expiry/);
+    const inHalfAnHour = new Date(Date.now() + 1_800_000).toISOString();
+    const child = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: inHalfAnHour },
+      asParent,
+    );
+    expect(child.status).toBe(200);
+    const asChild = { credential: child.body.token as string };
+    const grandchild = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: inHalfAnHour },
+      asChild,
+    );
+    expect(grandchild.status).toBe(200);
+    const revoked = await server.call(
+      'agent-identity/delegate/revoke',
+      { delegation_id: parent.body.delegation_id },
+      { credential: aliceKey },
+    );
+    expect(revoked.status).toBe(200);
+    for (const token of [parent.body.token, child.body.token, grandchild.body.token] as string[]) {
+      const after = await server.call(
+        'agent-identity/delegate',
+        { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: inHalfAnHour },
+        { credential: token },
+      );
+      expect(after.status).toBe(401);
+    }
+  });
+
   it('refuses device revocation by a delegation token with a message about delegation tokens, and says so in the OpenAPI document', async () => {
     const made = await server.call(
       'agent-identity/delegate',

@@ -140,9 +140,12 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /**
      * Creates a delegation token acting as `from_agent` for `scope` until `expires_at`.
-     * A delegation (as `principal`) can only pass on permissions it holds itself.
-     * @throws InputError for an unknown permission or an expiry in the past or too far ahead;
-     *   NotFoundError when `to_agent` does not exist; NotAllowedError when escalating.
+     * A delegation (as `principal`) can only pass on permissions it holds
+     * itself, for no longer than it lives itself; the new delegation is
+     * recorded as made from it, and revoking it revokes the new one too.
+     * @throws InputError for an unknown permission or an expiry in the past, too far ahead
+     *   or past the delegating token's own; NotFoundError when `to_agent` does not exist;
+     *   NotAllowedError when escalating.
      */
     async delegate(body: DelegateRequest, principal: Principal): Promise<DelegateResponse> {
       const unknown = body.scope.filter((name) => !deps.permissions.has(name));
@@ -165,6 +168,16 @@ export function createIdentityService(deps: IdentityDeps) {
         const held = principal.permissions;
         const missing = body.scope.filter((name) => !held.includes(name));
         if (missing.length > 0) throw new NotAllowedError(`A delegation cannot grant permissions it lacks: ${missing.join(', ')}.`);
+        const parent = (await knex()('identity_delegations')
+          .select('expires_at')
+          .where({ delegation_id: principal.delegationId })
+          .first()) as { expires_at: number } | undefined;
+        const parentExpiry = Number(parent?.expires_at ?? 0);
+        if (body.expires_at > parentExpiry) {
+          throw new InputError(`expires_at must not be later than the delegating token's own expiry (${isoTimestamp(parentExpiry)}).`, {
+            fields: [{ path: 'expires_at', message: 'after the delegating token expires' }],
+          });
+        }
       }
       await requireAgent(body.from_agent);
       await requireAgent(body.to_agent);
@@ -180,12 +193,15 @@ export function createIdentityService(deps: IdentityDeps) {
         created_at: createdAt,
         expires_at: body.expires_at,
         revoked_at: null,
+        parent_delegation_id: principal.kind === 'delegation' ? principal.delegationId : null,
       });
       return { delegation_id: delegationId, token, expires_at: isoTimestamp(body.expires_at), scope };
     },
 
     /**
-     * Ends a delegation at once. Allowed for the bridge key, the delegating agent, or the token itself.
+     * Ends a delegation at once, and every delegation made from it (by its
+     * token, and so on down). Allowed for the bridge key, the delegating
+     * agent, or the token itself.
      * @throws NotFoundError when it does not exist or the caller may not see it.
      */
     async revokeDelegation(body: RevokeDelegationRequest, principal: Principal): Promise<RevokeDelegationResponse> {
@@ -197,16 +213,21 @@ export function createIdentityService(deps: IdentityDeps) {
           (principal.kind === 'device' && principal.agentId === row.from_agent) ||
           (principal.kind === 'delegation' && principal.agentId === row.from_agent && principal.permissions.includes('identity.delegate')));
       if (!row || !visible) throw new NotFoundError(`Delegation "${body.delegation_id}" does not exist.`);
-      let revokedAt = row.revoked_at;
-      if (revokedAt === null) {
-        revokedAt = now();
-        await knex()('identity_delegations')
-          .where({ delegation_id: row.delegation_id })
-          .whereNull('revoked_at')
-          .update({ revoked_at: revokedAt });
-      }
-      verified.forget((cached) => cached.kind === 'delegation' && cached.delegationId === row.delegation_id);
-      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt) };
+      const at = now();
+      const revoked = new Set<string>();
+      await knex().transaction(async (trx) => {
+        let level = [row.delegation_id];
+        while (level.length > 0) {
+          for (const id of level) revoked.add(id);
+          await trx('identity_delegations').whereIn('delegation_id', level).whereNull('revoked_at').update({ revoked_at: at });
+          const children = (await trx('identity_delegations').select('delegation_id').whereIn('parent_delegation_id', level)) as Array<{
+            delegation_id: string;
+          }>;
+          level = children.map((child) => child.delegation_id).filter((id) => !revoked.has(id));
+        }
+      });
+      verified.forget((cached) => cached.kind === 'delegation' && revoked.has(cached.delegationId));
+      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(row.revoked_at ?? at) };
     },
 
     /** Stores (or replaces) a secret, sealed with AES-256-GCM. @throws NotFoundError when the agent does not exist. */
