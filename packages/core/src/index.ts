@@ -42,7 +42,7 @@ export { clientAddress } from './kernel/client-address.js';
 export { errorResponse, FUNCTIONS_BASE, type HttpMount, type MountRequestInfo } from './kernel/http.js';
 export { nextIoTurn } from './kernel/io-turn.js';
 export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './kernel/json-body.js';
-export { jsonShape } from './kernel/json-text.js';
+export { type JsonShape, jsonShape } from './kernel/json-text.js';
 export { createKernel, type Kernel, type KernelAdapters, type KernelOptions, type KernelSurface } from './kernel/kernel.js';
 export type { Migration, ModuleMigrations } from './kernel/migrations.js';
 export { migrationTableOf } from './kernel/migrations.js';

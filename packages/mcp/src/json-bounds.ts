@@ -16,7 +16,7 @@ export const MAX_MCP_BODY_CONTAINERS = MAX_JSON_CONTAINERS + ENVELOPE;
 /** A bound an MCP request body breaks, as a JSON-RPC error's message and `data`. */
 export interface JsonBoundBreach {
   message: string;
-  data: { max_depth: number } | { max_containers: number } | { lone_surrogate: true };
+  data: { max_depth: number } | { max_containers: number } | { lone_surrogate: true } | { nul_character: true };
 }
 
 /**
@@ -48,6 +48,12 @@ export function jsonBoundBreach(text: string): JsonBoundBreach | null {
       message:
         'Invalid Request: a string escapes a lone UTF-16 surrogate (such as "\\ud800"), which is not Unicode text; send text as UTF-8 or as surrogate pairs (as on the HTTP API).',
       data: { lone_surrogate: true },
+    };
+  }
+  if (shape.nulCharacter) {
+    return {
+      message: 'Invalid Request: a string holds a NUL character ("\\u0000"), which no text field can store (as on the HTTP API).',
+      data: { nul_character: true },
     };
   }
   return null;

@@ -134,6 +134,21 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
     expect(stored.slice(-3)).toEqual(['\u{1f600}', '\\ud800', 'é']);
   });
 
+  it('answers 400 to a string holding NUL, which PostgreSQL text cannot store, on every engine', async () => {
+    const before = stored.length;
+    for (const text of ['"a\\u0000b"', '{"k\\u0000":1}', '["\\u0000"]']) {
+      const body = Buffer.from(`{"agent_id":"alice","value":${text}}`);
+      const response = await post(server.url, body, { ...auth, 'content-type': 'application/json' });
+      expect(response.status, text).toBe(400);
+      expect(response.body).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/NUL character/) } });
+    }
+    expect(stored.length).toBe(before);
+    expect(
+      (await post(server.url, Buffer.from('{"agent_id":"alice","value":"\\\\u0000"}'), { ...auth, 'content-type': 'application/json' }))
+        .status,
+    ).toBe(200);
+  });
+
   it('answers 415 to a compressed body, which the server does not decode', async () => {
     const before = stored.length;
     for (const coding of ['gzip', 'br', 'deflate, gzip']) {

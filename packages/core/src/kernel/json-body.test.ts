@@ -38,7 +38,8 @@ const nested = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
 const cases: Array<[string, Uint8Array]> = [
   ['an object of strings', Buffer.from(JSON.stringify({ text: 'x'.repeat(OFF_THREAD_JSON_BYTES), accents: 'héllo ✓ 𝄞' }))],
   ['an array of objects', Buffer.from(JSON.stringify(Array.from({ length: 3_000 }, (_, id) => ({ id, name: `n${id}`, tags: ['a'] }))))],
-  ['own __proto__ and constructor keys', large('{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"s":"\\u0000"}')],
+  ['own __proto__ and constructor keys', large('{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"s":"\\u0001"}')],
+  ['a NUL escape', large('{"s":"a\\u0000b"}')],
   ['-0, big and small numbers', large('[-0, 1e308, 5e-324, 12345678901234567890, true, null, "\\ud83d\\ude00"]')],
   ['a scalar', large('"just a string"')],
   ['a leading byte order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), large('{"bom":true}')])],
@@ -86,6 +87,7 @@ describe('readJsonBody off the event loop', () => {
     expect(byName['too many containers and not JSON']?.details).toEqual({ max_containers: MAX_JSON_CONTAINERS });
     expect(byName['not JSON']?.message).toBe('The request body is not valid JSON.');
     expect(byName['a lone surrogate escape']?.message).toMatch(/lone UTF-16 surrogate/);
+    expect(byName['a NUL escape']?.message).toMatch(/NUL character/);
     expect(byName['a surrogate pair escape and an escaped backslash before u']).toBeUndefined();
     expect(byName['only white space']).toBeUndefined();
     expect(byName[`${MAX_JSON_CONTAINERS} containers`]).toBeUndefined();

@@ -61,6 +61,7 @@ const refusals: Record<JsonTextFailure, () => InputError> = {
     new InputError(
       'The request body escapes a lone UTF-16 surrogate (such as "\\ud800"), which is not Unicode text; send text as UTF-8 or as surrogate pairs.',
     ),
+  nul_character: () => new InputError('The request body holds a NUL character ("\\u0000") in a string, which no text field can store.'),
   not_json: () => new InputError('The request body is not valid JSON.'),
 };
 

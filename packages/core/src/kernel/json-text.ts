@@ -17,7 +17,7 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_JSON_CONTAINERS = 10_000;
 
 /** Why a body's bytes are not an acceptable JSON text, in the order they are checked. */
-export type JsonTextFailure = 'not_utf8' | 'too_deep' | 'too_many_containers' | 'lone_surrogate' | 'not_json';
+export type JsonTextFailure = 'not_utf8' | 'too_deep' | 'too_many_containers' | 'lone_surrogate' | 'nul_character' | 'not_json';
 
 /** The parsed value of a body's bytes, or why they were refused. */
 export type JsonTextOutcome = { ok: true; value: unknown } | { ok: false; failure: JsonTextFailure };
@@ -34,21 +34,31 @@ function unicodeEscape(text: string, at: number): number {
 const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
+/** What {@link jsonShape} found. */
+export interface JsonShape {
+  /** Nesting depth, or `maxDepth + 1` when deeper. */
+  depth: number;
+  /** Arrays and objects, or `maxContainers + 1` when more. */
+  containers: number;
+  /** A string escapes a lone UTF-16 surrogate. */
+  loneSurrogate: boolean;
+  /** A string escapes NUL (U+0000). */
+  nulCharacter: boolean;
+}
+
 /**
  * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`), its
- * number of arrays and objects, and whether a string escapes a lone UTF-16
+ * number of arrays and objects, whether a string escapes NUL (`"\u0000"`:
+ * PostgreSQL's text and jsonb cannot store it, so the same request would
+ * succeed on SQLite and fail there) and whether a string escapes a lone UTF-16
  * surrogate (`"\ud800"`: `JSON.parse` accepts it, but it is not Unicode text,
  * and UTF-8 storage would replace it with U+FFFD, changing the value;
  * RFC 8259 §8.2). Counted in one pass without parsing, stopping as soon as a
  * limit is passed or a lone surrogate is found. Brackets inside strings do
  * not count.
- * @returns `depth` (or `maxDepth + 1` when deeper), `containers` (or
- *   `maxContainers + 1` when more) and `loneSurrogate`.
+ * @returns see {@link JsonShape}.
  */
-export function jsonShape(
-  text: string,
-  limits: { maxDepth: number; maxContainers: number },
-): { depth: number; containers: number; loneSurrogate: boolean } {
+export function jsonShape(text: string, limits: { maxDepth: number; maxContainers: number }): JsonShape {
   let depth = 0;
   let deepest = 0;
   let containers = 0;
@@ -58,9 +68,11 @@ export function jsonShape(
     if (inString) {
       if (code === 0x5c) {
         const unit = unicodeEscape(text, index);
-        if (isLowSurrogate(unit)) return { depth: deepest, containers, loneSurrogate: true };
+        if (unit === 0) return { depth: deepest, containers, loneSurrogate: false, nulCharacter: true };
+        if (isLowSurrogate(unit)) return { depth: deepest, containers, loneSurrogate: true, nulCharacter: false };
         if (isHighSurrogate(unit)) {
-          if (!isLowSurrogate(unicodeEscape(text, index + 6))) return { depth: deepest, containers, loneSurrogate: true };
+          if (!isLowSurrogate(unicodeEscape(text, index + 6)))
+            return { depth: deepest, containers, loneSurrogate: true, nulCharacter: false };
           index += 11;
         } else index += unit === -1 ? 1 : 5;
       } else if (code === 0x22) inString = false;
@@ -68,21 +80,21 @@ export function jsonShape(
     else if (code === 0x5b || code === 0x7b) {
       depth++;
       containers++;
-      if (containers > limits.maxContainers) return { depth: deepest, containers, loneSurrogate: false };
+      if (containers > limits.maxContainers) return { depth: deepest, containers, loneSurrogate: false, nulCharacter: false };
       if (depth > deepest) {
         deepest = depth;
-        if (deepest > limits.maxDepth) return { depth: deepest, containers, loneSurrogate: false };
+        if (deepest > limits.maxDepth) return { depth: deepest, containers, loneSurrogate: false, nulCharacter: false };
       }
     } else if (code === 0x5d || code === 0x7d) depth--;
   }
-  return { depth: deepest, containers, loneSurrogate: false };
+  return { depth: deepest, containers, loneSurrogate: false, nulCharacter: false };
 }
 
 /**
  * Decodes and parses a JSON body's bytes, checking in this order: UTF-8
  * (fatal; a leading byte order mark is dropped), nesting deeper than
  * {@link MAX_JSON_DEPTH}, more than {@link MAX_JSON_CONTAINERS} arrays and
- * objects, a `\u` escape of a lone surrogate, then JSON syntax. Text that is empty or only white space parses
+ * objects, a `\u` escape of a lone surrogate or of NUL, then JSON syntax. Text that is empty or only white space parses
  * as `{}`. Pure and synchronous, with no imports, so that the same code
  * runs on the event loop and in the parse thread (json-parse-pool.ts).
  * @param bytes the whole body; any view, including one over a `SharedArrayBuffer`.
@@ -100,6 +112,7 @@ export function parseJsonBytes(bytes: Uint8Array): JsonTextOutcome {
   if (shape.depth > MAX_JSON_DEPTH) return { ok: false, failure: 'too_deep' };
   if (shape.containers > MAX_JSON_CONTAINERS) return { ok: false, failure: 'too_many_containers' };
   if (shape.loneSurrogate) return { ok: false, failure: 'lone_surrogate' };
+  if (shape.nulCharacter) return { ok: false, failure: 'nul_character' };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
