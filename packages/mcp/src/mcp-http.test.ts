@@ -212,6 +212,9 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
       message: expect.stringMatching(/lone UTF-16 surrogate/),
       data: { lone_surrogate: true },
     });
+    const nul = await postRaw(toolCall('memory_kv_put', '{"key":"nul","scope":["self"],"value":"a\\u0000b"}'));
+    expect(nul.status).toBe(400);
+    expect(nul.answer.error).toEqual({ code: -32600, message: expect.stringMatching(/NUL character/), data: { nul_character: true } });
     const bytes = Buffer.concat([
       Buffer.from(
         '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"bytes","scope":["self"],"value":"',
