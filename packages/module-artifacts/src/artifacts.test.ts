@@ -170,6 +170,17 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       expect(other.status).toBe(409);
     });
 
+    it('answers commits sent at once with the same body, as a retried commit must be', async () => {
+      const bytes = randomBytes(2_000_000);
+      const { artifactId } = await upload(bytes);
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => t.artifacts('commit', { artifact_id: artifactId, sha256: sha256(bytes) }, 'alice')),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      for (const answer of answers) expect(answer.body).toEqual(answers[0]?.body);
+      expect(await row(artifactId)).toMatchObject({ status: 'committed' });
+    });
+
     it('serves the committed bytes even when the upload URL is used again after the commit', async () => {
       const bytes = Buffer.from('the verified content');
       const registered = await t.artifacts(

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { createArtifactsAdmin } from './admin-queries.js';
 import { filenameOf } from './artifact-key.js';
 import { assertActsFor } from './caller-access.js';
+import { withCommitLock } from './commit-lock.js';
 import type { ArtifactsConfig } from './config.js';
 import { digestObject } from './object-digest.js';
 import type {
@@ -51,7 +52,7 @@ const listCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.
 export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
 
 /** Ports the artifacts service uses. */
-export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs', ArtifactsConfig>;
+export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock', ArtifactsConfig>;
 
 interface ArtifactRow {
   artifact_id: string;
@@ -137,6 +138,64 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     return rows.length;
   }
 
+  /** The commit itself, holding the artifact's commit lock: re-reads the row, then moves, hashes and marks the upload committed. */
+  async function commitHeld(body: CommitRequest): Promise<CommitResponse> {
+    const row = await loadRow(body.artifact_id);
+    if (!row) throw new NotFoundError(`Artifact "${body.artifact_id}" does not exist.`);
+    if (row.expires_at <= now()) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
+    if (row.status === 'committed') return alreadyCommitted(row, body.sha256);
+    const objectKey = newCommittedKey(row.artifact_id);
+    const moved = await deps.blobStore.move({ from: uploadKeyOf(row.artifact_id), to: objectKey });
+    if (!moved) {
+      const current = await loadRow(row.artifact_id);
+      if (current?.status === 'committed') return alreadyCommitted(current, body.sha256);
+      throw new VerificationError('Nothing has been uploaded: PUT the bytes to upload_url first.', {
+        expected_size: row.size,
+        actual_size: null,
+      });
+    }
+    let committed = false;
+    try {
+      const digest = await digestObject(deps.blobStore, objectKey);
+      if (!digest || digest.size !== row.size) {
+        throw new VerificationError(`The upload is ${digest?.size ?? 0} bytes, not the registered ${row.size}; PUT it again.`, {
+          expected_size: row.size,
+          actual_size: digest?.size ?? 0,
+        });
+      }
+      if (digest.sha256 !== body.sha256) {
+        throw new VerificationError('The upload does not have the given sha256; PUT it again.', {
+          expected_sha256: body.sha256,
+          actual_sha256: digest.sha256,
+        });
+      }
+      const updated = await knex().transaction(async (trx) => {
+        const count = await trx(ITEMS)
+          .where({ artifact_id: row.artifact_id, status: 'pending' })
+          .update({ status: 'committed', sha256: body.sha256, object_key: objectKey, committed_at: now() });
+        if (count > 0) {
+          await deps.jobs.enqueue({
+            name: UPLOAD_CLEANUP_JOB,
+            payload: { artifact_id: row.artifact_id },
+            runAt: row.upload_expires_at + 60_000,
+            dedupeKey: `${UPLOAD_CLEANUP_JOB}:${row.artifact_id}`,
+            trx,
+          });
+        }
+        return count;
+      });
+      if (updated === 0) {
+        const current = await loadRow(row.artifact_id);
+        if (!current) throw new NotFoundError(`Artifact "${row.artifact_id}" does not exist.`);
+        return alreadyCommitted(current, body.sha256);
+      }
+      committed = true;
+    } finally {
+      if (!committed) await deps.blobStore.delete({ keys: [objectKey] });
+    }
+    return { artifact_id: row.artifact_id, status: 'committed' as const, size: row.size, sha256: body.sha256 };
+  }
+
   const service = {
     /**
      * Registers an artifact and returns the URL to PUT its bytes to.
@@ -183,65 +242,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * SHA-256 and commits the artifact. Committing again with the same hash
      * answers the same; on a mismatch the upload is discarded and the artifact
      * stays pending, so the caller may PUT again while the upload URL lasts.
-     * @throws NotFoundError; NotAllowedError; ConflictError (409) when expired or
-     *   committed with another hash; VerificationError (422) when nothing was
-     *   uploaded or the size or hash differ.
+     * Commits of one artifact run one at a time (see `withCommitLock`), so a
+     * retry while the first is hashing gets the first one's answer.
+     * @throws NotFoundError; NotAllowedError; ConflictError (409) when expired,
+     *   committed with another hash, or another commit holds it for over a
+     *   minute; VerificationError (422) when nothing was uploaded or the size
+     *   or hash differ.
      */
     async commit(body: CommitRequest, principal: Principal): Promise<CommitResponse> {
-      const row = await loadFor(body.artifact_id, principal, 'artifacts.write');
-      if (row.expires_at <= now()) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
-      if (row.status === 'committed') return alreadyCommitted(row, body.sha256);
-
-      const objectKey = newCommittedKey(row.artifact_id);
-      const moved = await deps.blobStore.move({ from: uploadKeyOf(row.artifact_id), to: objectKey });
-      if (!moved) {
-        const current = await loadRow(row.artifact_id);
-        if (current?.status === 'committed') return alreadyCommitted(current, body.sha256);
-        throw new VerificationError('Nothing has been uploaded: PUT the bytes to upload_url first.', {
-          expected_size: row.size,
-          actual_size: null,
-        });
-      }
-      let committed = false;
-      try {
-        const digest = await digestObject(deps.blobStore, objectKey);
-        if (!digest || digest.size !== row.size) {
-          throw new VerificationError(`The upload is ${digest?.size ?? 0} bytes, not the registered ${row.size}; PUT it again.`, {
-            expected_size: row.size,
-            actual_size: digest?.size ?? 0,
-          });
-        }
-        if (digest.sha256 !== body.sha256) {
-          throw new VerificationError('The upload does not have the given sha256; PUT it again.', {
-            expected_sha256: body.sha256,
-            actual_sha256: digest.sha256,
-          });
-        }
-        const updated = await knex().transaction(async (trx) => {
-          const count = await trx(ITEMS)
-            .where({ artifact_id: row.artifact_id, status: 'pending' })
-            .update({ status: 'committed', sha256: body.sha256, object_key: objectKey, committed_at: now() });
-          if (count > 0) {
-            await deps.jobs.enqueue({
-              name: UPLOAD_CLEANUP_JOB,
-              payload: { artifact_id: row.artifact_id },
-              runAt: row.upload_expires_at + 60_000,
-              dedupeKey: `${UPLOAD_CLEANUP_JOB}:${row.artifact_id}`,
-              trx,
-            });
-          }
-          return count;
-        });
-        if (updated === 0) {
-          const current = await loadRow(row.artifact_id);
-          if (!current) throw new NotFoundError(`Artifact "${row.artifact_id}" does not exist.`);
-          return alreadyCommitted(current, body.sha256);
-        }
-        committed = true;
-      } finally {
-        if (!committed) await deps.blobStore.delete({ keys: [objectKey] });
-      }
-      return { artifact_id: row.artifact_id, status: 'committed' as const, size: row.size, sha256: body.sha256 };
+      await loadFor(body.artifact_id, principal, 'artifacts.write');
+      return withCommitLock(deps.lock, body.artifact_id, () => commitHeld(body));
     },
 
     /**
