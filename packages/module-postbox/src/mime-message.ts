@@ -59,6 +59,18 @@ function cutUtf8(text: string, maxBytes: number): string | null {
   return bytes.subarray(0, end).toString('utf8');
 }
 
+/** NUL, and a UTF-16 surrogate without its pair. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` as every store can keep it: NUL (which PostgreSQL's text columns
+ * refuse, so a mail holding one was answered 451 forever) and lone
+ * surrogates become U+FFFD, as a lenient decoder shows them anyway.
+ */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, '\ufffd');
+}
+
 function headerText(value: HeaderValue): string {
   if (typeof value === 'string') return value;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toUTCString();
@@ -84,7 +96,7 @@ export function flattenHeaders(headers: Map<string, HeaderValue>): Record<string
   for (const [name, value] of headers) {
     if (kept >= MAX_HEADERS) break;
     const key = name.toLowerCase();
-    const text = headerText(value).slice(0, MAX_HEADER_CHARS);
+    const text = storableText(headerText(value).slice(0, MAX_HEADER_CHARS));
     flat[key] = key in flat ? `${flat[key]}\n${text}` : text;
     kept += 1;
   }
@@ -118,23 +130,24 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
     maxHtmlLengthToParse: MAX_HTML_TO_TEXT_CHARS,
   });
   const truncated: ParsedMessage['truncated'] = [];
-  const cut = (part: 'body' | 'html', text: string) => {
+  const cut = (part: 'body' | 'html', whole: string) => {
+    const text = storableText(whole);
     const shorter = cutUtf8(text, options.maxBodyBytes);
     if (shorter === null) return text;
     truncated.push(part);
     return shorter;
   };
   return {
-    from: addressText(parsed.from).slice(0, MAX_SUBJECT_CHARS),
-    subject: (parsed.subject ?? '').slice(0, MAX_SUBJECT_CHARS),
+    from: storableText(addressText(parsed.from).slice(0, MAX_SUBJECT_CHARS)),
+    subject: storableText((parsed.subject ?? '').slice(0, MAX_SUBJECT_CHARS)),
     text: cut('body', parsed.text ?? ''),
     html: typeof parsed.html === 'string' ? cut('html', parsed.html) : null,
     headers: flattenHeaders(parsed.headers),
     attachments: parsed.attachments.map((attachment) => ({
-      filename: attachment.filename ?? null,
-      content_type: attachment.contentType,
+      filename: attachment.filename === undefined ? null : storableText(attachment.filename),
+      content_type: storableText(attachment.contentType),
       size: attachment.size,
-      content_id: attachment.contentId ?? null,
+      content_id: attachment.contentId === undefined ? null : storableText(attachment.contentId),
     })),
     truncated,
   };

@@ -4,6 +4,7 @@ import type { PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
+import { createSessionLimits, MAX_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './session-limits.js';
 import { createSharedBytes } from './shared-bytes.js';
 import type { SmtpMetrics } from './smtp-metrics.js';
 
@@ -54,7 +55,9 @@ export interface SmtpListener {
  * no AUTH (inbound mail needs none); STARTTLS (RFC 3207) only when a
  * certificate is configured; SIZE (RFC 1870) announced and enforced (552);
  * RCPT TO refused with 550 5.1.1 for addresses the postbox does not have, at
- * RCPT time rather than by a later bounce; one accepted DATA is stored
+ * RCPT time rather than by a later bounce; per-client limits of
+ * `session-limits.ts` (recipients per message, refused recipients per
+ * session, sessions per address); one accepted DATA is stored
  * once and delivered to every accepted recipient. A message mailparser
  * refuses (a header block over 1 MiB, more than 1,000 MIME parts) gets
  * 554 5.6.0, a permanent failure; any other failure while storing answers
@@ -68,6 +71,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       : null;
   const { logger, handlers, metrics } = options;
   const pacing = createReadPacing(SMTP_BYTES_PER_TURN);
+  const limits = createSessionLimits();
   const server = new SMTPServer({
     name: options.hostname,
     banner: 'agentinfra postbox',
@@ -80,16 +84,35 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     socketTimeout: options.socketTimeoutMs,
     closeTimeout: 5_000,
     logger: false,
-    onConnect(_session, callback) {
+    onConnect(session, callback) {
       metrics?.sessions.inc();
+      if (!limits.open(session.id, session.remoteAddress)) {
+        callback(smtpReply(421, `4.7.0 Too many connections from your address (at most ${MAX_SESSIONS_PER_ADDRESS}), try again later`));
+        return;
+      }
       callback();
     },
-    onRcptTo(address, _session, callback) {
+    onClose(session) {
+      limits.close(session.id);
+    },
+    onRcptTo(address, session, callback) {
       const recipient = address.address.toLowerCase();
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
+        callback(smtpReply(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
+        return;
+      }
       handlers.acceptsRecipient(recipient).then(
         (accepted) => {
-          if (!accepted) metrics?.recipientsRejected.inc();
-          callback(accepted ? null : smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`));
+          if (accepted) {
+            callback(null);
+            return;
+          }
+          metrics?.recipientsRejected.inc();
+          if (limits.refused(session.id)) {
+            callback(smtpReply(421, '4.7.0 Too many unknown recipients, closing the connection'));
+            return;
+          }
+          callback(smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`));
         },
         (error: unknown) => {
           logger.error({ err: error }, 'smtp: recipient lookup failed');

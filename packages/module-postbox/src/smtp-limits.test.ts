@@ -1,0 +1,107 @@
+import { connect, type Socket } from 'node:net';
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RECIPIENTS, MAX_REFUSED_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './smtp/session-limits.js';
+import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+
+/** A raw SMTP client: sends one command at a time and reads its whole reply (multi-line replies included). */
+async function smtpClient(port: number) {
+  const socket: Socket = connect(port, '127.0.0.1');
+  let buffer = '';
+  let closed = false;
+  const waiters: Array<() => void> = [];
+  socket.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (const wake of waiters.splice(0)) wake();
+  });
+  socket.on('close', () => {
+    closed = true;
+    for (const wake of waiters.splice(0)) wake();
+  });
+  socket.on('error', () => undefined);
+  const reply = async (): Promise<string> => {
+    for (;;) {
+      const end = buffer.search(/^\d{3} .*\r\n/m);
+      if (end !== -1) {
+        const stop = buffer.indexOf('\r\n', end) + 2;
+        const text = buffer.slice(0, stop);
+        buffer = buffer.slice(stop);
+        return text;
+      }
+      if (closed) return '';
+      await new Promise<void>((wake) => waiters.push(wake));
+    }
+  };
+  const greeting = await reply();
+  return {
+    greeting,
+    command: async (line: string) => {
+      if (!closed) socket.write(`${line}\r\n`);
+      return reply();
+    },
+    closed: () => closed,
+    end: () => socket.destroy(),
+  };
+}
+
+describe('SMTP per-client limits', () => {
+  let t: PostboxTestServer;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 'auto' } } });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it(`takes at most ${MAX_RECIPIENTS} recipients per message and answers 452 past that`, async () => {
+    const addresses: string[] = [];
+    for (let i = 0; i <= MAX_RECIPIENTS; i += 1) {
+      const allocated = await t.postbox('alloc', { agent_id: 'alice', local_part: `list${i}` }, 'alice');
+      expect(allocated.status).toBe(200);
+      addresses.push(allocated.body.address as string);
+    }
+    const client = await smtpClient(t.smtpPort);
+    expect(await client.command('EHLO test.example')).toMatch(/^250/m);
+    expect(await client.command('MAIL FROM:<sender@ext.example>')).toMatch(/^250/);
+    const codes: string[] = [];
+    for (const address of addresses) codes.push((await client.command(`RCPT TO:<${address}>`)).slice(0, 3));
+    expect(codes.slice(0, MAX_RECIPIENTS).every((code) => code === '250')).toBe(true);
+    expect(codes.at(-1)).toBe('452');
+    client.end();
+  });
+
+  it(`closes a session with 421 after ${MAX_REFUSED_RECIPIENTS} unknown recipients`, async () => {
+    const client = await smtpClient(t.smtpPort);
+    await client.command('EHLO test.example');
+    await client.command('MAIL FROM:<sender@ext.example>');
+    const codes: string[] = [];
+    for (let i = 0; i < MAX_REFUSED_RECIPIENTS; i += 1)
+      codes.push((await client.command(`RCPT TO:<nobody${i}@${MAIL_DOMAIN}>`)).slice(0, 3));
+    expect(codes.slice(0, -1).every((code) => code === '550')).toBe(true);
+    expect(codes.at(-1)).toBe('421');
+    await expect.poll(() => client.closed()).toBe(true);
+    const next = await smtpClient(t.smtpPort);
+    expect(await next.command('EHLO test.example')).toMatch(/^250/m);
+    next.end();
+  });
+
+  it(`answers 421 to a client address with ${MAX_SESSIONS_PER_ADDRESS} sessions open already`, async () => {
+    const open = await Promise.all(Array.from({ length: MAX_SESSIONS_PER_ADDRESS }, () => smtpClient(t.smtpPort)));
+    expect(open.every((client) => client.greeting.startsWith('220'))).toBe(true);
+    const refused = await smtpClient(t.smtpPort);
+    expect(refused.greeting).toMatch(/^421 /);
+    for (const client of open) client.end();
+    await expect
+      .poll(async () => {
+        const again = await smtpClient(t.smtpPort);
+        again.end();
+        return again.greeting.slice(0, 3);
+      })
+      .toBe('220');
+  });
+});
