@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agentinfra/core';
 import { bareAddress, normalizeAddress } from './addresses.js';
+import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
 import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.js';
+import { createRawKeyUsers } from './raw-key-users.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
 import type { IngestResponse } from './schemas.js';
@@ -79,9 +80,21 @@ interface ScoredInput {
   headers: Record<string, string>;
 }
 
-/** A message's identity for idempotency: its Message-ID for one recipient. */
-function dedupeKeyOf(recipient: string, messageId: string): string {
-  return createHash('sha256').update(`${recipient}\n${messageId.trim()}`).digest('hex');
+/** The answer for one stored message, and whether it was a duplicate (the answer is then the first copy's). */
+interface StoredMessage {
+  result: IngestResult;
+  duplicate: boolean;
+}
+
+/** The {@link contentDigest} of an inbound message, as it will be stored. */
+function contentDigestOf(message: Pick<InboundMessage, 'from' | 'subject' | 'body' | 'html' | 'attachments'>): string {
+  return contentDigest({
+    from: message.from,
+    subject: message.subject,
+    body: message.body,
+    html: message.html ?? null,
+    attachments: message.attachments ?? [],
+  });
 }
 
 /** The ingest path shared by /ingest and the bundled MTA: store, score, apply rules, notify. */
@@ -129,14 +142,19 @@ export function createInbound(
     return (await scoreWithReasons(input)).score;
   }
 
-  async function existing(dedupeKey: string): Promise<IngestResult | null> {
+  async function existing(dedupeKey: string): Promise<StoredMessage | null> {
     const row = (await knex()('postbox_messages')
       .where({ dedupe_key: dedupeKey })
       .select('id', 'agent_id', 'injection_score', 'quarantined')
       .first()) as Pick<MessageRow, 'id' | 'agent_id' | 'injection_score' | 'quarantined'> | undefined;
-    return row
-      ? { id: row.id, agent_id: row.agent_id, injection_score: Number(row.injection_score), quarantined: Boolean(row.quarantined) }
-      : null;
+    if (!row) return null;
+    const result = {
+      id: row.id,
+      agent_id: row.agent_id,
+      injection_score: Number(row.injection_score),
+      quarantined: Boolean(row.quarantined),
+    };
+    return { result, duplicate: true };
   }
 
   /**
@@ -146,17 +164,17 @@ export function createInbound(
    * and webhooks (one statement) and the quarantine threshold are read once
    * per batch, when the batch starts, so a rule, webhook or setting changed
    * before a message was submitted always applies to it. A recipient nobody
-   * owns fails only its own item (NotFoundError); a duplicate Message-ID
-   * fails the batch, whose items are then stored one by one, where the
-   * duplicate returns the first message's answer.
+   * owns fails only its own item (NotFoundError); a duplicate (see
+   * {@link dedupeKeyOf}) fails the batch, whose items are then stored one by
+   * one, where the duplicate returns the first message's answer.
    */
-  async function storeBatch(items: readonly ScoredMessage[]): Promise<ItemOutcome<IngestResult>[]> {
+  async function storeBatch(items: readonly ScoredMessage[]): Promise<ItemOutcome<StoredMessage>[]> {
     const [context, threshold] = await Promise.all([
       readRecipientContext(knex(), [...new Set(items.map((item) => item.recipient))]),
       deps.settings.get<number>('postbox_quarantine_threshold'),
     ]);
     const now = deps.clock.now();
-    const outcomes: ItemOutcome<IngestResult>[] = [];
+    const outcomes: ItemOutcome<StoredMessage>[] = [];
     const rows: Array<Omit<MessageRow, 'seq'>> = [];
     const events: WebhookEventToEnqueue[] = [];
     for (const item of items) {
@@ -205,7 +223,8 @@ export function createInbound(
           force: outcome.forceWebhooks,
         });
       }
-      outcomes.push({ ok: true, value: { id: row.id, agent_id: agentId, injection_score: item.injectionScore, quarantined } });
+      const result = { id: row.id, agent_id: agentId, injection_score: item.injectionScore, quarantined };
+      outcomes.push({ ok: true, value: { result, duplicate: false } });
     }
     if (rows.length === 0) return outcomes;
     const deliveries = deliveriesOf(events, [...context.webhooks.values()].flat());
@@ -241,8 +260,10 @@ export function createInbound(
       scored?: ScoredInput | undefined;
       /** Bodies the MIME parser cut to `maxBodyBytes` (SMTP path). */
       truncated?: ParsedMessage['truncated'] | undefined;
+      /** The message's {@link contentDigest}, when already computed (once for all recipients of SMTP mail). */
+      contentDigest?: string | undefined;
     },
-  ): Promise<IngestResult> {
+  ): Promise<StoredMessage> {
     const recipient = bareAddress(message.to);
     // Names are lower-cased; of names that differ only in case, the later one in `message.headers` wins.
     const headers = headerRecord(Object.entries(message.headers).map(([name, value]) => [name.toLowerCase(), value]));
@@ -261,7 +282,7 @@ export function createInbound(
       message,
       recipient,
       headers: { ...withoutInjectionHeaders(headers), ...scored.headers },
-      dedupeKey: messageId ? dedupeKeyOf(recipient, messageId) : null,
+      dedupeKey: messageId ? dedupeKeyOf(recipient, messageId, options.contentDigest ?? contentDigestOf(message)) : null,
       mimeOwned: options.mimeOwned ?? false,
       injectionScore: scored.score,
     });
@@ -275,27 +296,34 @@ export function createInbound(
    * in the same transaction. Messages arriving together share one transaction
    * (group commit), except those of {@link LARGE_MESSAGE_CHARS} or more, each
    * stored alone; the promise settles after the message's transaction
-   * committed. A message whose Message-ID was already stored for this
-   * recipient is not stored again: the first one's answer is returned.
+   * committed. A message already stored for this recipient (the same
+   * Message-ID and content, see {@link dedupeKeyOf}) is not stored again: the
+   * first one's answer is returned.
    * @param options.dedupeId identity used when the message has no Message-ID (the SMTP path passes the raw message's hash).
    * @throws NotFoundError (404) when no agent has the address `to`.
    */
   function ingest(message: InboundMessage, options: { mimeOwned?: boolean; dedupeId?: string } = {}): Promise<IngestResult> {
-    return submit(message, options);
+    return submit(message, options).then((stored) => stored.result);
   }
 
+  /** SMTP deliveries in progress per raw blob key, so that one never removes a blob another is storing. */
+  const rawUsers = createRawKeyUsers();
+
   /**
-   * Removes the raw blob of a message the parser refused, unless a stored
-   * message refers to it (the same bytes accepted earlier: a parse can also
-   * fail for want of memory, so "the same bytes fail the same way" is not
-   * relied on). A failure to remove is logged; the 554 stands.
+   * Removes the raw blob of a message that was stored for no recipient (the
+   * parser refused it, or each copy was a duplicate), unless a stored message
+   * refers to it (the same bytes accepted earlier: a parse can also fail for
+   * want of memory, so "the same bytes fail the same way" is not relied on)
+   * or another delivery in this process is storing the same bytes. A failure
+   * to remove is logged; the SMTP answer stands.
    */
-  async function dropRefusedRaw(mimeRef: string): Promise<void> {
+  async function dropUnreferencedRaw(mimeRef: string): Promise<void> {
     try {
+      if (rawUsers.sharedWithOthers(mimeRef)) return;
       const referred = await knex()('postbox_messages').where({ mime_ref: mimeRef }).first('id');
       if (!referred) await deps.blobStore.delete({ keys: [mimeRef] });
     } catch (failure) {
-      deps.logger.warn({ err: failure, mime_ref: mimeRef }, 'smtp: could not remove a refused message from the blob store');
+      deps.logger.warn({ err: failure, mime_ref: mimeRef }, 'smtp: could not remove an unreferenced raw message from the blob store');
     }
   }
 
@@ -306,6 +334,10 @@ export function createInbound(
    * thread), parses and scores it once, and ingests it for each recipient once the write
    * succeeded. A recipient whose address disappeared since RCPT TO is
    * skipped.
+   * When no recipient got a new message (each copy was a duplicate, or each
+   * address disappeared), the raw blob is removed again unless a stored
+   * message refers to the same bytes, so retransmissions cannot fill the
+   * blob store.
    * @returns the ids of the stored (or already stored) messages, once all are committed.
    * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
    *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
@@ -315,6 +347,20 @@ export function createInbound(
   async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
     const hash = await deps.mimeParser.digest(options.raw);
     const mimeRef = `${MIME_PREFIX}${hash}.eml`;
+    const leave = rawUsers.enter(mimeRef);
+    try {
+      return await deliverRaw(options, hash, mimeRef);
+    } finally {
+      leave();
+    }
+  }
+
+  /** {@link ingestRaw} once the raw message's hash is known and its blob key is marked as in use. */
+  async function deliverRaw(
+    options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null },
+    hash: string,
+    mimeRef: string,
+  ): Promise<string[]> {
     const stored = deps.blobStore.put({ key: mimeRef, body: options.raw, contentType: 'message/rfc822' });
     // Awaited once the message is parsed and scored: marked as handled now, as a rejection
     // nobody handles yet (the write failing while mailparser runs) would end the process.
@@ -325,37 +371,42 @@ export function createInbound(
       ({ message: parsed, local: explained } = await deps.mimeParser.parse(options.raw));
     } catch (error) {
       await stored.catch(() => undefined);
-      if (error instanceof MalformedMessageError) await dropRefusedRaw(mimeRef);
+      if (error instanceof MalformedMessageError) await dropUnreferencedRaw(mimeRef);
       throw error;
     }
     const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html }, explained);
     await stored;
+    const message: Omit<InboundMessage, 'to'> = {
+      from: parsed.from || options.envelopeFrom || '',
+      subject: parsed.subject,
+      body: parsed.text,
+      html: parsed.html,
+      headers: parsed.headers,
+      mime_ref: mimeRef,
+      attachments: parsed.attachments,
+    };
+    const digest = contentDigestOf(message);
     const results = await Promise.allSettled(
       options.recipients.map((recipient) =>
         submit(
-          {
-            to: normalizeAddress(recipient),
-            from: parsed.from || options.envelopeFrom || '',
-            subject: parsed.subject,
-            body: parsed.text,
-            html: parsed.html,
-            headers: parsed.headers,
-            mime_ref: mimeRef,
-            attachments: parsed.attachments,
-          },
-          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored, truncated: parsed.truncated },
+          { ...message, to: normalizeAddress(recipient) },
+          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored, truncated: parsed.truncated, contentDigest: digest },
         ),
       ),
     );
     const ids: string[] = [];
+    let storedNew = false;
     for (const [index, result] of results.entries()) {
       if (result.status === 'fulfilled') {
-        ids.push(result.value.id);
+        ids.push(result.value.result.id);
+        storedNew ||= !result.value.duplicate;
         continue;
       }
       if (!(result.reason instanceof NotFoundError)) throw result.reason;
       deps.logger.info({ recipient: options.recipients[index] }, 'smtp: recipient address was removed before delivery; skipped');
     }
+    // No new row refers to the blob just written: keep it only if an earlier copy (the same bytes) does.
+    if (!storedNew) await dropUnreferencedRaw(mimeRef);
     return ids;
   }
 

@@ -1,5 +1,6 @@
 import { isoTimestamp } from '@agentinfra/core';
 import { z } from 'zod';
+import { bareAddresses } from './bare-addresses.js';
 import { type AttachmentInfo, TRUNCATED_HEADER } from './mime-message.js';
 import { INJECTION_HEADER } from './scoring/injection-headers.js';
 
@@ -63,10 +64,11 @@ export type MessageView = z.infer<typeof messageViewSchema>;
 const toMs = (value: number | string) => Number(value);
 
 /**
- * The /list view of a row. A quarantined message's subject, bodies and
- * attachment names are withheld (`withheld: true`, empty strings) unless
- * `reveal`, so an agent that lists its mail never feeds hostile text to its
- * model by accident.
+ * The /list view of a row. Of a quarantined message, unless `reveal`, all
+ * text its sender controls is withheld (`withheld: true`), so an agent that
+ * lists its mail never feeds hostile text to its model by accident: subject,
+ * bodies and attachment names are empty, `from` and `to` are bare addresses
+ * (no display names), and of the headers only {@link withheldHeaders} remain.
  */
 export function messageView(row: MessageRow, reveal: boolean): MessageView {
   const quarantined = Boolean(row.quarantined);
@@ -77,8 +79,8 @@ export function messageView(row: MessageRow, reveal: boolean): MessageView {
     agent_id: row.agent_id,
     direction: row.direction,
     folder: row.folder,
-    to: row.to_address,
-    from: row.from_address,
+    to: withheld ? bareAddresses(row.to_address) : row.to_address,
+    from: withheld ? bareAddresses(row.from_address) : row.from_address,
     subject: withheld ? '' : row.subject,
     body: withheld ? '' : row.body,
     html: withheld ? null : row.html,
@@ -98,38 +100,43 @@ export function messageView(row: MessageRow, reveal: boolean): MessageView {
   };
 }
 
-/**
- * Headers that carry no free text a sender controls are kept on withheld
- * messages, and so is the postbox's own `x-agentinfra-injection` (scorer and
- * signal names), so that a reviewer sees why a message was quarantined.
- */
-const ROUTING_HEADERS = new Set([
-  'message-id',
-  'date',
-  'from',
-  'to',
-  'cc',
-  'return-path',
-  'received',
-  'content-type',
-  'mime-version',
-  INJECTION_HEADER,
-  TRUNCATED_HEADER,
-]);
+/** Headers only the postbox writes (a sender's copies are dropped on ingest): kept as they are on withheld messages. */
+const SERVER_HEADERS = new Set([INJECTION_HEADER, TRUNCATED_HEADER]);
+/** Address headers kept on withheld messages as their bare addresses only (see {@link bareAddresses}). */
+const ADDRESS_HEADERS = new Set(['from', 'to', 'cc', 'return-path']);
 
+/**
+ * The headers of a withheld message: the postbox's own `x-agentinfra-injection`
+ * (scorer and signal names, so that a reviewer sees why it was quarantined)
+ * and `x-agentinfra-truncated`, and `from`, `to`, `cc` and `return-path`
+ * reduced to bare addresses (left out when none remains). Every other header
+ * is left out: even `message-id`, `date`, `received` and `content-type` are
+ * text a sender writes.
+ */
 function withheldHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => ROUTING_HEADERS.has(name)));
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (SERVER_HEADERS.has(name)) kept.push([name, value]);
+    else if (ADDRESS_HEADERS.has(name)) {
+      const addresses = bareAddresses(value);
+      if (addresses !== '') kept.push([name, addresses]);
+    }
+  }
+  return Object.fromEntries(kept);
 }
 
-/** What webhooks carry about a message (no body; subject withheld when quarantined). */
+/**
+ * What webhooks carry about a message: no body; of a quarantined message no
+ * subject, and `from` and `to` as bare addresses (as a withheld view shows them).
+ */
 export function eventData(view: MessageView) {
   return {
     id: view.id,
     agent_id: view.agent_id,
     direction: view.direction,
     folder: view.folder,
-    to: view.to,
-    from: view.from,
+    to: view.quarantined ? bareAddresses(view.to) : view.to,
+    from: view.quarantined ? bareAddresses(view.from) : view.from,
     subject: view.quarantined ? '' : view.subject,
     injection_score: view.injection_score,
     quarantined: view.quarantined,

@@ -105,15 +105,38 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
       expect(item.mime_ref).toMatch(/^mta\//);
     });
 
-    it('is idempotent for the same Message-ID and recipient (returns the first id); another recipient gets its own copy', async () => {
+    it('is idempotent for the same Message-ID, content and recipient (returns the first id); another recipient gets its own copy', async () => {
       const body = mail(alice);
       const first = await ingest(body);
-      const again = await ingest({ ...body, subject: 'changed', headers: { 'Message-ID': body.headers['message-id'] } });
+      const relayed = { 'Message-ID': body.headers['message-id'], Received: 'from relay-2.example.org by mx.agents.test' };
+      const again = await ingest({ ...body, from: 'Someone Else <SENDER@example.org>', headers: relayed, mime_ref: 'mta/other.eml' });
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
       const forBob = await ingest({ ...body, to: bob });
       expect(forBob.body.id).not.toBe(first.body.id);
       expect(forBob.body.agent_id).toBe('bob');
+    });
+
+    it('stores a message whose Message-ID another message used first, so a guessed Message-ID cannot suppress mail', async () => {
+      const messageId = `<stmt-${++sequence}@bank.example>`;
+      const decoy = await ingest(mail(alice, { from: 'x@evil.example', subject: 'hi', body: 'hi', headers: { 'message-id': messageId } }));
+      const statement = mail(alice, {
+        from: 'Bank <statements@bank.example>',
+        subject: 'Your statement',
+        headers: { 'message-id': messageId },
+      });
+      const real = await ingest(statement);
+      expect(real.status).toBe(200);
+      expect(real.body.id).not.toBe(decoy.body.id);
+      for (const changed of [
+        { body: 'Another body.' },
+        { html: '<p>x</p>' },
+        { attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 1 }] },
+      ]) {
+        const other = await ingest({ ...statement, ...changed });
+        expect(other.body.id, JSON.stringify(changed)).not.toBe(real.body.id);
+      }
+      expect((await ingest(statement)).body.id).toBe(real.body.id);
     });
 
     it('stores concurrent ingests (one group commit) once per Message-ID; an unknown recipient fails alone', async () => {

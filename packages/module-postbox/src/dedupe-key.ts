@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { bareAddress } from './addresses.js';
+import type { AttachmentInfo } from './mime-message.js';
+
+/** What an agent is shown of an inbound message, as stored (bodies already cut to `maxBodyBytes`). */
+export interface DedupeContent {
+  /** The `From` value; only its bare address counts. */
+  from: string;
+  subject: string;
+  body: string;
+  html: string | null;
+  attachments: readonly AttachmentInfo[];
+}
+
+/** SHA-256 (hex) of `parts`, each as JSON on a line of its own, so that different parts never hash the same text. */
+function digestOf(parts: readonly unknown[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(JSON.stringify(part)).update('\n');
+  return hash.digest('hex');
+}
+
+/**
+ * The SHA-256 of what an agent would see of a message: sender address,
+ * subject, text and HTML bodies, and each attachment's name, type, size and
+ * content id. Not of the raw bytes: relays add `Received` headers to a
+ * retransmission. Computed once per message, however many recipients it has.
+ */
+export function contentDigest(content: DedupeContent): string {
+  return digestOf([
+    bareAddress(content.from),
+    content.subject,
+    content.body,
+    content.html,
+    content.attachments.map((item) => [item.filename, item.content_type, item.size, item.content_id]),
+  ]);
+}
+
+/**
+ * A message's identity for idempotency (`postbox_messages.dedupe_key`,
+ * unique): the SHA-256 of its recipient, its Message-ID and its
+ * {@link contentDigest}. A retransmission of a message gets the same key;
+ * another message that reuses its Message-ID (one a stranger sent first to
+ * suppress the real one, say) gets its own and is stored. The `v2` marker
+ * keeps these keys apart from those of earlier versions (recipient and
+ * Message-ID only).
+ */
+export function dedupeKeyOf(recipient: string, messageId: string, digest: string): string {
+  return digestOf(['v2', recipient, messageId.trim(), digest]);
+}
