@@ -60,6 +60,7 @@ function cutUtf8(text: string, maxBytes: number): string | null {
 }
 
 /** NUL, and a UTF-16 surrogate without its pair. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this finds.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
