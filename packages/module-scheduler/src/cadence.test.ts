@@ -128,12 +128,19 @@ describe('parseCadence: refused cadences (400 with the reason)', () => {
     ['', undefined, /the cadence is empty/],
     ['* * * *', undefined, /5 fields .* or 6 with seconds first; "\* \* \* \*" has 4/],
     ['0 0 * * * * 2026', undefined, /has 7/],
-    ['61 * * * *', undefined, /Invalid value for minute: 61/],
-    ['0 25 * * *', undefined, /Invalid value for hour: 25/],
-    ['0 0 32 * *', undefined, /Invalid value for day/],
-    ['0 0 * 13 *', undefined, /Invalid value for month/],
-    ['0 0 * * 8', undefined, /Invalid value for (weekday|dayOfWeek)/],
-    ['a b c d e', undefined, /illegal characters/],
+    ['61 * * * *', undefined, /^Invalid cadence: the minute field "61" is not valid: use 0–59,/],
+    ['L * * * *', undefined, /^Invalid cadence: the minute field "L" is not valid: use 0–59,/],
+    ['0 25 * * *', undefined, /the hour field "25" is not valid: use 0–23,/],
+    ['0 0 0 * *', undefined, /the day-of-month field "0" is not valid: use 1–31,/],
+    ['0 0 32 * *', undefined, /the day-of-month field "32" is not valid/],
+    ['0 0 * 13 *', undefined, /the month field "13" is not valid: use 1–12 or JAN–DEC/],
+    ['0 0 * * 8', undefined, /the day-of-week field "8" is not valid: use 0–7/],
+    ['0 0 * * FOO', undefined, /the day-of-week field "FOO" is not valid/],
+    ['60 0 0 * * *', undefined, /the second field "60" is not valid: use 0–59/],
+    ['0 */0 0 * * *', undefined, /the minute field "\*\/0" is not valid/],
+    ['a b c d e', undefined, /the minute field "a" is not valid/],
+    ['cron_tz=Europe/Paris 0 9 * * *', undefined, /prefix must be upper case: "CRON_TZ=<zone> " or "TZ=<zone> ", not "cron_tz="/],
+    ['Tz=Europe/Paris 0 9 * * *', undefined, /prefix must be upper case.*not "Tz="/],
     ['0 0 30 2 *', undefined, /never fires/],
     ['* * * * * *', undefined, /fires 1 s apart; the minimum interval is 10 s/],
     ['*/5 * * * * *', undefined, /fires 5 s apart/],
@@ -161,6 +168,16 @@ describe('parseCadence: refused cadences (400 with the reason)', () => {
     }
     expect(thrown).toBeInstanceOf(InputError);
     expect((thrown as InputError).message).toMatch(reason);
+  });
+
+  it.each([
+    ['CRON_TZ=Nowhere/City 0 9 * * *', undefined, 'cadence'],
+    ['0 9 * * *', 'Nowhere/City', 'timezone'],
+    ['0 0 0 * *', undefined, 'cadence'],
+  ])('"%s" (tz %s) names the field %s in details', (cadence, timezone, path) => {
+    expect(() => parse(cadence, timezone)).toThrow(
+      expect.objectContaining({ details: { fields: [expect.objectContaining({ path })] } }) as unknown as Error,
+    );
   });
 
   it('the minimum interval is configurable', () => {

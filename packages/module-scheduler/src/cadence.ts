@@ -1,5 +1,6 @@
 import { InputError } from '@agentinfra/core';
 import { Cron } from 'croner';
+import { describeCronError } from './cron-field-error.js';
 
 /**
  * A parsed job cadence:
@@ -26,14 +27,15 @@ function invalid(reason: string): InputError {
 
 /**
  * The canonical name of an IANA time zone (`europe/paris` → `Europe/Paris`, `utc` → `UTC`).
+ * @param field the request field the zone came from (`cadence` for a `CRON_TZ=` prefix), named in the error.
  * @throws InputError when the zone is unknown.
  */
-export function canonicalTimezone(zone: string): string {
+export function canonicalTimezone(zone: string, field: 'timezone' | 'cadence' = 'timezone'): string {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
     throw new InputError(`Unknown time zone "${zone}": use an IANA name such as "Europe/Paris" or "UTC".`, {
-      fields: [{ path: 'timezone', message: 'unknown IANA time zone' }],
+      fields: [{ path: field, message: 'unknown IANA time zone' }],
     });
   }
 }
@@ -86,8 +88,8 @@ function parseCron(expression: string, timezone: string, minIntervalMs: number, 
   let cron: Cron;
   try {
     cron = cronOf(expression, timezone);
-  } catch (error) {
-    throw invalid(`${(error as Error).message.replace(/^CronPattern:\s*/, '')}.`.replace(/\.\.$/, '.'));
+  } catch {
+    throw invalid(describeCronError(expression));
   }
   const upcoming = cron.nextRuns(GAP_SAMPLE, new Date(now)).map((date) => date.getTime());
   if (upcoming.length === 0) throw invalid(`"${expression}" never fires.`);
@@ -120,8 +122,11 @@ export function parseCadence(options: { cadence: string; timezone?: string; minI
   let zone: string | undefined;
   const prefix = /^(?:CRON_TZ|TZ)=(\S+) (.+)$/.exec(text);
   if (prefix) {
-    zone = canonicalTimezone(prefix[1] as string);
+    zone = canonicalTimezone(prefix[1] as string, 'cadence');
     text = prefix[2] as string;
+  } else {
+    const misspelt = /^((?:cron_tz|tz)=)\S* /i.exec(text);
+    if (misspelt) throw invalid(`the time zone prefix must be upper case: "CRON_TZ=<zone> " or "TZ=<zone> ", not "${misspelt[1]}".`);
   }
   if (options.timezone !== undefined) {
     const given = canonicalTimezone(options.timezone);

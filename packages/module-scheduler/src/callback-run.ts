@@ -2,9 +2,10 @@ import { isoTimestamp, newId } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import type { SchedulerConfig } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
-import { JOBS, type JobRow, lockedWhen, RUNS, type RunRow, secretContext } from './job-rows.js';
+import { JOBS, type JobRow, lockedWhen, RUNS, type RunRow } from './job-rows.js';
 import { createSchedulerMetrics } from './scheduler-metrics.js';
 import type { RunPayload } from './schemas.js';
+import { signingSecrets } from './secret-rotation.js';
 import type { SchedulerDeps } from './service-deps.js';
 
 /** A run about to be attempted, with the job it belongs to. */
@@ -105,10 +106,10 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
     const log = deps.logger.child({ job_id: job.id, run_id: run.id, attempt: attemptNo });
     let failure: string | null = null;
     try {
-      const secret = deps.secretBox.open({ sealed: job.secret_sealed, context: secretContext(job.id) });
+      const secrets = signingSecrets({ secretBox: deps.secretBox, job, now: startedAt, graceMs: config.secretRotationGraceMs });
       const result = await deps.delivery.send({
         url: job.callback_url,
-        secrets: [secret],
+        secrets,
         messageId: messageIdOf(run),
         type: JOB_RUN_EVENT,
         data: {

@@ -33,6 +33,8 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
     ['https://[fd00::1]/hook', /unique-local address/],
     ['https://0.0.0.0/hook', /is an unspecified address/],
     ['https://user:pass@example.com/hook', /must not carry credentials/],
+    ['not a url', /not a valid absolute URL/],
+    ['https://nonexistent.invalid/hook', /nonexistent\.invalid does not resolve/],
   ])('refuses %s with 400', async (callback_url, reason) => {
     const response = await t.scheduler(
       'job/put',
@@ -40,7 +42,11 @@ describe.each(sqlDatabases())('agent-scheduler callback_url SSRF rules (private 
       'alice',
     );
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(reason) });
+    expect(response.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(reason),
+      details: { fields: [{ path: 'callback_url', message: expect.stringMatching(reason) }] },
+    });
     expect(JSON.stringify(response.body)).not.toContain('pass@');
     expect(await db.knex('scheduler_jobs').where({ name: 'ssrf' })).toHaveLength(0);
   });

@@ -19,6 +19,14 @@ export const schedulerConfigSchema = z.object({
    * drop it, jobs with `catch_up: "once"` run it once. Default 60 s.
    */
   missedAfterMs: z.number().int().min(1_000).max(86_400_000).default(60_000),
+  /**
+   * After `/job/put` replaces a job's secret, callbacks are signed with the
+   * new and the replaced secret for this many ms (CONTRACT.md "Signed
+   * deliveries"), then with the new one only. Default 24 h.
+   */
+  secretRotationGraceMs: z.number().int().min(0).max(2_592_000_000).default(86_400_000),
+  /** Finished runs are deleted this many days after they finished (hourly `scheduler.prune-runs`). Default 30. */
+  runRetentionDays: z.number().int().min(1).max(3_650).default(30),
   /** Characters of a failed attempt's error kept on the run. */
   maxErrorLength: z.number().int().min(32).max(4_000).default(500),
 });
@@ -32,4 +40,6 @@ export const schedulerEnv: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_SCHEDULER_MIN_INTERVAL_MS', path: ['minIntervalMs'], type: 'integer' },
   { name: 'AGENTINFRA_SCHEDULER_CALLBACK_TIMEOUT_MS', path: ['callbackTimeoutMs'], type: 'integer' },
   { name: 'AGENTINFRA_SCHEDULER_MISSED_AFTER_MS', path: ['missedAfterMs'], type: 'integer' },
+  { name: 'AGENTINFRA_SCHEDULER_RUN_RETENTION_DAYS', path: ['runRetentionDays'], type: 'integer' },
+  { name: 'AGENTINFRA_SCHEDULER_SECRET_ROTATION_GRACE_MS', path: ['secretRotationGraceMs'], type: 'integer' },
 ];

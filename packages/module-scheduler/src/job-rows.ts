@@ -22,6 +22,10 @@ export interface JobRow {
   timezone: string;
   callback_url: string;
   secret_sealed: string;
+  /** The secret `secret_sealed` replaced (sealed with the same context), or null; it still signs during the grace window. */
+  previous_secret_sealed: string | null;
+  /** When the secret was last replaced (ms), or null; starts the grace window of `previous_secret_sealed`. */
+  secret_rotated_at: number | null;
   max_attempts: number;
   catch_up: CatchUp;
   status: 'active' | 'paused';

@@ -1,6 +1,7 @@
 import { defineModule } from '@agentinfra/core';
 import { schedulerAdminRoutes } from './admin-routes.js';
 import { schedulerConfigSchema, schedulerEnv } from './config.js';
+import { pruneRunsJob } from './jobs/prune-runs.js';
 import { reconcileJob } from './jobs/reconcile.js';
 import { resealSecretsJob } from './jobs/reseal-secrets.js';
 import { runCallbackJob } from './jobs/run-callback.js';
@@ -16,16 +17,18 @@ import { createSchedulerService } from './service.js';
  * PostgreSQL share the work and fire each instant once. Needs the `delivery`
  * port (signed deliveries with the SSRF guard) and the SecretBox; the hourly
  * `scheduler.reseal-secrets` job reseals the callback secrets after a
- * master-key rotation.
+ * master-key rotation; the hourly `scheduler.prune-runs` job deletes finished
+ * runs older than `scheduler.runRetentionDays`.
  */
 export const schedulerModule = defineModule({
   name: 'agent-scheduler',
-  description: 'Cron and @every jobs that call back signed HTTPS URLs, with retries and run history, exactly once across replicas.',
+  description:
+    'Cron and @every jobs that call back signed HTTPS URLs, with retries and run history; each instant fires once across replicas, delivered at least once.',
   ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger', 'metrics'],
   migrations: schedulerMigrations,
   permissions: schedulerPermissions,
   config: { key: 'scheduler', schema: schedulerConfigSchema, env: schedulerEnv },
   service: (deps) => createSchedulerService(deps),
   routes: [...schedulerRoutes, ...schedulerAdminRoutes],
-  jobs: [runCallbackJob, reconcileJob, resealSecretsJob],
+  jobs: [runCallbackJob, reconcileJob, resealSecretsJob, pruneRunsJob],
 });

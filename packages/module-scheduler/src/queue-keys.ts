@@ -4,6 +4,8 @@ export const RUN_QUEUE_JOB = 'scheduler.run';
 export const RECONCILE_QUEUE_JOB = 'scheduler.reconcile';
 /** Queue job kind that reseals the callback secrets after a master-key rotation. */
 export const RESEAL_QUEUE_JOB = 'scheduler.reseal-secrets';
+/** Queue job kind that deletes finished runs older than `scheduler.runRetentionDays`. */
+export const PRUNE_RUNS_QUEUE_JOB = 'scheduler.prune-runs';
 /**
  * Queue attempts of a run job. The run's own `max_attempts` (1..20) decides
  * when a run has failed; the margin covers attempts lost with a crashed process.

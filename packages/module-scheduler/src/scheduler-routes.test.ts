@@ -221,19 +221,21 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
   });
 
   it('refuses bad input with 400 and the reason, and changes nothing', async () => {
-    const refused: Array<[Record<string, unknown>, RegExp]> = [
-      [{ cadence: '61 * * * *' }, /Invalid cadence: Invalid value for minute: 61/],
-      [{ cadence: '* * * *' }, /Invalid cadence: a cron expression has 5 fields/],
-      [{ cadence: '@every 500ms' }, /Invalid cadence: "@every 500ms" is not <n><unit>/],
-      [{ cadence: '@every 90x' }, /is not <n><unit>/],
-      [{ cadence: '0 9 * * *', timezone: 'Atlantis/Capital' }, /Unknown time zone/],
-      [{ callback_url: 'ftp://example.com/x' }, /scheme must be https or http, not ftp\./],
-      [{ callback_url: 'not a url' }, /not a valid absolute URL/],
+    const refused: Array<[Record<string, unknown>, RegExp, string]> = [
+      [{ cadence: '61 * * * *' }, /Invalid cadence: the minute field "61" is not valid: use 0–59/, 'cadence'],
+      [{ cadence: '* * * *' }, /Invalid cadence: a cron expression has 5 fields/, 'cadence'],
+      [{ cadence: '@every 500ms' }, /Invalid cadence: "@every 500ms" is not <n><unit>/, 'cadence'],
+      [{ cadence: '@every 90x' }, /is not <n><unit>/, 'cadence'],
+      [{ cadence: '0 9 * * *', timezone: 'Atlantis/Capital' }, /Unknown time zone/, 'timezone'],
+      [{ cadence: 'CRON_TZ=Atlantis/Capital 0 9 * * *' }, /Unknown time zone/, 'cadence'],
+      [{ callback_url: 'ftp://example.com/x' }, /scheme must be https or http, not ftp\./, 'callback_url'],
+      [{ callback_url: 'not a url' }, /not a valid absolute URL/, 'callback_url'],
     ];
-    for (const [body, reason] of refused) {
+    for (const [body, reason, path] of refused) {
       const response = await put({ name: 'bad', cadence: '@every 1h', ...body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(reason) });
+      expect(response.body.error.details.fields[0].path, JSON.stringify(body)).toBe(path);
     }
     for (const body of [
       { max_attempts: 0 },

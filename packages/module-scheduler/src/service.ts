@@ -3,11 +3,13 @@ import type { Knex } from 'knex';
 import { createSchedulerAdmin } from './admin-queries.js';
 import { type Cadence, parseCadence, sameCadence } from './cadence.js';
 import { createCallbackRunner } from './callback-run.js';
+import { checkCallbackUrl } from './callback-target.js';
 import { schedulerConfigSchema } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
 import { cadenceColumns, cadenceOf, JOBS, type JobRow, lockedWhen, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
 import { jobKeyPrefix, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, retryKey } from './queue-keys.js';
 import { type ReconcileResult, reconcileScheduler } from './reconcile.js';
+import { pruneFinishedRuns } from './run-retention.js';
 import {
   type JobRefRequest,
   type JobStatusResponse,
@@ -21,6 +23,7 @@ import {
   type RunPayload,
   runPayloadSchema,
 } from './schemas.js';
+import { secretColumnsAfterPut } from './secret-rotation.js';
 import type { SchedulerDeps } from './service-deps.js';
 
 /**
@@ -72,7 +75,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
         cadence: body.cadence,
         ...cadenceColumns(cadence),
         callback_url: body.callback_url,
-        secret_sealed: deps.secretBox.seal({ plaintext: body.secret, context: secretContext(jobId) }),
+        ...secretColumnsAfterPut({ secretBox: deps.secretBox, jobId, secret: body.secret, existing, now }),
         max_attempts: body.max_attempts,
         catch_up: body.catch_up,
         status: 'active' as const,
@@ -122,7 +125,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
         minIntervalMs: config.minIntervalMs,
         now: deps.clock.now(),
       });
-      await deps.delivery.checkTarget(body.callback_url);
+      await checkCallbackUrl(deps.delivery, body.callback_url);
       let result: Awaited<ReturnType<typeof upsert>>;
       try {
         result = await upsert(body, cadence);
@@ -267,26 +270,39 @@ export function createSchedulerService(deps: SchedulerDeps) {
     },
 
     /**
+     * Deletes finished runs older than `scheduler.runRetentionDays` (the hourly `scheduler.prune-runs` job).
+     * @returns how many runs were deleted.
+     */
+    pruneRuns(): Promise<number> {
+      return pruneFinishedRuns(deps, config.runRetentionDays);
+    },
+
+    /**
      * Finishes a master-key rotation for the scheduler (the hourly
      * `scheduler.reseal-secrets` job): every callback secret sealed under an
      * older key version is sealed again under the current one (same job
-     * context), unless a `/job/put` replaced it meanwhile. Idempotent; stops
+     * context), and so is a replaced secret kept for a rotation's grace window,
+     * unless a `/job/put` replaced it meanwhile. Idempotent; stops
      * between pages when `signal` aborts.
      * @returns how many secrets were resealed.
      * @throws UnopenedSealedValuesError when some secrets could not be opened, naming up to 5 job ids (the others
      *   are resealed all the same).
      */
-    resealSecrets(options: { signal?: AbortSignal } = {}): Promise<number> {
-      return resealSealedColumn({
-        sql: deps.sql,
-        secretBox: deps.secretBox,
-        table: JOBS,
-        keyColumns: ['id'],
-        sealedColumn: 'secret_sealed',
-        contextOf: (row: Pick<JobRow, 'id'>) => secretContext(row.id),
-        what: 'scheduler callback secret',
-        signal: options.signal,
-      });
+    async resealSecrets(options: { signal?: AbortSignal } = {}): Promise<number> {
+      let resealed = 0;
+      for (const sealedColumn of ['secret_sealed', 'previous_secret_sealed'] as const) {
+        resealed += await resealSealedColumn({
+          sql: deps.sql,
+          secretBox: deps.secretBox,
+          table: JOBS,
+          keyColumns: ['id'],
+          sealedColumn,
+          contextOf: (row: Pick<JobRow, 'id'>) => secretContext(row.id),
+          what: sealedColumn === 'secret_sealed' ? 'scheduler callback secret' : 'replaced scheduler callback secret',
+          signal: options.signal,
+        });
+      }
+      return resealed;
     },
 
     /** Jobs and runs across agents for operators (the `/admin/*` routes). */
