@@ -346,6 +346,10 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         .where({ grant_id: carol.grant_id })
         .update({ expires_at: Date.now() - 1 });
       expect((await t.artifacts('fetch', { grant_token: carol.token }, {})).status).toBe(401);
+      // An expired grant is not live: revoking counts only the live ones.
+      const live = await grant('carol');
+      expect((await t.artifacts('revoke', { artifact_id: artifactId, to_agent: 'carol' }, 'alice')).body).toEqual({ revoked: 1 });
+      expect((await t.artifacts('fetch', { grant_token: live.token }, {})).status).toBe(401);
 
       const fresh = await grant('carol');
       await db

@@ -289,6 +289,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       const revoked = await knex()(GRANTS)
         .where({ artifact_id: row.artifact_id, to_agent: body.to_agent })
         .whereNull('revoked_at')
+        .where('expires_at', '>', now())
         .update({ revoked_at: now() });
       return { revoked };
     },

@@ -75,7 +75,7 @@ export const memoryRoutes = [
   route({
     path: '/set/get',
     summary: 'Read a named set of memory ids (ids sorted).',
-    description: 'Read a named set of memory ids. Returns the set’s name and member ids, sorted (empty when the set does not exist).',
+    description: 'Read a named set of memory ids. Returns the set’s name and member ids, sorted; not_found when the set does not exist.',
     effects: { readOnly: true, idempotent: true },
     request: setGetRequestSchema,
     response: setResponseSchema,
