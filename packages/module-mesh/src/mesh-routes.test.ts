@@ -260,6 +260,19 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect(lonely.body).toMatchObject({ peers: [], acls: [] });
     });
 
+    it('orders the ACLs of /netmap by code point, as SQLite and a C-collated PostgreSQL order its peers', async () => {
+      for (const [agent, endpoint] of [
+        ['Gw-Z', '203.0.113.26:51820'],
+        ['gw-y', '203.0.113.25:51820'],
+      ] as const) {
+        await t.register(agent, endpoint);
+        await t.mesh('acl/put', acl(agent, 'gw-d', 'tcp', 22), t.bridge);
+      }
+      const netmap = await t.mesh('netmap', { agent_id: 'gw-d' }, t.bridge);
+      const from = netmap.body.acls.map((entry: { from_agent: string }) => entry.from_agent);
+      expect(from.indexOf('Gw-Z')).toBeLessThan(from.indexOf('gw-y'));
+    });
+
     it('renders /wg_config as { config } and as text/plain, with the pair’s PSK on both sides', async () => {
       const json = await t.mesh('wg_config', { agent_id: 'gw-a' }, t.bridge);
       expect(json.status).toBe(200);

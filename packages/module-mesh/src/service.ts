@@ -57,8 +57,11 @@ const REGISTER_ATTEMPTS = 4;
 /** Rows per INSERT when PSKs are created in bulk (stays far below every driver's parameter limit). */
 const PSK_INSERT_CHUNK = 200;
 
+/** Compares by code unit, as SQLite orders text (and PostgreSQL with the C collation), so ACLs sort like the peers beside them. */
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 const byAcl = (x: AclRow, y: AclRow) =>
-  x.from_agent.localeCompare(y.from_agent) || x.to_agent.localeCompare(y.to_agent) || x.proto.localeCompare(y.proto) || x.port - y.port;
+  byCodeUnit(x.from_agent, y.from_agent) || byCodeUnit(x.to_agent, y.to_agent) || byCodeUnit(x.proto, y.proto) || x.port - y.port;
 
 /**
  * agent-mesh without HTTP: the coordination plane of a WireGuard mesh
