@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentInfraClient, AgentInfraError, createClient } from './index.js';
+import { type AgentInfraClient, type AgentInfraError, createClient } from './index.js';
 import { seedAgent } from './test-support/agent.js';
+import { failureOf } from './test-support/failure-of.js';
 import { startServer, type TestServer } from './test-support/serve.js';
-
-/** The error a call rejects with (fails the test when it resolves). */
-async function failureOf(call: Promise<unknown>): Promise<AgentInfraError> {
-  const outcome = await call.then(
-    (value) => new Error(`expected a failure, got ${JSON.stringify(value)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof AgentInfraError)) throw outcome;
-  return outcome;
-}
 
 describe('typed errors from a real server', () => {
   let server: TestServer;

@@ -5,17 +5,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentInfraClient, AgentInfraError } from './index.js';
 import { seedAgent } from './test-support/agent.js';
+import { failureOf } from './test-support/failure-of.js';
 import { startServer, type TestServer } from './test-support/serve.js';
-
-/** The error a call rejects with (fails the test when it resolves or throws anything but AgentInfraError). */
-async function failureOf(call: Promise<unknown>): Promise<AgentInfraError> {
-  const outcome = await call.then(
-    (value) => new Error(`expected a failure, got ${JSON.stringify(value)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof AgentInfraError)) throw outcome;
-  return outcome;
-}
 
 // Regression: a missing file threw Node's raw ENOENT, a wrong size for bytes and a directory path surfaced as
 // network_error "fetch failed", and the directory left a pending artifact registered on the server.
