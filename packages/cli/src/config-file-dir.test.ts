@@ -52,4 +52,22 @@ describe('agentinfra -c <config file> run from another directory', () => {
     expect(mode(join(elsewhere, 'restored'))).toBe(0o700);
     expect(mode(join(elsewhere, 'restored', 'agentinfra.db'))).toBe(0o600);
   }, 60_000);
+
+  it('stops, naming both folders, when the database is still where the current directory used to put it', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'agentinfra-config-old-'));
+    const conf = join(old, 'conf');
+    const cwd = join(old, 'run');
+    mkdirSync(conf);
+    mkdirSync(cwd);
+    const oldFile = join(conf, 'agentinfra.config.json');
+    const run = (args: string[]) => runCli(['-c', oldFile, ...args], { cwd, env: { AGENTINFRA_DATA_DIR: '', AGENTINFRA_SMTP_PORT: '0' } });
+    expect((await runCli(['-c', oldFile, 'init'], { cwd, env: { AGENTINFRA_DATA_DIR: '' } })).code).toBe(0);
+    // The database as an earlier version made it: in <cwd>/.agentinfra.
+    expect((await runCli(['-c', oldFile, 'migrate'], { cwd, env: { AGENTINFRA_DATA_DIR: join(cwd, '.agentinfra') } })).code).toBe(0);
+    const refused = await run(['agents', 'create', '--agent', 'bob', '--name', 'Bob']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`now means ${join(conf, '.agentinfra')}`);
+    expect(refused.stderr).toContain(`the database is in ${join(cwd, '.agentinfra')}`);
+    expect(existsSync(join(conf, '.agentinfra', 'agentinfra.db'))).toBe(false);
+  }, 60_000);
 });

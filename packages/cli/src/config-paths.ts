@@ -1,5 +1,8 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type AnyModule, coreEnvBindings, type EnvBinding, readRawConfig, type ServerConfig } from '@agentinfra/core';
+import { CliError } from './cli-error.js';
+import { DATABASE_NAME } from './commands/backup-manifest.js';
 
 /** A setting that names a file or folder: `section` is a module's config key (`null` for core), `path` the place within it. */
 interface PathSetting {
@@ -58,7 +61,26 @@ export function anchorConfigFilePaths(
     const value = valueAt(fileValues, section === null ? path : [section, ...path]);
     const bindings = module ? (module.config?.env ?? []) : coreEnvBindings;
     if (typeof value !== 'string' || isAbsolute(value) || setByEnv(bindings, path, env)) continue;
+    if (section === null && path[0] === 'dataDir') refuseStrandedDatabase(value, resolve(base, value), config.file);
     setAt(module ? config.modules[module.name] : config.core, path, resolve(base, value));
   }
   return config;
+}
+
+/**
+ * Before relative paths in the config file were taken from its folder, a
+ * relative `dataDir` meant the current directory. A deployment that ran
+ * `-c /etc/…/agentinfra.config.json` from elsewhere has its database there:
+ * rather than start on a new, empty database next to the config file, stop
+ * and name both places.
+ * @throws CliError (exit 2) when only the directory-relative folder holds a database.
+ */
+function refuseStrandedDatabase(value: string, anchored: string, file: string): void {
+  const old = resolve(value);
+  if (old === anchored || existsSync(join(anchored, DATABASE_NAME)) || !existsSync(join(old, DATABASE_NAME))) return;
+  throw new CliError(
+    `dataDir "${value}" in ${file} now means ${anchored} (relative paths in the config file are taken from its folder), ` +
+      `but the database is in ${old}. Move ${old} to ${anchored}, or write the absolute path ${old} as dataDir.`,
+    2,
+  );
 }
