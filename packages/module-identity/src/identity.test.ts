@@ -133,6 +133,23 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     }
   });
 
+  it('refuses a child of a delegation revoked by another replica while this one still has its token cached', async () => {
+    const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
+    const parent = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: inOneHour },
+      { credential: aliceKey },
+    );
+    const asParent = { credential: parent.body.token as string };
+    const child = { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: inOneHour };
+    expect((await server.call('agent-identity/delegate', child, asParent)).status).toBe(200);
+    // What another replica's /delegate/revoke does: the row is revoked, this process's credential cache is not told.
+    await db.knex('identity_delegations').where({ delegation_id: parent.body.delegation_id }).update({ revoked_at: Date.now() });
+    const refused = await server.call('agent-identity/delegate', child, asParent);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthenticated');
+  });
+
   it('refuses device revocation by a delegation token with a message about delegation tokens, and says so in the OpenAPI document', async () => {
     const made = await server.call(
       'agent-identity/delegate',

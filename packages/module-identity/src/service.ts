@@ -1,4 +1,5 @@
 import {
+  AuthenticationError,
   ConflictError,
   hashCredential,
   InputError,
@@ -119,11 +120,14 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /**
-     * Revokes a device. The bridge key may revoke any device, a device key only itself
-     * (the route refuses delegation tokens). Revoking twice returns the first revocation time.
-     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key.
+     * Revokes a device. The bridge key may revoke any device, a device key only itself,
+     * a delegation token none (the route refuses those too). Revoking twice returns the first revocation time.
+     * @throws NotFoundError for an unknown device; NotAllowedError for another device's key or a delegation token.
      */
     async revokeDevice(body: RevokeDeviceRequest, principal: Principal): Promise<RevokeDeviceResponse> {
+      if (principal.kind === 'delegation') {
+        throw new NotAllowedError('This operation takes a device key or the bridge key; delegation tokens cannot perform it.');
+      }
       if (principal.kind === 'device' && principal.deviceId !== body.device_id) {
         throw new NotAllowedError('A device key can revoke only its own device; use the bridge key for others.');
       }
@@ -168,32 +172,43 @@ export function createIdentityService(deps: IdentityDeps) {
         const held = principal.permissions;
         const missing = body.scope.filter((name) => !held.includes(name));
         if (missing.length > 0) throw new NotAllowedError(`A delegation cannot grant permissions it lacks: ${missing.join(', ')}.`);
-        const parent = (await knex()('identity_delegations')
-          .select('expires_at')
-          .where({ delegation_id: principal.delegationId })
-          .first()) as { expires_at: number } | undefined;
-        const parentExpiry = Number(parent?.expires_at ?? 0);
-        if (body.expires_at > parentExpiry) {
-          throw new InputError(`expires_at must not be later than the delegating token's own expiry (${isoTimestamp(parentExpiry)}).`, {
-            fields: [{ path: 'expires_at', message: 'after the delegating token expires' }],
-          });
-        }
       }
       await requireAgent(body.from_agent);
       await requireAgent(body.to_agent);
       const token = newCredential('dt_');
       const delegationId = newId('dlg_');
       const scope = [...new Set(body.scope)].sort();
-      await knex()('identity_delegations').insert({
-        delegation_id: delegationId,
-        token_hash: hashCredential(token),
-        from_agent: body.from_agent,
-        to_agent: body.to_agent,
-        scope: JSON.stringify(scope),
-        created_at: createdAt,
-        expires_at: body.expires_at,
-        revoked_at: null,
-        parent_delegation_id: principal.kind === 'delegation' ? principal.delegationId : null,
+      await knex().transaction(async (trx) => {
+        if (principal.kind === 'delegation') {
+          // Read under a row lock: a revocation of the parent either commits first (and this refuses)
+          // or waits for this insert (and its walk then finds the child), also when another
+          // replica still has the parent's token cached.
+          const parent = (await trx('identity_delegations')
+            .select('expires_at', 'revoked_at')
+            .where({ delegation_id: principal.delegationId })
+            .forUpdate()
+            .first()) as { expires_at: number; revoked_at: number | null } | undefined;
+          if (!parent || parent.revoked_at !== null || Number(parent.expires_at) <= createdAt) {
+            throw new AuthenticationError('The delegation token is unknown, expired or revoked.');
+          }
+          if (body.expires_at > Number(parent.expires_at)) {
+            throw new InputError(
+              `expires_at must not be later than the delegating token's own expiry (${isoTimestamp(Number(parent.expires_at))}).`,
+              { fields: [{ path: 'expires_at', message: 'after the delegating token expires' }] },
+            );
+          }
+        }
+        await trx('identity_delegations').insert({
+          delegation_id: delegationId,
+          token_hash: hashCredential(token),
+          from_agent: body.from_agent,
+          to_agent: body.to_agent,
+          scope: JSON.stringify(scope),
+          created_at: createdAt,
+          expires_at: body.expires_at,
+          revoked_at: null,
+          parent_delegation_id: principal.kind === 'delegation' ? principal.delegationId : null,
+        });
       });
       return { delegation_id: delegationId, token, expires_at: isoTimestamp(body.expires_at), scope };
     },
