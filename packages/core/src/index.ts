@@ -27,10 +27,12 @@ export {
   type HostResolver,
   type HttpDeliveryOptions,
   httpDeliveryOptionsSchema,
+  isTransientTargetFailure,
   newWebhookSecret,
   type ResolvedAddress,
   signWebhook,
   systemResolver,
+  TargetLookupFailure,
   WEBHOOK_SECRET_PREFIX,
   webhookSigningKey,
 } from './delivery/index.js';

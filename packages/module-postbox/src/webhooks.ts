@@ -3,6 +3,7 @@ import {
   ConflictError,
   InputError,
   isoTimestamp,
+  isTransientTargetFailure,
   NotFoundError,
   newId,
   newWebhookSecret,
@@ -324,7 +325,7 @@ export function createWebhooks(deps: PostboxDeps) {
         });
       } catch (error) {
         await recordDelivery(row.id, { ok: false, status: null, error: (error as Error).message });
-        if (error instanceof InputError) {
+        if (error instanceof InputError && !isTransientTargetFailure(error)) {
           deps.logger.warn({ webhook_id: row.id, reason: error.message }, 'webhook target refused; delivery dropped');
           return;
         }

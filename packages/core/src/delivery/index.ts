@@ -1,4 +1,10 @@
 export { type AddressClass, type AddressVerdict, classifyAddress } from './address-policy.js';
 export { createHttpDelivery, type HttpDeliveryOptions, httpDeliveryOptionsSchema } from './http-delivery.js';
-export { type HostResolver, type ResolvedAddress, systemResolver } from './target-guard.js';
+export {
+  type HostResolver,
+  isTransientTargetFailure,
+  type ResolvedAddress,
+  systemResolver,
+  TargetLookupFailure,
+} from './target-guard.js';
 export { newWebhookSecret, signWebhook, WEBHOOK_SECRET_PREFIX, webhookSigningKey } from './webhook-signature.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundedResolver, type HostResolver } from './target-guard.js';
+import { InputError } from '../errors.js';
+import { boundedResolver, type HostResolver, isTransientTargetFailure, resolveTarget, TargetLookupFailure } from './target-guard.js';
 
 describe('boundedResolver', () => {
   it('runs at most `concurrency` lookups at once and times each caller out, never starting a lookup whose caller gave up', async () => {
@@ -36,5 +37,40 @@ describe('boundedResolver', () => {
       [{ address: '2001:db8::1', family: 6 }],
       [{ address: '2001:db8::1', family: 6 }],
     ]);
+  });
+
+  it('shares one lookup among callers asking for the same name at once', async () => {
+    let calls = 0;
+    const slow: HostResolver = async () => {
+      calls += 1;
+      await new Promise((done) => setTimeout(done, 50));
+      return [{ address: '192.0.2.7', family: 4 }];
+    };
+    const resolve = boundedResolver(slow, { concurrency: 1, timeoutMs: 1_000 });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => resolve('hooks.example.test')));
+    expect(calls).toBe(1);
+    expect(answers.every((answer) => answer[0]?.address === '192.0.2.7')).toBe(true);
+  });
+});
+
+describe('resolveTarget', () => {
+  const failing =
+    (code: string): HostResolver =>
+    async () => {
+      throw Object.assign(new Error(code), { code });
+    };
+
+  it('refuses a name that does not exist for good, and one that timed out as worth retrying', async () => {
+    const gone = await resolveTarget({ hostname: 'gone.example.test', allowPrivate: false, resolver: failing('ENOTFOUND') }).catch(
+      (e) => e,
+    );
+    expect(gone).toBeInstanceOf(InputError);
+    expect(isTransientTargetFailure(gone)).toBe(false);
+    for (const code of ['ETIMEOUT', 'EAI_AGAIN']) {
+      const later = await resolveTarget({ hostname: 'slow.example.test', allowPrivate: false, resolver: failing(code) }).catch((e) => e);
+      expect(later).toBeInstanceOf(TargetLookupFailure);
+      expect(later).toBeInstanceOf(InputError);
+      expect(isTransientTargetFailure(later)).toBe(true);
+    }
   });
 });

@@ -33,23 +33,35 @@ export const LOOKUP_TIMEOUT_MS = 5_000;
 /**
  * `resolve` with at most `concurrency` lookups in flight, each answering
  * within `timeoutMs` counted from the call (waiting for a slot included); a
- * lookup still waiting for its slot when its time is up is never started.
+ * lookup still waiting for its slot when its time is up is never started,
+ * and callers asking for a name already being looked up share that lookup.
  * A lookup that outlives its caller keeps its slot until it ends (the
  * operating system's resolver cannot be cancelled).
  * @throws Error with code `ETIMEOUT` when the name did not resolve in time.
  */
 export function boundedResolver(resolve: HostResolver, options: { concurrency: number; timeoutMs: number }): HostResolver {
   const slots = pLimit(options.concurrency);
+  /** Lookups started and not finished, by name: callers asking for the same name at once share one. */
+  const inFlight = new Map<string, Promise<ResolvedAddress[]>>();
+  const timedOut = (hostname: string) =>
+    Object.assign(new Error(`${hostname} did not resolve within ${options.timeoutMs / 1000} s`), { code: 'ETIMEOUT' });
   return async (hostname) => {
     let expired = false;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         expired = true;
-        reject(Object.assign(new Error(`${hostname} did not resolve within ${options.timeoutMs / 1000} s`), { code: 'ETIMEOUT' }));
+        reject(timedOut(hostname));
       }, options.timeoutMs);
     });
-    const lookup = slots(() => (expired ? Promise.resolve([]) : resolve(hostname)));
+    let lookup = inFlight.get(hostname);
+    if (!lookup) {
+      const started = slots(() => (expired ? Promise.reject(timedOut(hostname)) : resolve(hostname))).finally(() => {
+        if (inFlight.get(hostname) === started) inFlight.delete(hostname);
+      });
+      inFlight.set(hostname, started);
+      lookup = started;
+    }
     lookup.catch(() => undefined);
     try {
       return await Promise.race([lookup, timeout]);
@@ -109,6 +121,23 @@ export function parseTarget(raw: string, allowPrivate: boolean): URL {
   return url;
 }
 
+/** Resolver answers that say "not now" rather than "no such name": a timeout, a name server failure. */
+const TRANSIENT_LOOKUP_CODES: ReadonlySet<string> = new Set(['ETIMEOUT', 'EAI_AGAIN', 'ESERVFAIL', 'ECONNREFUSED']);
+
+/**
+ * A target whose name could not be resolved for now (timeout, name server
+ * failure): 400 like any refused target when a caller registers it, but a
+ * delivery should retry it later rather than drop it ({@link isTransientTargetFailure}).
+ */
+export class TargetLookupFailure extends InputError {
+  readonly transient = true;
+}
+
+/** Whether a delivery error is a transient lookup failure, which deserves a retry (see {@link TargetLookupFailure}). */
+export function isTransientTargetFailure(error: unknown): boolean {
+  return error instanceof TargetLookupFailure;
+}
+
 /** Address classes read with "an" (by sound: "an unspecified", "an IPv4-translated", but "a unique-local"). */
 const READ_WITH_AN: ReadonlySet<AddressClass> = new Set(['unspecified', 'ipv4-translated', 'invalid']);
 
@@ -142,7 +171,9 @@ export async function resolveTarget(options: {
     addresses = await options.resolver(hostname);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    const refusal = new InputError(`The target host ${hostname} does not resolve${typeof code === 'string' ? ` (${code})` : ''}.`);
+    const message = `The target host ${hostname} does not resolve${typeof code === 'string' ? ` (${code})` : ''}.`;
+    const refusal =
+      typeof code === 'string' && TRANSIENT_LOOKUP_CODES.has(code) ? new TargetLookupFailure(message) : new InputError(message);
     refusal.cause = error;
     throw refusal;
   }
