@@ -19,6 +19,17 @@ const openModule = defineModule({
   service: () => null,
   routes: [
     route({
+      path: '/slow',
+      summary: 'Answers after longer than the idle timeout, like a commit hashing a large upload.',
+      request: z.strictObject({}),
+      response: z.object({ ok: z.boolean() }),
+      auth: { kind: 'none' },
+      handler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_TIMEOUT_MS + 800));
+        return { ok: true };
+      },
+    }),
+    route({
       path: '/put',
       summary: 'Keeps a value; needs no credential, like a grant-token fetch.',
       request: z.strictObject({ value: z.string() }),
@@ -101,5 +112,11 @@ describe('kernel with slow and vanishing clients', () => {
     expect(received).toBe('');
     expect(afterMs).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - 50);
     expect(afterMs).toBeLessThan(IDLE_TIMEOUT_MS + 3_000);
+  });
+
+  it('keeps a connection whose request is still being answered past the idle timeout', async () => {
+    const answer = await server.call('agent-open/slow', {});
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ ok: true });
   });
 });

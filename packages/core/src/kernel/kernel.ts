@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -38,6 +39,7 @@ import { migrateLatest, migrationTableOf, pendingMigrations } from './migrations
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { AnyPortRef } from './port-ref.js';
+import { closeQuietConnections } from './quiet-connections.js';
 
 /** Adapters the host (CLI, embedding app, tests) hands to the kernel. Missing optional ones get in-process defaults. */
 export interface KernelAdapters {
@@ -387,14 +389,14 @@ export function createKernel(options: KernelOptions): Kernel {
       const metricsUrl = metricsListener?.url;
       return new Promise((resolve, reject) => {
         // Blob uploads to a mount may take longer than Node's default 300 s request timeout; a connection
-        // that goes quiet is closed after idleTimeoutMs, and JSON bodies have http.bodyTimeoutMs in all.
+        // that goes quiet between requests is closed after idleTimeoutMs, and JSON bodies have http.bodyTimeoutMs in all.
         const serverOptions = { requestTimeout: 0, headersTimeout: 60_000 };
         const instance = serve({ fetch: app.fetch, port, hostname, serverOptions }, (info) => {
           const host = hostname.includes(':') ? `[${hostname}]` : hostname;
           resolve({ url: `http://${host}:${info.port}`, port: info.port, ...(metricsUrl ? { metricsUrl } : {}) });
         });
         instance.once('error', reject);
-        instance.setTimeout(config.http.idleTimeoutMs);
+        closeQuietConnections(instance as Server, config.http.idleTimeoutMs);
         server = instance;
       });
     },
