@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolResultSchema,
+  ErrorCode,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
@@ -51,6 +52,15 @@ function refusalOf(error: StreamableHTTPError): { code?: unknown; message?: unkn
   } catch {
     return {};
   }
+}
+
+/**
+ * Whether `error` is a JSON-RPC error the server answered. The SDK raises
+ * McpErrors of its own too (the request timed out, the connection closed),
+ * which are failures to get an answer, not answers.
+ */
+export function fromServer(error: unknown): error is McpError {
+  return error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed;
 }
 
 /** Why an upstream call failed, as a CONTRACT.md code and a one-line message (the server's own when it answered). */
@@ -109,7 +119,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
    */
   const forward: typeof upstream.request = (request, resultSchema, options) =>
     upstream.request(request, resultSchema, options).catch((error: unknown) => {
-      if (error instanceof McpError) throw forwardedError(error);
+      if (fromServer(error)) throw forwardedError(error);
       const failure = failureOf(error);
       log(`agentinfra mcp: ${request.method}: ${failure.message}`);
       throw new RpcError(-32603, `${failure.code}: ${failure.message}`, { error: failure });
@@ -121,7 +131,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     try {
       return await upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
     } catch (error) {
-      if (error instanceof McpError) throw forwardedError(error);
+      if (fromServer(error)) throw forwardedError(error);
       const failure = failureOf(error);
       log(`agentinfra mcp: ${request.params.name}: ${failure.message}`);
       return errorResult({ error: failure });

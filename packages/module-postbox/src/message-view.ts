@@ -70,6 +70,12 @@ const toMs = (value: number | string) => Number(value);
  * bodies and attachment names are empty, `from` and `to` are bare addresses
  * (no display names), and of the headers only {@link withheldHeaders} remain.
  */
+/** A media type reduced to `type/subtype` of RFC 6838 characters (parameters are sender text), else `application/octet-stream`. */
+function mediaTypeOnly(contentType: string): string {
+  const bare = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(bare) ? bare : 'application/octet-stream';
+}
+
 export function messageView(row: MessageRow, reveal: boolean): MessageView {
   const quarantined = Boolean(row.quarantined);
   const withheld = quarantined && !reveal;
@@ -87,7 +93,14 @@ export function messageView(row: MessageRow, reveal: boolean): MessageView {
     headers: withheld
       ? withheldHeaders(JSON.parse(row.headers) as Record<string, string>)
       : (JSON.parse(row.headers) as Record<string, string>),
-    attachments: withheld ? attachments.map((attachment) => ({ ...attachment, filename: null })) : attachments,
+    attachments: withheld
+      ? attachments.map((attachment) => ({
+          ...attachment,
+          filename: null,
+          content_id: null,
+          content_type: mediaTypeOnly(attachment.content_type),
+        }))
+      : attachments,
     mime_ref: row.mime_ref,
     injection_score: Number(row.injection_score),
     quarantined,
