@@ -40,6 +40,7 @@ export * from './errors.js';
 export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
 export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';
+export { withinDeadline } from './kernel/body-deadline.js';
 export { clientAddress } from './kernel/client-address.js';
 export { errorResponse, FUNCTIONS_BASE, type HttpMount, type MountRequestInfo } from './kernel/http.js';
 export { nextIoTurn } from './kernel/io-turn.js';

@@ -7,6 +7,7 @@ import {
   NotAllowedError,
   RateLimitError,
   readCredential,
+  withinDeadline,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { jsonBoundBreach } from './json-bounds.js';
@@ -118,7 +119,8 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         }
         // Only an agent's credential is named to the access log: naming the bridge key would also audit it as a use.
         info?.identify(principal);
-        const raw = await readLimited(body, bodyLimit);
+        // The API's body deadline (http.bodyTimeoutMs): a body sent slowly holds the connection no longer than a JSON route's would.
+        const raw = await readLimited(withinDeadline(body, kernel.config.http.bodyTimeoutMs), bodyLimit);
         if (raw === null) {
           return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { headers: { connection: 'close' } });
         }

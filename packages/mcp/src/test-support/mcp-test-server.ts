@@ -31,7 +31,13 @@ const embedder = createWordVectorEmbedder();
  */
 export async function startMcpTestServer(
   sql: SqlDatabase,
-  options: { maxInlineBytes?: number; modules?: readonly AnyModule[]; logger?: ReturnType<typeof createLogger> } = {},
+  options: {
+    maxInlineBytes?: number;
+    modules?: readonly AnyModule[];
+    logger?: ReturnType<typeof createLogger>;
+    /** The API's `http.bodyTimeoutMs` (default 30 s). */
+    bodyTimeoutMs?: number;
+  } = {},
 ): Promise<McpTestServer> {
   let listenUrl = 'http://127.0.0.1';
   const blobs = createFsBlobStore({
@@ -47,7 +53,10 @@ export async function startMcpTestServer(
       'agent-postbox': { smtp: { port: 0 } },
       'agent-scheduler': { minIntervalMs: 1_000 },
     },
-    config: { allowPrivateCallbacks: true },
+    config: {
+      allowPrivateCallbacks: true,
+      ...(options.bodyTimeoutMs === undefined ? {} : { http: { bodyTimeoutMs: options.bodyTimeoutMs } }),
+    },
     ...(options.logger ? { logger: options.logger } : {}),
     surfaces: [mcpSurface({ maxInlineBytes: options.maxInlineBytes })],
   });
