@@ -3,6 +3,7 @@ import { newWebhookSecret } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import type { SchedulerService } from './service.js';
 import { type ReceivedCallback, startCallbackReceiver } from './test-support/callback-receiver.js';
 import { cronOnceIn, startSchedulerTestServer } from './test-support/scheduler-test-server.js';
 
@@ -63,6 +64,13 @@ describe.each(sqlDatabases())('agent-scheduler secret rotation on $name', ({ cre
       const third = receiver.on('/rot')[2] as ReceivedCallback;
       expect(third.headers['webhook-signature']?.split(' ')).toHaveLength(1);
       expect([verifies(oldSecret, third), verifies(newSecret, third)]).toEqual([false, true]);
+
+      // The hourly sweep forgets the replaced secret once its window has passed.
+      await t.server.kernel.service<SchedulerService>('agent-scheduler').pruneRuns();
+      expect(await db.knex('scheduler_jobs').select('previous_secret_sealed', 'secret_rotated_at').where({ name: 'rot' }).first()).toEqual({
+        previous_secret_sealed: null,
+        secret_rotated_at: null,
+      });
     } finally {
       await t.server.stop();
       await receiver.close();

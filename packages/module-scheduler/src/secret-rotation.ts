@@ -1,5 +1,6 @@
 import type { SecretBox } from '@agentinfra/core';
-import { type JobRow, secretContext } from './job-rows.js';
+import type { Knex } from 'knex';
+import { JOBS, type JobRow, secretContext } from './job-rows.js';
 
 /** The columns of a job row that hold its signing secrets. */
 export type SecretColumns = Pick<JobRow, 'secret_sealed' | 'previous_secret_sealed' | 'secret_rotated_at'>;
@@ -61,4 +62,16 @@ export function signingSecrets(options: {
   if (!inGrace || job.previous_secret_sealed === null) return [current];
   const previous = openOrNull(secretBox, job.previous_secret_sealed, context);
   return previous === null ? [current] : [current, previous];
+}
+
+/**
+ * Forgets replaced secrets whose grace window has ended (they sign nothing
+ * any more), so that an old secret is not kept, and resealed, for ever.
+ * @returns how many jobs had one.
+ */
+export function forgetReplacedSecrets(knex: Knex, now: number, graceMs: number): Promise<number> {
+  return knex(JOBS)
+    .whereNotNull('previous_secret_sealed')
+    .where('secret_rotated_at', '<=', now - graceMs)
+    .update({ previous_secret_sealed: null, secret_rotated_at: null });
 }

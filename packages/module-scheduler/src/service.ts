@@ -23,7 +23,7 @@ import {
   type RunPayload,
   runPayloadSchema,
 } from './schemas.js';
-import { secretColumnsAfterPut } from './secret-rotation.js';
+import { forgetReplacedSecrets, secretColumnsAfterPut } from './secret-rotation.js';
 import type { SchedulerDeps } from './service-deps.js';
 
 /**
@@ -270,10 +270,13 @@ export function createSchedulerService(deps: SchedulerDeps) {
     },
 
     /**
-     * Deletes finished runs older than `scheduler.runRetentionDays` (the hourly `scheduler.prune-runs` job).
+     * Deletes finished runs older than `scheduler.runRetentionDays` and
+     * forgets replaced secrets past their grace window (the hourly
+     * `scheduler.prune-runs` job).
      * @returns how many runs were deleted.
      */
-    pruneRuns(): Promise<number> {
+    async pruneRuns(): Promise<number> {
+      await forgetReplacedSecrets(deps.sql.knex, deps.clock.now(), config.secretRotationGraceMs);
       return pruneFinishedRuns(deps, config.runRetentionDays);
     },
 
