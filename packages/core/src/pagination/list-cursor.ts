@@ -17,7 +17,10 @@ export interface ListCursor<T> {
 /**
  * A cursor codec for keyset pagination: the position after the last listed
  * row (its sort keys), validated by `schema` when it comes back, so a forged
- * or foreign cursor is a 400 and never reaches SQL.
+ * cursor or one of a list with another shape is a 400 and never reaches SQL.
+ * A cursor is not bound to the query that made it: one passed to another
+ * query of the same list only moves where that query starts, within the rows
+ * the caller may see anyway.
  * @param options.schema the position's shape, e.g. `z.object({ c: z.number().int(), i: z.string() })`.
  * @param options.field the request field that carries it (`cursor`, `since`), for the error.
  */
