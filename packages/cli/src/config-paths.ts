@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { type AnyModule, coreEnvBindings, type EnvBinding, readRawConfig, type ServerConfig } from '@agentinfra/core';
 import { CliError } from './cli-error.js';
-import { DATABASE_NAME } from './commands/backup-manifest.js';
+import { sqliteFileIn } from './data-dir.js';
 
 /** A setting that names a file or folder: `section` is a module's config key (`null` for core), `path` the place within it. */
 interface PathSetting {
@@ -77,7 +77,7 @@ export function anchorConfigFilePaths(
  */
 function refuseStrandedDatabase(value: string, anchored: string, file: string): void {
   const old = resolve(value);
-  if (old === anchored || existsSync(join(anchored, DATABASE_NAME)) || !existsSync(join(old, DATABASE_NAME))) return;
+  if (old === anchored || existsSync(sqliteFileIn(anchored)) || !existsSync(sqliteFileIn(old))) return;
   throw new CliError(
     `dataDir "${value}" in ${file} now means ${anchored} (relative paths in the config file are taken from its folder), ` +
       `but the database is in ${old}. Move ${old} to ${anchored}, or write the absolute path ${old} as dataDir.`,

@@ -27,7 +27,6 @@ export {
   type HostResolver,
   type HttpDeliveryOptions,
   httpDeliveryOptionsSchema,
-  isTransientTargetFailure,
   newWebhookSecret,
   type ResolvedAddress,
   signWebhook,

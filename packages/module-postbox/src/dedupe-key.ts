@@ -8,8 +8,8 @@ export interface DedupeContent {
   from: string;
   subject: string;
   body: string;
-  html: string | null;
-  attachments: readonly AttachmentInfo[];
+  html?: string | null | undefined;
+  attachments?: readonly AttachmentInfo[] | undefined;
 }
 
 /** SHA-256 (hex) of `parts`, each as JSON on a line of its own, so that different parts never hash the same text. */
@@ -30,8 +30,8 @@ export function contentDigest(content: DedupeContent): string {
     bareAddress(content.from),
     content.subject,
     content.body,
-    content.html,
-    content.attachments.map((item) => [item.filename, item.content_type, item.size, item.content_id]),
+    content.html ?? null,
+    (content.attachments ?? []).map((item) => [item.filename, item.content_type, item.size, item.content_id]),
   ]);
 }
 

@@ -86,17 +86,6 @@ interface StoredMessage {
   duplicate: boolean;
 }
 
-/** The {@link contentDigest} of an inbound message, as it will be stored. */
-function contentDigestOf(message: Pick<InboundMessage, 'from' | 'subject' | 'body' | 'html' | 'attachments'>): string {
-  return contentDigest({
-    from: message.from,
-    subject: message.subject,
-    body: message.body,
-    html: message.html ?? null,
-    attachments: message.attachments ?? [],
-  });
-}
-
 /** The ingest path shared by /ingest and the bundled MTA: store, score, apply rules, notify. */
 export function createInbound(
   deps: PostboxDeps & { scorer: InjectionScorer; fallbackScorer: LocalInjectionScorer; webhooks: Webhooks; mimeParser: MimeParserPool },
@@ -282,7 +271,7 @@ export function createInbound(
       message,
       recipient,
       headers: { ...withoutInjectionHeaders(headers), ...scored.headers },
-      dedupeKey: messageId ? dedupeKeyOf(recipient, messageId, options.contentDigest ?? contentDigestOf(message)) : null,
+      dedupeKey: messageId ? dedupeKeyOf(recipient, messageId, options.contentDigest ?? contentDigest(message)) : null,
       mimeOwned: options.mimeOwned ?? false,
       injectionScore: scored.score,
     });
@@ -385,7 +374,7 @@ export function createInbound(
       mime_ref: mimeRef,
       attachments: parsed.attachments,
     };
-    const digest = contentDigestOf(message);
+    const digest = contentDigest(message);
     const results = await Promise.allSettled(
       options.recipients.map((recipient) =>
         submit(

@@ -63,6 +63,12 @@ export type MessageView = z.infer<typeof messageViewSchema>;
 
 const toMs = (value: number | string) => Number(value);
 
+/** A media type reduced to `type/subtype` of RFC 6838 characters (parameters are sender text), else `application/octet-stream`. */
+function mediaTypeOnly(contentType: string): string {
+  const bare = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(bare) ? bare : 'application/octet-stream';
+}
+
 /**
  * The /list view of a row. Of a quarantined message, unless `reveal`, all
  * text its sender controls is withheld (`withheld: true`), so an agent that
@@ -70,12 +76,6 @@ const toMs = (value: number | string) => Number(value);
  * bodies and attachment names are empty, `from` and `to` are bare addresses
  * (no display names), and of the headers only {@link withheldHeaders} remain.
  */
-/** A media type reduced to `type/subtype` of RFC 6838 characters (parameters are sender text), else `application/octet-stream`. */
-function mediaTypeOnly(contentType: string): string {
-  const bare = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(bare) ? bare : 'application/octet-stream';
-}
-
 export function messageView(row: MessageRow, reveal: boolean): MessageView {
   const quarantined = Boolean(row.quarantined);
   const withheld = quarantined && !reveal;

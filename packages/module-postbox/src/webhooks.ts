@@ -3,11 +3,11 @@ import {
   ConflictError,
   InputError,
   isoTimestamp,
-  isTransientTargetFailure,
   NotFoundError,
   newId,
   newWebhookSecret,
   resealSealedColumn,
+  TargetLookupFailure,
   webhookSigningKey,
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
@@ -325,7 +325,7 @@ export function createWebhooks(deps: PostboxDeps) {
         });
       } catch (error) {
         await recordDelivery(row.id, { ok: false, status: null, error: (error as Error).message });
-        if (error instanceof InputError && !isTransientTargetFailure(error)) {
+        if (error instanceof InputError && !(error instanceof TargetLookupFailure)) {
           deps.logger.warn({ webhook_id: row.id, reason: error.message }, 'webhook target refused; delivery dropped');
           return;
         }

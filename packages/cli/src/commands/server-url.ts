@@ -7,16 +7,13 @@ import { CliError } from '../cli-error.js';
  * @throws CliError (exit 2) when `value` is not an absolute http:// or https:// URL.
  */
 export function checkServerUrl(value: string, source: string): void {
+  const refuse = (what: string) =>
+    new CliError(`${source}: "${value}" is not ${what}; expected the server's base URL, like http://127.0.0.1:8787.`, 2);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new CliError(`${source}: "${value}" is not a URL; expected the server's base URL, like http://127.0.0.1:8787.`, 2);
+    throw refuse('a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CliError(
-      `${source}: "${value}" is not an http:// or https:// URL; expected the server's base URL, like http://127.0.0.1:8787.`,
-      2,
-    );
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('an http:// or https:// URL');
 }

@@ -2,7 +2,6 @@ export { type AddressClass, type AddressVerdict, classifyAddress } from './addre
 export { createHttpDelivery, type HttpDeliveryOptions, httpDeliveryOptionsSchema } from './http-delivery.js';
 export {
   type HostResolver,
-  isTransientTargetFailure,
   type ResolvedAddress,
   systemResolver,
   TargetLookupFailure,

@@ -127,16 +127,9 @@ const TRANSIENT_LOOKUP_CODES: ReadonlySet<string> = new Set(['ETIMEOUT', 'EAI_AG
 /**
  * A target whose name could not be resolved for now (timeout, name server
  * failure): 400 like any refused target when a caller registers it, but a
- * delivery should retry it later rather than drop it ({@link isTransientTargetFailure}).
+ * delivery should retry it later rather than drop it.
  */
-export class TargetLookupFailure extends InputError {
-  readonly transient = true;
-}
-
-/** Whether a delivery error is a transient lookup failure, which deserves a retry (see {@link TargetLookupFailure}). */
-export function isTransientTargetFailure(error: unknown): boolean {
-  return error instanceof TargetLookupFailure;
-}
+export class TargetLookupFailure extends InputError {}
 
 /** Address classes read with "an" (by sound: "an unspecified", "an IPv4-translated", but "a unique-local"). */
 const READ_WITH_AN: ReadonlySet<AddressClass> = new Set(['unspecified', 'ipv4-translated', 'invalid']);
