@@ -39,6 +39,12 @@ const smtpSchema = z.object({
   maxClients: z.number().int().min(1).max(10_000).default(256),
   /** Idle SMTP connections are closed after this many ms. */
   socketTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
+  /**
+   * Longest a message's DATA transfer may take, in ms, however steadily its
+   * bytes arrive; past it the server answers 421 4.4.2 and closes the
+   * connection (the sender retries). Default 10 minutes.
+   */
+  dataTimeoutMs: z.number().int().min(1_000).max(86_400_000).default(600_000),
 });
 
 /** Where the injection score comes from. */
@@ -64,7 +70,14 @@ export const postboxConfigSchema = z
   .object({
     /** Domain of allocated addresses (`<local_part>@<mailDomain>`). */
     mailDomain: mailDomainSchema.default('localhost'),
-    smtp: smtpSchema.default({ port: 2525, host: '127.0.0.1', maxMessageBytes: 10_485_760, maxClients: 256, socketTimeoutMs: 60_000 }),
+    smtp: smtpSchema.default({
+      port: 2525,
+      host: '127.0.0.1',
+      maxMessageBytes: 10_485_760,
+      maxClients: 256,
+      socketTimeoutMs: 60_000,
+      dataTimeoutMs: 600_000,
+    }),
     /**
      * Outbound relay: `smtp://user:pass@host:port` (STARTTLS when offered),
      * `smtps://…` (TLS from the first byte), or `json` (nodemailer's

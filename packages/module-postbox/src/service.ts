@@ -102,6 +102,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       maxMessageBytes: config.smtp.maxMessageBytes,
       maxClients: config.smtp.maxClients,
       socketTimeoutMs: config.smtp.socketTimeoutMs,
+      dataTimeoutMs: config.smtp.dataTimeoutMs,
       tlsCertFile: config.smtp.tlsCertFile,
       tlsKeyFile: config.smtp.tlsKeyFile,
       logger: deps.logger,

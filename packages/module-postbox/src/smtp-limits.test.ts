@@ -39,6 +39,11 @@ async function smtpClient(port: number) {
       if (!closed) socket.write(`${line}\r\n`);
       return reply();
     },
+    /** Writes raw bytes (DATA content) without waiting for a reply. */
+    send: (text: string) => {
+      if (!closed) socket.write(text);
+    },
+    reply,
     closed: () => closed,
     end: () => socket.destroy(),
   };
@@ -103,5 +108,45 @@ describe('SMTP per-client limits', () => {
         return again.greeting.slice(0, 3);
       })
       .toBe('220');
+  });
+});
+
+describe('SMTP DATA deadline', () => {
+  let t: PostboxTestServer;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({
+      db: fixture.db,
+      postboxConfig: { smtp: { port: 'auto', socketTimeoutMs: 5_000, dataTimeoutMs: 1_000 } },
+    });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it('answers 421 and closes a DATA transfer that trickles past dataTimeoutMs, storing nothing', async () => {
+    const allocated = await t.postbox('alloc', { agent_id: 'alice', local_part: 'slow' }, 'alice');
+    const client = await smtpClient(t.smtpPort);
+    await client.command('EHLO test.example');
+    await client.command('MAIL FROM:<sender@ext.example>');
+    expect(await client.command(`RCPT TO:<${allocated.body.address as string}>`)).toMatch(/^250/);
+    expect(await client.command('DATA')).toMatch(/^354/);
+    const started = Date.now();
+    // Well under the 5 s idle timeout each time: only the DATA deadline can end this.
+    const trickle = setInterval(() => client.send('Subject: slow\r\nX: y\r\n'), 200);
+    const answer = await client.reply();
+    clearInterval(trickle);
+    expect(answer).toMatch(/^421 4\.4\.2 /);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await expect.poll(() => client.closed()).toBe(true);
+    const listed = await t.postbox('list', { agent_id: 'alice' }, 'alice');
+    expect(listed.body.messages).toEqual([]);
+    const next = await smtpClient(t.smtpPort);
+    expect(await next.command('EHLO test.example')).toMatch(/^250/m);
+    next.end();
   });
 });

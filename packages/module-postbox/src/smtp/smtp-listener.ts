@@ -13,6 +13,23 @@ function smtpReply(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
 }
 
+/** What the listener uses of an open `smtp-server` connection (`SMTPServer.connections`). */
+interface OpenConnection {
+  id: string;
+  send(code: number, text: string): void;
+  close(): void;
+}
+
+/** Answers `code text` on the connection of session `sessionId` and closes it; nothing when it is gone. */
+function closeSession(connections: Iterable<OpenConnection>, sessionId: string, code: number, text: string): void {
+  for (const connection of connections) {
+    if (connection.id !== sessionId) continue;
+    connection.send(code, text);
+    connection.close();
+    return;
+  }
+}
+
 /** What the listener needs from the postbox. */
 export interface SmtpHandlers {
   /** Whether mail for `address` (lower-case) is accepted. */
@@ -35,6 +52,8 @@ export interface SmtpListenerOptions {
   maxMessageBytes: number;
   maxClients: number;
   socketTimeoutMs: number;
+  /** Longest a DATA transfer may take, ms; then 421 4.4.2 and the connection is closed. */
+  dataTimeoutMs: number;
   tlsCertFile?: string | undefined;
   tlsKeyFile?: string | undefined;
   logger: PortMap['logger'];
@@ -55,7 +74,8 @@ export interface SmtpListener {
  * no AUTH (inbound mail needs none); STARTTLS (RFC 3207) only when a
  * certificate is configured; SIZE (RFC 1870) announced and enforced (552);
  * RCPT TO refused with 550 5.1.1 for addresses the postbox does not have, at
- * RCPT time rather than by a later bounce; per-client limits of
+ * RCPT time rather than by a later bounce; a DATA transfer longer than
+ * `dataTimeoutMs` answered 421 4.4.2 and closed; per-client limits of
  * `session-limits.ts` (recipients per message, refused recipients per
  * session, sessions per address); one accepted DATA is stored
  * once and delivered to every accepted recipient. A message mailparser
@@ -122,12 +142,28 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       const collected = createSharedBytes(options.maxMessageBytes);
+      // smtp-server answers DATA only once the stream ends, so a sender trickling bytes
+      // below the idle timeout would hold the session (and the bytes so far) forever.
+      const deadline = setTimeout(() => {
+        metrics?.messages.inc({ outcome: 'rejected' });
+        logger.info(
+          { remote_address: session.remoteAddress, data_timeout_ms: options.dataTimeoutMs },
+          'smtp: closed a DATA transfer that took too long',
+        );
+        const seconds = Math.round(options.dataTimeoutMs / 1000);
+        closeSession(server.connections, session.id, 421, `4.4.2 Message transfer took longer than ${seconds} s, closing the connection`);
+      }, options.dataTimeoutMs);
+      deadline.unref();
       stream.on('data', (chunk: Buffer) => {
         collected.add(chunk);
         pacing.took(chunk.length, stream);
       });
-      stream.once('error', (error) => callback(error));
+      stream.once('error', (error) => {
+        clearTimeout(deadline);
+        callback(error);
+      });
       stream.once('end', () => {
+        clearTimeout(deadline);
         if (stream.sizeExceeded) {
           metrics?.messages.inc({ outcome: 'rejected' });
           callback(smtpReply(552, `5.3.4 Message exceeds the fixed maximum message size of ${options.maxMessageBytes} bytes`));
