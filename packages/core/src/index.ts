@@ -73,6 +73,7 @@ export { createLogger, type LogFormat, switchLogLevelOnSignal } from './logger.j
 export type { CoreMetrics } from './observability/core-metrics.js';
 export { METRICS_PATH } from './observability/metrics-endpoint.js';
 export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type MetricsRegistry } from './observability/metrics-registry.js';
+export { requestIdFrom } from './observability/request-observer.js';
 export { createListCursor, type ListCursor } from './pagination/list-cursor.js';
 export * from './ports/index.js';
 export { agentIdSchema, instantSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   errorBody,
   type HttpMount,
@@ -7,6 +6,7 @@ import {
   NotAllowedError,
   RateLimitError,
   readCredential,
+  requestIdFrom,
   withinDeadline,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -138,7 +138,7 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not JSON.');
         }
-        const requestId = info?.requestId ?? (request.headers.get('x-request-id')?.slice(0, 128) || randomUUID());
+        const requestId = info?.requestId ?? requestIdFrom(request.headers.get('x-request-id'));
         const server = createMcpServer({
           catalog,
           // Tool calls reach the API in process for the MCP client's address (audit events, limits).

@@ -54,6 +54,16 @@ function outcomeOf(status: number): AuditOutcome {
  */
 const REQUEST_ID = /^[\x21-\x7e]+$/;
 
+/**
+ * The id of a request: its `x-request-id` header cut to 128 characters when
+ * that is visible ASCII (printable, no spaces), otherwise a new UUID v4.
+ * @param sent the header's value, `null`/`undefined` when absent.
+ */
+export function requestIdFrom(sent: string | null | undefined): string {
+  const cut = sent?.slice(0, 128);
+  return cut && REQUEST_ID.test(cut) ? cut : randomUUID();
+}
+
 /** The agent a principal acts as (none for the bridge key). */
 function agentOf(principal: Principal | null): string | undefined {
   return principal && principal.kind !== 'bridge' ? principal.agentId : undefined;
@@ -88,8 +98,7 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
 
   return async (c, next) => {
     const started = performance.now();
-    const sent = c.req.header('x-request-id')?.slice(0, 128);
-    const requestId = sent && REQUEST_ID.test(sent) ? sent : randomUUID();
+    const requestId = requestIdFrom(c.req.header('x-request-id'));
     c.set('requestId', requestId);
     c.set('principal', null);
     const env = c.env as { incoming?: IncomingMessage; client?: string; auditReads?: boolean } | undefined;
