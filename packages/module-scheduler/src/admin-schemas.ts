@@ -18,6 +18,13 @@ const page = {
 export const jobStatusSchema = z.enum(['active', 'paused']);
 export type JobStatus = z.output<typeof jobStatusSchema>;
 
+/** POST /job/list: the calling agent's own jobs, optionally of one state; one page. */
+export const listJobsRequestSchema = z.strictObject({
+  agent_id: agentIdSchema,
+  status: jobStatusSchema.optional(),
+  ...page,
+});
+
 /** POST /admin/jobs/list: optionally one agent's jobs and of one state; one page. */
 export const adminListJobsRequestSchema = z.strictObject({
   agent_id: agentIdSchema.optional(),

@@ -1,4 +1,5 @@
 import { routesFor } from '@agentinfra/core';
+import { adminListJobsResponseSchema, listJobsRequestSchema } from './admin-schemas.js';
 import type { SchedulerPermission } from './permissions.js';
 import {
   jobRefRequestSchema,
@@ -19,7 +20,7 @@ const route = routesFor<SchedulerService, SchedulerPermission>();
 const agentAuth = (permission: 'scheduler.read' | 'scheduler.write') =>
   ({ kind: 'agent', permission, agents: (body: { agent_id: string }) => [body.agent_id] }) as const;
 
-/** agent-scheduler routes (SPEC.md §4 agent-scheduler, CONTRACT.md response shapes and bounds, plus /job/resume). */
+/** agent-scheduler routes (SPEC.md §4 agent-scheduler, CONTRACT.md response shapes and bounds, plus /job/resume and /job/list). */
 export const schedulerRoutes = [
   route({
     path: '/job/put',
@@ -61,6 +62,18 @@ export const schedulerRoutes = [
     response: jobStatusResponseSchema,
     auth: agentAuth('scheduler.write'),
     handler: ({ body, service }) => service.deleteJob(body),
+  }),
+  route({
+    path: '/job/list',
+    summary: "The agent's jobs in name order with cadence, state, next run and latest run (limit 1..500, default 50; cursor).",
+    description:
+      'List your scheduled jobs in name order, optionally only active or paused ones: cadence, time zone, callback URL, max_attempts, status, next_run_at and the latest run (id, status, instant, error). Secrets are never returned. Pass next_cursor back as `cursor` for the next page.',
+    example: { agent_id: 'alice', limit: 50, cursor: null },
+    effects: { readOnly: true, idempotent: true },
+    request: listJobsRequestSchema,
+    response: adminListJobsResponseSchema,
+    auth: agentAuth('scheduler.read'),
+    handler: ({ body, service }) => service.admin.listJobs(body),
   }),
   route({
     path: '/runs/list',

@@ -1357,6 +1357,36 @@ export interface Routes {
       status: 'active' | 'paused' | 'deleted';
     };
   };
+  /** The agent's jobs in name order with cadence, state, next run and latest run (limit 1..500, default 50; cursor). */
+  'agent-scheduler/job/list': {
+    request: {
+      agent_id: string;
+      status?: 'active' | 'paused';
+      limit?: number;
+      cursor?: string | null;
+    };
+    response: {
+      jobs: Array<{
+        job_id: string;
+        agent_id: string;
+        name: string;
+        cadence: string;
+        timezone: string;
+        callback_url: string;
+        max_attempts: number;
+        status: 'active' | 'paused';
+        next_run_at: string | null;
+        created_at: string;
+        last_run: {
+          run_id: string;
+          status: 'queued' | 'running' | 'succeeded' | 'failed';
+          scheduled_for: string;
+          error: string | null;
+        } | null;
+      }>;
+      next_cursor: string | null;
+    };
+  };
   /** Runs of a job, newest scheduled instant first (limit 1..500, default 50). */
   'agent-scheduler/runs/list': {
     request: {
@@ -1532,6 +1562,7 @@ export const IDEMPOTENT_ROUTES: ReadonlySet<RoutePath> = new Set<RoutePath>([
   'agent-scheduler/job/pause',
   'agent-scheduler/job/resume',
   'agent-scheduler/job/delete',
+  'agent-scheduler/job/list',
   'agent-scheduler/runs/list',
   'agent-scheduler/admin/jobs/list',
   'agent-scheduler/admin/runs/list',
@@ -1713,6 +1744,7 @@ export interface RouteHelpers {
       pause: RouteCall<'agent-scheduler/job/pause'>;
       resume: RouteCall<'agent-scheduler/job/resume'>;
       delete: RouteCall<'agent-scheduler/job/delete'>;
+      list: RouteCall<'agent-scheduler/job/list'>;
     };
     runs: {
       list: RouteCall<'agent-scheduler/runs/list'>;
@@ -1815,6 +1847,7 @@ export const ROUTE_HELPERS: ReadonlyArray<readonly [string, RoutePath]> = [
   ['scheduler.job.pause', 'agent-scheduler/job/pause'],
   ['scheduler.job.resume', 'agent-scheduler/job/resume'],
   ['scheduler.job.delete', 'agent-scheduler/job/delete'],
+  ['scheduler.job.list', 'agent-scheduler/job/list'],
   ['scheduler.runs.list', 'agent-scheduler/runs/list'],
   ['scheduler.runs.retry', 'agent-scheduler/runs/retry'],
   ['scheduler.admin.jobs.list', 'agent-scheduler/admin/jobs/list'],
