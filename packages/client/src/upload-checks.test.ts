@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentInfraClient, AgentInfraError } from './index.js';
+import type { AgentInfraClient } from './index.js';
 import { seedAgent } from './test-support/agent.js';
 import { failureOf } from './test-support/failure-of.js';
 import { startServer, type TestServer } from './test-support/serve.js';

@@ -20,7 +20,7 @@ export interface Http01Listener {
  * authorization from `lookup` as `text/plain` (RFC 8555 §8.3); everything
  * else is 404. Tokens live in the database, so any replica's listener
  * answers for an order another replica runs.
- * @throws Error (EACCES, EADDRINUSE as `cause`) when the port cannot be bound.
+ * @throws the listen error (its `code` EACCES, EADDRINUSE, …) when the port cannot be bound.
  */
 export async function startHttp01Listener(options: {
   port: number;
@@ -45,9 +45,7 @@ export async function startHttp01Listener(options: {
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) =>
-      reject(new Error(`The HTTP-01 listener cannot listen on port ${options.port}: ${error.message}`, { cause: error })),
-    );
+    server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address();

@@ -138,9 +138,12 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
           });
           logger.info({ port: listener.port }, 'HTTP-01 challenge listener started');
         } catch (error) {
-          logger.error(
-            { err: error },
-            'HTTP-01 challenge listener not started; http-01 orders will fail until a listener serves the tokens',
+          const host = config.httpHost ?? deps.config.host;
+          const code = (error as NodeJS.ErrnoException).code;
+          logger.warn(
+            { host, port: config.httpPort, code },
+            `HTTP-01 challenge listener not started: cannot listen on ${host}:${config.httpPort} (${code ?? (error as Error).message}); ` +
+              'http-01 orders will fail until a listener serves the tokens',
           );
         }
       }

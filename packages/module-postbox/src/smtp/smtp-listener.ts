@@ -191,7 +191,9 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       });
     },
   });
-  server.on('error', (error) => logger.warn({ err: error }, 'smtp: connection error'));
+  // smtp-server re-emits its socket's listen error: the rejection below reports that one, the caller logs it once.
+  const listening = () => undefined;
+  server.on('error', listening);
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -199,6 +201,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       resolve();
     });
   });
+  server.off('error', listening);
+  server.on('error', (error) => logger.warn({ err: error }, 'smtp: connection error'));
   const bound = server.server.address() as AddressInfo;
   return {
     address: { host: options.host, port: bound.port },
