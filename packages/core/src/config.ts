@@ -140,6 +140,11 @@ export const coreConfigSchema = z.object({
       pollIntervalMs: z.number().int().min(10).default(250),
       /** Jobs one process runs at the same time. */
       concurrency: z.number().int().min(1).max(256).default(8),
+      /**
+       * Jobs of one fairness group (e.g. one agent's webhook deliveries) that
+       * run at the same time across all processes sharing the database.
+       */
+      groupConcurrency: z.number().int().min(1).max(256).default(2),
       /** First retry delay in milliseconds; doubles per attempt, with full jitter. */
       retryBaseMs: z.number().int().min(1).default(1_000),
       /** Longest retry delay in milliseconds. */
@@ -147,7 +152,7 @@ export const coreConfigSchema = z.object({
       /** Set to false to serve HTTP without running background jobs in this process. */
       enabled: z.boolean().default(true),
     })
-    .default({ pollIntervalMs: 250, concurrency: 8, retryBaseMs: 1_000, retryMaxMs: 3_600_000, enabled: true }),
+    .default({ pollIntervalMs: 250, concurrency: 8, groupConcurrency: 2, retryBaseMs: 1_000, retryMaxMs: 3_600_000, enabled: true }),
   /** Lets webhooks and callbacks reach loopback/private addresses, over plain http:// too (tests, labs). */
   allowPrivateCallbacks: z.boolean().default(false),
   embedder: embedderConfigSchema.default({ provider: 'wordvec' }),
@@ -227,6 +232,7 @@ export const coreEnvBindings: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_JOBS_ENABLED', path: ['jobs', 'enabled'], type: 'boolean' },
   { name: 'AGENTINFRA_JOBS_POLL_INTERVAL_MS', path: ['jobs', 'pollIntervalMs'], type: 'integer' },
   { name: 'AGENTINFRA_JOBS_CONCURRENCY', path: ['jobs', 'concurrency'], type: 'integer' },
+  { name: 'AGENTINFRA_JOBS_GROUP_CONCURRENCY', path: ['jobs', 'groupConcurrency'], type: 'integer' },
   { name: 'AGENTINFRA_ALLOW_PRIVATE_CALLBACKS', path: ['allowPrivateCallbacks'], type: 'boolean' },
   { name: 'AGENTINFRA_EMBEDDER', path: ['embedder', 'provider'], type: 'string' },
   { name: 'AGENTINFRA_EMBEDDER_URL', path: ['embedder', 'baseUrl'], type: 'string' },

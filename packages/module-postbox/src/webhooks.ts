@@ -60,6 +60,24 @@ export const webhookJobPayloadSchema = z.object({
 });
 export type WebhookJobPayload = z.infer<typeof webhookJobPayloadSchema>;
 
+/** One delivery job to enqueue: its payload and the agent whose webhook it goes to. */
+export interface WebhookDelivery {
+  agentId: string;
+  payload: WebhookJobPayload;
+}
+
+/**
+ * The job runner's fairness group of an agent's deliveries: at most
+ * `jobs.groupConcurrency` of them are in flight at once, so receivers that
+ * hang hold back only their own agent's deliveries. Grouped by agent rather
+ * than by receiver origin because the agent is what a tenant is: an agent
+ * may register up to 20 webhooks on as many origins, which would otherwise
+ * take that many times the cap.
+ */
+function webhookGroupOf(agentId: string): string {
+  return `${WEBHOOK_JOB}:${agentId}`;
+}
+
 /** Which webhooks an event must reach beyond those subscribed to it: `true` = all of the agent's. */
 export type ForcedWebhooks = true | ReadonlySet<string>;
 
@@ -93,8 +111,8 @@ export interface WebhookSubscription {
  * event's agent that subscribes to its type or that a rule forces it to reach.
  * @param subscriptions webhooks of (at least) the events' agents; others are ignored.
  */
-export function deliveriesOf(events: readonly WebhookEventToEnqueue[], subscriptions: readonly WebhookSubscription[]): WebhookJobPayload[] {
-  const deliveries: WebhookJobPayload[] = [];
+export function deliveriesOf(events: readonly WebhookEventToEnqueue[], subscriptions: readonly WebhookSubscription[]): WebhookDelivery[] {
+  const deliveries: WebhookDelivery[] = [];
   if (subscriptions.length === 0) return deliveries;
   for (const event of events) {
     const eventId = eventIdOf(event.messageId, event.type);
@@ -102,7 +120,9 @@ export function deliveriesOf(events: readonly WebhookEventToEnqueue[], subscript
       if (row.agent_id !== event.agentId) continue;
       const subscribed = (JSON.parse(row.events) as string[]).includes(event.type);
       const forced = event.force === true || (event.force?.has(row.id) ?? false);
-      if (subscribed || forced) deliveries.push({ webhook_id: row.id, event_id: eventId, type: event.type, data: event.data });
+      if (subscribed || forced) {
+        deliveries.push({ agentId: row.agent_id, payload: { webhook_id: row.id, event_id: eventId, type: event.type, data: event.data } });
+      }
     }
   }
   return deliveries;
@@ -157,14 +177,15 @@ export function createWebhooks(deps: PostboxDeps) {
     }
   }
 
-  /** Enqueues one durable delivery job per payload inside `trx` (see {@link deliveriesOf}). */
-  async function enqueueDeliveries(trx: Knex.Transaction, deliveries: readonly WebhookJobPayload[]): Promise<void> {
-    for (const payload of deliveries) {
+  /** Enqueues one durable delivery job per delivery inside `trx`, in its agent's {@link webhookGroupOf} (see {@link deliveriesOf}). */
+  async function enqueueDeliveries(trx: Knex.Transaction, deliveries: readonly WebhookDelivery[]): Promise<void> {
+    for (const { agentId, payload } of deliveries) {
       await deps.jobs.enqueue({
         name: WEBHOOK_JOB,
         payload,
         dedupeKey: `${WEBHOOK_JOB}:${payload.webhook_id}:${payload.event_id}`,
         maxAttempts: deps.moduleConfig.webhookMaxAttempts,
+        group: webhookGroupOf(agentId),
         trx,
       });
     }

@@ -2,7 +2,7 @@ import type { JobQueue } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { nextFire } from './cadence.js';
 import { cadenceOf, JOBS, type JobRow } from './job-rows.js';
-import { fireKey, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB } from './queue-keys.js';
+import { fireKey, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, runGroupOf } from './queue-keys.js';
 import type { RunPayload } from './schemas.js';
 
 /**
@@ -11,14 +11,15 @@ import type { RunPayload } from './schemas.js';
  * `restart` begins a new chain (bumps `fire_epoch`: put with a new cadence,
  * resume, repair); otherwise the chain continues in the job's epoch. The
  * queue job's dedupe key is (job id, epoch, instant), so however many
- * replicas advance a chain at once, each instant is queued once.
+ * replicas advance a chain at once, each instant is queued once. The fire
+ * is queued in the agent's fairness group ({@link runGroupOf}).
  * @returns the instant (ms) and the queue job id, or `null` when a cron
  *   expression has no later occurrence (the job then has no next run).
  */
 export async function scheduleNextFire(options: {
   trx: Knex.Transaction;
   jobs: JobQueue;
-  job: Pick<JobRow, 'id' | 'cron' | 'interval_ms' | 'timezone' | 'anchor_at' | 'fire_epoch'>;
+  job: Pick<JobRow, 'id' | 'agent_id' | 'cron' | 'interval_ms' | 'timezone' | 'anchor_at' | 'fire_epoch'>;
   after: number;
   now: number;
   restart: boolean;
@@ -39,6 +40,7 @@ export async function scheduleNextFire(options: {
     runAt: at,
     dedupeKey: fireKey(job.id, epoch, at),
     maxAttempts: QUEUE_MAX_ATTEMPTS,
+    group: runGroupOf(job.agent_id),
     trx,
   });
   await trx(JOBS).where({ id: job.id }).update({ next_run_at: at, next_fire_queue_id: id, fire_epoch: epoch, updated_at: options.now });

@@ -20,6 +20,17 @@ export function fireKey(jobId: string, epoch: number, instant: number): string {
   return `scheduler:${jobId}:fire:${epoch}:${instant}`;
 }
 
+/**
+ * The job runner's fairness group of an agent's runs: at most
+ * `jobs.groupConcurrency` of its callbacks are in flight at once, so an
+ * agent whose callback URLs hang holds back only its own runs. By agent
+ * rather than by callback URL because an agent may point any number of jobs
+ * at as many URLs.
+ */
+export function runGroupOf(agentId: string): string {
+  return `${RUN_QUEUE_JOB}:${agentId}`;
+}
+
 /** Dedupe key of retry series `series` of a run. */
 export function retryKey(jobId: string, runId: string, series: number): string {
   return `scheduler:${jobId}:retry:${runId}:${series}`;

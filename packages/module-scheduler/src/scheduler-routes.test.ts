@@ -150,6 +150,23 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     expect(verify(secret, last)).toMatchObject({ data: { run_id: run.id, attempt: 1 } });
   });
 
+  it("queues an agent's fires and retries in the agent's fairness group", async () => {
+    const { cadence } = cronOnceIn(1_200);
+    const created = await put({ name: 'grouped', cadence, callback_url: `${receiver.url}/grouped` }, 'bob');
+    expect(created.status).toBe(200);
+    await receiver.waitFor(async () => (await runsOf('grouped', 'bob'))[0]?.status === 'succeeded', 10_000, 'the fire to succeed');
+    const [run] = (await runsOf('grouped', 'bob')) as [Record<string, unknown>];
+    expect((await t.scheduler('runs/retry', { agent_id: 'bob', run_id: run.id }, 'bob')).status).toBe(200);
+    await receiver.waitFor(() => receiver.on('/grouped').length === 2, 10_000, 'the retried callback');
+    const queued = (await db
+      .knex('core_jobs')
+      .where('dedupe_key', 'like', `scheduler:${created.body.job_id}:%`)
+      .select('dedupe_key', 'job_group')) as Array<{ dedupe_key: string; job_group: string }>;
+    expect(queued.some((row) => row.dedupe_key.includes(':fire:'))).toBe(true);
+    expect(queued.some((row) => row.dedupe_key.includes(':retry:'))).toBe(true);
+    expect(new Set(queued.map((row) => row.job_group))).toEqual(new Set(['scheduler.run:bob']));
+  });
+
   it('answers 409 to /runs/retry while the run is running, and records a network error on the run', async () => {
     let release: (() => void) | undefined;
     receiver.answer('/slow', (response) => {

@@ -7,7 +7,7 @@ import { checkCallbackUrl } from './callback-target.js';
 import { schedulerConfigSchema } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
 import { cadenceColumns, cadenceOf, JOBS, type JobRow, lockedWhen, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
-import { jobKeyPrefix, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, retryKey } from './queue-keys.js';
+import { jobKeyPrefix, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, retryKey, runGroupOf } from './queue-keys.js';
 import { type ReconcileResult, reconcileScheduler } from './reconcile.js';
 import { pruneFinishedRuns } from './run-retention.js';
 import {
@@ -97,7 +97,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
         });
       }
       if (keepSchedule && existing) return { jobId, next: Number(existing.next_run_at), supersededQueueId: null };
-      const job = { id: jobId, ...fields, fire_epoch: epoch };
+      const job = { id: jobId, agent_id: body.agent_id, ...fields, fire_epoch: epoch };
       const scheduled = await scheduleNextFire({ trx, jobs: deps.jobs, job, after: now, now, restart: true });
       if (!scheduled) throw new InputError('Invalid cadence: it has no occurrence after now.');
       const previous = existing?.next_fire_queue_id ?? null;
@@ -218,7 +218,8 @@ export function createSchedulerService(deps: SchedulerDeps) {
     /**
      * Re-queues a finished run (succeeded or failed) as a new attempt
      * series: attempts restart at 0 under the job's current `max_attempts`,
-     * and its callbacks carry a new `webhook-id` (`<run_id>_<n>`).
+     * and its callbacks carry a new `webhook-id` (`<run_id>_<n>`). Queued in
+     * the agent's fairness group ({@link runGroupOf}), like its fires.
      * @returns `{ run_id, status: 'queued' }`.
      * @throws NotFoundError (404) when the agent has no such run; ConflictError (409) while the
      *   run is still queued or running.
@@ -238,6 +239,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
           payload,
           dedupeKey: retryKey(job.id, run.id, series),
           maxAttempts: QUEUE_MAX_ATTEMPTS,
+          group: runGroupOf(job.agent_id),
           trx,
         });
         await trx(RUNS).where({ id: run.id }).update({

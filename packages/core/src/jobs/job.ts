@@ -47,9 +47,19 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** When set, a second enqueue with the same key is a no-op returning the first job's id. */
   dedupeKey?: string;
+  /**
+   * Fairness group, at most {@link MAX_GROUP_LENGTH} characters, e.g.
+   * `postbox.webhook:<agent_id>`: at most `jobs.groupConcurrency` jobs of one
+   * group run at once across all workers sharing the database, so one
+   * tenant's slow target cannot take every worker slot. Unset: no cap.
+   */
+  group?: string;
   /** Enqueue inside this transaction, so the job exists only if it commits. */
   trx?: Knex.Transaction;
 }
+
+/** Longest {@link EnqueueOptions.group}, in characters (the column's width). */
+export const MAX_GROUP_LENGTH = 255;
 
 /** Job status: `queued` → `running` → `succeeded` | `failed` (or back to `queued` for a retry). */
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -64,6 +74,8 @@ export interface JobRecord {
   runAt: number;
   lastError: string | null;
   dedupeKey: string | null;
+  /** The {@link EnqueueOptions.group}, or null. */
+  group: string | null;
 }
 
 /** The durable queue, available to modules as the `jobs` port. */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { auditMigration } from '../audit/audit-migrations.js';
 import type { ModuleMigrations } from '../kernel/migrations.js';
 
-/** Core tables: the durable job queue, the service settings and the audit log. */
+/** Core tables: the durable job queue (and its claim lock), the service settings and the audit log. */
 export const coreMigrations: ModuleMigrations = {
   '20261122000000_core_jobs': {
     async up(knex: Knex) {
@@ -42,4 +42,28 @@ export const coreMigrations: ModuleMigrations = {
     },
   },
   '20261124000000_core_audit': auditMigration,
+  /**
+   * Fairness groups (`EnqueueOptions.group`): a nullable column indexed with
+   * the status for counting a group's running jobs, and the one-row table
+   * whose row lock serializes claims across processes (see `JobRunner`).
+   */
+  '20261127000000_core_jobs_group': {
+    async up(knex: Knex) {
+      await knex.schema.alterTable('core_jobs', (table) => {
+        table.string('job_group', 255).nullable();
+        table.index(['job_group', 'status'], 'core_jobs_group_status_index');
+      });
+      await knex.schema.createTable('core_job_locks', (table) => {
+        table.string('name', 64).primary();
+      });
+      await knex('core_job_locks').insert({ name: 'claim' });
+    },
+    async down(knex: Knex) {
+      await knex.schema.dropTable('core_job_locks');
+      await knex.schema.alterTable('core_jobs', (table) => {
+        table.dropIndex(['job_group', 'status'], 'core_jobs_group_status_index');
+        table.dropColumn('job_group');
+      });
+    },
+  },
 };

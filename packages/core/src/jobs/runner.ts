@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { newId } from '../credentials.js';
 import type { Clock } from '../ports/clock.js';
 import type { SqlDatabase } from '../ports/sql-database.js';
-import type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobStatus } from './job.js';
+import { type EnqueueOptions, type JobDefinition, type JobQueue, type JobRecord, type JobStatus, MAX_GROUP_LENGTH } from './job.js';
 import { nextOccurrence } from './schedule.js';
 
 /** Tuning of {@link JobRunner}. */
@@ -16,6 +16,11 @@ export interface JobRunnerOptions {
   pollIntervalMs: number;
   /** Jobs run at once by this process. */
   concurrency: number;
+  /**
+   * Jobs of one fairness group ({@link EnqueueOptions.group}) running at once
+   * across every worker sharing the database (at least 1).
+   */
+  groupConcurrency: number;
   /** First retry delay, ms (doubles per attempt, full jitter). */
   retryBaseMs: number;
   /** Longest retry delay, ms. */
@@ -49,10 +54,13 @@ interface JobRow {
   max_attempts: number;
   last_error: string | null;
   dedupe_key: string | null;
+  job_group: string | null;
   scheduled_for: number | null;
 }
 
 const TABLE = 'core_jobs';
+/** One-row table (`name` = `claim`) whose row lock serializes claims where several processes share the database. */
+const LOCK_TABLE = 'core_job_locks';
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_ATTEMPTS = 5;
 const ERROR_LIMIT = 2_000;
@@ -67,6 +75,7 @@ function toRecord(row: JobRow): JobRecord {
     runAt: row.run_at,
     lastError: row.last_error,
     dedupeKey: row.dedupe_key,
+    group: row.job_group,
   };
 }
 
@@ -78,6 +87,14 @@ function toRecord(row: JobRow): JobRecord {
  * outcome. Failed attempts are retried with exponential back-off and full
  * jitter until `max_attempts`. Recurring jobs enqueue each occurrence with a
  * unique dedupe key, so an instant fires once however many replicas run.
+ *
+ * Fairness groups (BullMQ's group concurrency): a claim skips the due jobs
+ * of a group that already has `groupConcurrency` jobs running (counted in
+ * SQL, so across replicas) and takes the other groups' due jobs in the same
+ * claim. Claims on a database shared by several processes are serialized by
+ * a row lock held for the claim's transaction, so two replicas never both
+ * fill a group's last slot; enqueues, lease renewals and outcomes never wait
+ * for it.
  */
 export class JobRunner implements JobQueue {
   private readonly options: Required<Omit<JobRunnerOptions, 'observer'>> & Pick<JobRunnerOptions, 'observer'>;
@@ -104,6 +121,9 @@ export class JobRunner implements JobQueue {
   async enqueue(options: EnqueueOptions): Promise<{ id: string; created: boolean }> {
     const now = this.options.clock.now();
     const definition = this.handlers.get(options.name)?.definition;
+    if (options.group !== undefined && (options.group.length === 0 || options.group.length > MAX_GROUP_LENGTH)) {
+      throw new Error(`A job group must have 1 to ${MAX_GROUP_LENGTH} characters.`);
+    }
     const db = options.trx ?? this.options.sql.knex;
     const id = newId('jb_');
     const inserted = await db(TABLE)
@@ -116,6 +136,7 @@ export class JobRunner implements JobQueue {
         attempts: 0,
         max_attempts: options.maxAttempts ?? definition?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         dedupe_key: options.dedupeKey ?? null,
+        job_group: options.group ?? null,
         scheduled_for: null,
         created_at: now,
         updated_at: now,
@@ -244,30 +265,97 @@ export class JobRunner implements JobQueue {
     return rows.length;
   }
 
+  /**
+   * Moves up to `limit` due jobs to `running` under this worker's lease.
+   * Where several processes share the database the claim runs in a
+   * transaction that first locks the `claim` row of {@link LOCK_TABLE}, so
+   * each claim counts the running jobs of every group after the previous
+   * claim committed; on SQLite the claim is one statement of its single writer.
+   * @returns the claimed rows (attempts already incremented).
+   */
   private async claim(limit: number): Promise<JobRow[]> {
     const { knex, capabilities } = this.options.sql;
+    if (!capabilities.multiProcess) return this.claimDue(knex, limit);
+    return knex.transaction(async (trx) => {
+      await trx(LOCK_TABLE).where({ name: 'claim' }).forUpdate();
+      return this.claimDue(trx, limit);
+    });
+  }
+
+  /**
+   * One claim statement: moves the {@link eligible} jobs to `running` under
+   * this worker's lease, skipping rows another transaction holds where the
+   * database can.
+   */
+  private async claimDue(db: Knex, limit: number): Promise<JobRow[]> {
     const now = this.options.clock.now();
-    const due = knex(TABLE)
+    const picked = db(TABLE)
       .select('id')
-      .whereIn('name', [...this.handlers.keys()])
-      .where((where) =>
-        where
-          .where((queued) => queued.where('status', 'queued').where('run_at', '<=', now))
-          .orWhere((expired) => expired.where('status', 'running').where('locked_until', '<', now)),
-      )
-      .orderBy('run_at')
+      .whereIn('id', this.eligible(db, now, limit))
+      .orderBy(['run_at', 'id'])
       .limit(limit);
-    if (capabilities.skipLocked) due.forUpdate().skipLocked();
-    return (await knex(TABLE)
-      .whereIn('id', due)
+    if (this.options.sql.capabilities.skipLocked) picked.forUpdate().skipLocked();
+    return (await db(TABLE)
+      .whereIn('id', picked)
       .update({
         status: 'running',
         locked_by: this.workerId,
         locked_until: now + this.options.leaseMs,
-        attempts: knex.raw('attempts + 1'),
+        attempts: db.raw('attempts + 1'),
         updated_at: now,
       })
       .returning('*')) as JobRow[];
+  }
+
+  /**
+   * Subquery of the ids of up to `limit` ungrouped and up to `limit` grouped
+   * jobs this worker may claim at `now` (ms). Candidates are its due jobs:
+   * queued with `run_at` passed, or running with an expired lease. Ungrouped
+   * candidates are the oldest, as they always were; a grouped candidate is
+   * eligible when its rank in its group (by `run_at`, then id) plus the
+   * group's jobs running under a live lease is at most `groupConcurrency`.
+   * Filtering before the limit means groups at their cap never hold back the
+   * others. Ranking reads every due grouped job, so its cost grows with that backlog.
+   */
+  private eligible(db: Knex, now: number, limit: number): Knex.QueryBuilder {
+    const names = [...this.handlers.keys()];
+    const due = (where: Knex.QueryBuilder) =>
+      where
+        .where((queued) => queued.where('status', 'queued').where('run_at', '<=', now))
+        .orWhere((expired) => expired.where('status', 'running').where('locked_until', '<', now));
+    const ungrouped = db(TABLE)
+      .select('id')
+      .whereNull('job_group')
+      .whereIn('name', names)
+      .where(due)
+      .orderBy(['run_at', 'id'])
+      .limit(limit);
+    const ranked = db(TABLE)
+      .select('id', 'run_at', 'job_group')
+      .select(db.raw('row_number() over (partition by job_group order by run_at, id) as group_rank'))
+      .whereNotNull('job_group')
+      .whereIn('name', names)
+      .where(due)
+      .as('ranked');
+    const occupied = db(TABLE)
+      .select('job_group')
+      .count({ running: '*' })
+      .whereNotNull('job_group')
+      .where('status', 'running')
+      .where('locked_until', '>=', now)
+      .groupBy('job_group')
+      .as('occupied');
+    const grouped = db
+      .select('ranked.id')
+      .from(ranked)
+      .leftJoin(occupied, 'occupied.job_group', 'ranked.job_group')
+      .whereRaw('ranked.group_rank + coalesce(occupied.running, 0) <= ?', [this.options.groupConcurrency])
+      .orderBy(['ranked.run_at', 'ranked.id'])
+      .limit(limit);
+    return db
+      .select('id')
+      .from(ungrouped.as('ungrouped'))
+      .unionAll(db.select('id').from(grouped.as('grouped')));
   }
 
   private execute(row: JobRow): void {

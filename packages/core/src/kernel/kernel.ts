@@ -172,6 +172,7 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     pollIntervalMs: config.jobs.pollIntervalMs,
     concurrency: config.jobs.concurrency,
+    groupConcurrency: config.jobs.groupConcurrency,
     retryBaseMs: config.jobs.retryBaseMs,
     retryMaxMs: config.jobs.retryMaxMs,
   });

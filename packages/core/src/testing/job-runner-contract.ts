@@ -19,8 +19,9 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
 /**
  * The durable job runner's behaviour on one SQL adapter: exactly-once runs,
  * retries with back-off, deduplication, timeouts, lease expiry after a crash,
- * three runners sharing 1,000 jobs, and recurring schedules enqueued once per
- * instant. Each test migrates a fresh database from `create` (the same
+ * three runners sharing 1,000 jobs, recurring schedules enqueued once per
+ * instant, and fairness groups capped across runners without holding back
+ * other groups. Each test migrates a fresh database from `create` (the same
  * fixture factory as {@link runSqlDatabaseContract}); takes about 5 s.
  */
 export function runJobRunnerContract({ name, create }: SqlDatabaseContractOptions): void {
@@ -44,6 +45,7 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
         logger,
         pollIntervalMs: 20,
         concurrency: 4,
+        groupConcurrency: 2,
         retryBaseMs: 10,
         retryMaxMs: 50,
         ...options,
@@ -181,6 +183,89 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       await until(async () => counts.size === 1_000, 30_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    });
+
+    /** Registers `test.hang`: each run records its group and waits until it is aborted. */
+    function registerHanging(jobs: JobRunner, started: string[]): void {
+      jobs.register(
+        {
+          name: 'test.hang',
+          timeoutMs: 20_000,
+          run: ({ payload, signal }) =>
+            new Promise<void>((resolve) => {
+              started.push(payload as string);
+              signal.addEventListener('abort', () => resolve(), { once: true });
+            }),
+        },
+        null,
+      );
+    }
+
+    it("starts another group's job at once while a group of hanging jobs fills its cap", async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      const started: string[] = [];
+      registerHanging(jobs, started);
+      jobs.register({ name: 'test.quick', run: async () => undefined }, null);
+      const past = Date.now() - 1_000;
+      for (let i = 0; i < 12; i += 1) await jobs.enqueue({ name: 'test.hang', payload: 'A', group: 'tenant:A', runAt: past + i });
+      jobs.start();
+      await until(async () => started.length === 2);
+      const began = Date.now();
+      const other = await jobs.enqueue({ name: 'test.quick', group: 'tenant:B' });
+      const plain = await jobs.enqueue({ name: 'test.quick' });
+      await until(async () => (await jobs.get({ id: other.id }))?.status === 'succeeded', 2_000);
+      await until(async () => (await jobs.get({ id: plain.id }))?.status === 'succeeded', 2_000);
+      expect(Date.now() - began).toBeLessThan(2_000);
+      expect(started).toEqual(['A', 'A']);
+      const running = await sql.knex('core_jobs').where({ job_group: 'tenant:A', status: 'running' }).select('id');
+      expect(running).toHaveLength(2);
+      expect((await jobs.get({ id: other.id }))?.group).toBe('tenant:B');
+      expect((await jobs.get({ id: plain.id }))?.group).toBeNull();
+    });
+
+    it('caps a group across three runners sharing the database, and runs the other groups beside it', async () => {
+      const sql = await setup();
+      const runners = [runner(sql), runner(sql), runner(sql)];
+      const live = new Map<string, number>();
+      const peak = new Map<string, number>();
+      const done: string[] = [];
+      for (const jobs of runners) {
+        jobs.register(
+          {
+            name: 'test.work',
+            run: async ({ payload }) => {
+              const group = payload as string;
+              live.set(group, (live.get(group) ?? 0) + 1);
+              peak.set(group, Math.max(peak.get(group) ?? 0, live.get(group) ?? 0));
+              await new Promise((resolve) => setTimeout(resolve, 100));
+              live.set(group, (live.get(group) ?? 1) - 1);
+              done.push(group);
+            },
+          },
+          null,
+        );
+      }
+      const at = Date.now() + 300;
+      for (let i = 0; i < 30; i += 1) await runners[0]!.enqueue({ name: 'test.work', payload: 'A', group: 'tenant:A', runAt: at });
+      for (let i = 0; i < 6; i += 1) await runners[1]!.enqueue({ name: 'test.work', payload: 'B', group: 'tenant:B', runAt: at });
+      for (let i = 0; i < 6; i += 1) await runners[2]!.enqueue({ name: 'test.work', payload: 'none', runAt: at });
+      for (const jobs of runners) jobs.start();
+      await until(async () => done.length === 42, 20_000);
+      expect(peak.get('A')).toBe(2);
+      expect(peak.get('B')).toBe(2);
+      expect(peak.get('none')).toBeGreaterThan(2);
+    });
+
+    it('never caps jobs without a group', async () => {
+      const sql = await setup();
+      const jobs = runner(sql, { groupConcurrency: 1 });
+      const started: string[] = [];
+      registerHanging(jobs, started);
+      for (let i = 0; i < 4; i += 1) await jobs.enqueue({ name: 'test.hang', payload: 'none' });
+      jobs.start();
+      await until(async () => started.length === 4);
+      await expect(jobs.enqueue({ name: 'test.hang', group: 'g'.repeat(256) })).rejects.toThrow(/1 to 255 characters/);
     });
 
     it('enqueues each occurrence of a schedule once across runners', async () => {
