@@ -22,6 +22,7 @@ export { type CredentialPrefix, equalsSecret, hashCredential, newCredential, new
 export {
   type AddressClass,
   type AddressVerdict,
+  checkTargetField,
   classifyAddress,
   createHttpDelivery,
   type HostResolver,

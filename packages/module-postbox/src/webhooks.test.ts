@@ -283,6 +283,7 @@ describe('webhook SSRF guard (private callbacks not allowed)', () => {
       const response = await t.postbox('webhook/register', { agent_id: 'alice', url }, 'alice');
       expect(response.status, url).toBe(400);
       expect(response.body.error.code).toBe('invalid_request');
+      expect(response.body.error.details.fields, url).toEqual([{ path: 'url', message: response.body.error.message }]);
       if (url.includes('.example.test')) expect(response.body.error.message).not.toMatch(/127\.0\.0\.1|169\.254/);
     }
     const listed = await t.postbox('webhook/list', { agent_id: 'alice' }, 'alice');

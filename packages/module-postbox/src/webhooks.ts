@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   ConflictError,
+  checkTargetField,
   InputError,
   isoTimestamp,
   NotFoundError,
@@ -234,7 +235,7 @@ export function createWebhooks(deps: PostboxDeps) {
      */
     async register(body: RegisterWebhookRequest): Promise<RegisterWebhookResponse> {
       if (body.secret !== undefined) checkSecret(body.secret);
-      await deps.delivery.checkTarget(body.url);
+      await checkTargetField(deps.delivery, body.url, 'url');
       const existing = (await knex()('postbox_webhooks').where({ agent_id: body.agent_id }).select('url')) as Array<{ url: string }>;
       if (existing.some((row) => row.url === body.url)) {
         throw new ConflictError('This agent already has a webhook for this URL; use /webhook/rotate to change its secret.');

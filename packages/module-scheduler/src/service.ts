@@ -1,9 +1,8 @@
-import { ConflictError, InputError, isoTimestamp, NotFoundError, newId, resealSealedColumn } from '@agentinfra/core';
+import { ConflictError, checkTargetField, InputError, isoTimestamp, NotFoundError, newId, resealSealedColumn } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { createSchedulerAdmin } from './admin-queries.js';
 import { type Cadence, parseCadence, sameCadence } from './cadence.js';
 import { createCallbackRunner } from './callback-run.js';
-import { checkCallbackUrl } from './callback-target.js';
 import { schedulerConfigSchema } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
 import { cadenceColumns, cadenceOf, JOBS, type JobRow, lockedWhen, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
@@ -125,7 +124,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
         minIntervalMs: config.minIntervalMs,
         now: deps.clock.now(),
       });
-      await checkCallbackUrl(deps.delivery, body.callback_url);
+      await checkTargetField(deps.delivery, body.callback_url, 'callback_url');
       let result: Awaited<ReturnType<typeof upsert>>;
       try {
         result = await upsert(body, cadence);

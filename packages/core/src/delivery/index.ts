@@ -1,4 +1,5 @@
 export { type AddressClass, type AddressVerdict, classifyAddress } from './address-policy.js';
+export { checkTargetField } from './checked-target.js';
 export { createHttpDelivery, type HttpDeliveryOptions, httpDeliveryOptionsSchema } from './http-delivery.js';
 export {
   type HostResolver,
