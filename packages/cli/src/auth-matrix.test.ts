@@ -61,6 +61,7 @@ const examples: Record<string, Record<string, unknown>> = {
   'agent-scheduler/job/pause': { agent_id: 'alice', name: 'none' },
   'agent-scheduler/job/resume': { agent_id: 'alice', name: 'none' },
   'agent-scheduler/job/delete': { agent_id: 'alice', name: 'none' },
+  'agent-scheduler/job/list': { agent_id: 'alice', limit: 5 },
   'agent-scheduler/runs/list': { agent_id: 'alice', name: 'none', limit: 5 },
   'agent-scheduler/runs/retry': { agent_id: 'alice', run_id: 'run_none' },
   'agent-postbox/ingest': {
@@ -245,6 +246,42 @@ describe.each(sqlDatabases())('auth matrix over every route on $name', ({ create
       expect(response.body.error.message, path).toMatch(/device key/);
     }
     expect(await secrets()).toEqual(before);
+  });
+
+  it('refuses the bridge key naming an agent that does not exist with 404 on every agent route, storing nothing', async () => {
+    const knex = server.kernel.sql.knex;
+    const tables =
+      knex.client.config.client === 'pg'
+        ? (
+            await knex.raw<{ rows: Array<{ table_name: string }> }>(
+              `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+            )
+          ).rows.map((row) => row.table_name)
+        : (await knex.raw<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table'`)).map((row) => row.name);
+    // The audit log records refused bridge-key uses too (#15), and background jobs come and go on their own: neither is a partial write.
+    const data = tables.filter((table) => !table.startsWith('core_audit') && !table.startsWith('core_job'));
+    const counts = async () =>
+      Object.fromEntries(
+        await Promise.all(data.map(async (table) => [table, Number((await knex(table).count({ n: '*' }).first())?.n)] as const)),
+      );
+    const before = await counts();
+    // Routes without an example body fail the test above.
+    const agentRoutes = routes.filter(({ path, route }) => route.auth.kind === 'agent' && route.auth.bridge !== false && examples[path]);
+    expect(agentRoutes.length).toBeGreaterThan(30);
+    for (const { path, route } of agentRoutes) {
+      const example = examples[path];
+      if (route.auth.kind !== 'agent' || !example) continue;
+      const [named] = route.auth.agents(example, { kind: 'bridge' });
+      const body = Object.fromEntries(Object.entries(example).map(([field, value]) => [field, value === named ? 'ghost' : value]));
+      const response = await server.call(path, body, { credential: credentials.bridge });
+      const label = `${path} ${JSON.stringify(body)}: ${response.status} ${JSON.stringify(response.body)}`;
+      expect(response.status, label).toBe(404);
+      expect(response.body.error, label).toEqual({ code: 'not_found', message: 'Agent "ghost" does not exist.' });
+    }
+    expect(await counts()).toEqual(before);
+    // Naming an existing agent, the same bridge key still acts for it.
+    const written = await server.call('agent-memory/mem/write', examples['agent-memory/mem/write'], { credential: credentials.bridge });
+    expect(written.status).toBe(200);
   });
 
   it('matches SPEC.md §5 for the listed endpoints', () => {

@@ -1,3 +1,6 @@
+import { revealedText } from './reveal-text.js';
+import { Revealed } from './revealed.js';
+
 /** The badge colour of a run's status: red for `failed`, green for `succeeded`, grey otherwise. */
 export function runBadge(status: string): string {
   return `badge ${status === 'failed' ? 'bad' : status === 'succeeded' ? 'ok' : ''}`;
@@ -19,7 +22,9 @@ export function Cadence(props: { cadence: string; timezone: string }) {
   const zone = cadenceZone(props.cadence, props.timezone);
   return (
     <td class="cadence">
-      <code>{props.cadence}</code>
+      <code>
+        <Revealed text={props.cadence} />
+      </code>
       {zone ? ` ${zone}` : null}
     </td>
   );
@@ -37,8 +42,8 @@ export function LastRun(props: { run: { status: string; error: string | null } |
     <td class="last-run">
       <span class={runBadge(props.run.status)}>{props.run.status}</span>{' '}
       {props.run.error ? (
-        <span class="error-text clip" title={props.run.error}>
-          {props.run.error}
+        <span class="error-text clip" title={revealedText(props.run.error)}>
+          <Revealed text={props.run.error} />
         </span>
       ) : null}
     </td>

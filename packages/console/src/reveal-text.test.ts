@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlAsText, revealInvisible } from './reveal-text.js';
+import { htmlAsText, revealedText, revealInvisible } from './reveal-text.js';
 
 const hiddenText = (html: string) =>
   htmlAsText(html)
@@ -37,5 +37,16 @@ describe('untrusted mail as plain text', () => {
       { text: '[U+202E]', hidden: true },
       { text: 'c', hidden: false },
     ]);
+  });
+
+  it('shows control characters (bell, escape, backspace, DEL, C1) and bidi isolates as code points, keeping tab and line breaks', () => {
+    expect(revealedText('\u0007ding \u001b[31mred\u001b[0m x\u0008y \u007f\u0085 \u2066iso\u2069 a\tb\nc\r\n')).toBe(
+      '[U+0007]ding [U+001B][31mred[U+001B][0m x[U+0008]y [U+007F][U+0085] [U+2066]iso[U+2069] a\tb\nc\r\n',
+    );
+    expect(revealInvisible('\u001b[2J')).toEqual([
+      { text: '[U+001B]', hidden: true },
+      { text: '[2J', hidden: false },
+    ]);
+    expect(revealedText('plain text, emoji 😀 and accents é')).toBe('plain text, emoji 😀 and accents é');
   });
 });

@@ -1,4 +1,4 @@
-/** A run of message text; `hidden` when the sender hid it from a human reader (CSS, zero-width or control characters). */
+/** A run of caller-supplied text; `hidden` when it was hidden from a human reader (CSS, invisible or control characters). */
 export interface TextSegment {
   text: string;
   hidden: boolean;
@@ -6,8 +6,14 @@ export interface TextSegment {
 
 const HIDING_STYLE =
   /display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|max-height\s*:\s*0|color\s*:\s*(?:#fff\b|#ffffff\b|white\b|transparent\b)/i;
-const INVISIBLE =
-  /\u034f|[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff\u{e0000}-\u{e007f}]/gu;
+/**
+ * Characters that are invisible or change how the text around them renders:
+ * C0 controls other than tab, line feed and carriage return (bell, backspace,
+ * escape …), DEL and C1 controls, Unicode format characters (zero-width,
+ * bidi embeddings, overrides and isolates, tags …), line and paragraph
+ * separators, and the blank fillers and joiners a reader cannot see.
+ */
+const INVISIBLE = /(?![\t\n\r])\p{Cc}|\p{Cf}|[\u034f\u115f\u1160\u17b4\u17b5\u2028\u2029\u3164\uffa0\u{e0000}-\u{e007f}]/gu;
 const VOID = new Set(['br', 'hr', 'img', 'meta', 'link', 'input', 'wbr', 'area', 'base', 'col', 'source', 'track', 'embed']);
 const BLOCK = new Set(['p', 'div', 'br', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'ul', 'ol', 'blockquote', 'hr']);
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
@@ -22,6 +28,11 @@ function decodeEntities(text: string): string {
   });
 }
 
+/** `[U+XXXX]`: the code point of `char` in hex, at least four digits. */
+function codePointMarker(char: string): string {
+  return `[U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`;
+}
+
 function push(segments: TextSegment[], text: string, hidden: boolean): void {
   if (text === '') return;
   const last = segments.at(-1);
@@ -29,17 +40,29 @@ function push(segments: TextSegment[], text: string, hidden: boolean): void {
   else segments.push({ text, hidden });
 }
 
-/** Splits plain text so invisible characters become visible `[U+XXXX]` markers flagged as hidden. */
+/**
+ * Splits plain text so invisible and control characters become visible
+ * `[U+XXXX]` markers (`[U+001B]` for escape) flagged as hidden.
+ */
 export function revealInvisible(text: string): TextSegment[] {
   const segments: TextSegment[] = [];
   let at = 0;
   for (const match of text.matchAll(INVISIBLE)) {
     push(segments, text.slice(at, match.index), false);
-    push(segments, `[U+${match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`, true);
+    push(segments, codePointMarker(match[0]), true);
     at = match.index + match[0].length;
   }
   push(segments, text.slice(at), false);
   return segments;
+}
+
+/**
+ * `text` with its invisible and control characters written as `[U+XXXX]`
+ * markers, for places that take a plain string (titles, tooltips, button
+ * labels, confirmations, flash messages).
+ */
+export function revealedText(text: string): string {
+  return text.replace(INVISIBLE, codePointMarker);
 }
 
 /**

@@ -9,8 +9,9 @@ import { createIdentityService, type IdentityService } from './service.js';
 
 /**
  * agent-identity: agents, device keys, delegations, encrypted secrets,
- * settings and teams. Provides the kernel's credential verifier and the
- * team directory other modules use for `team:<name>` scopes.
+ * settings and teams. Provides the kernel's credential verifier (which also
+ * tells the kernel which agents exist) and the team directory other modules
+ * use for `team:<name>` scopes.
  */
 export const identityModule = defineModule({
   name: 'agent-identity',
@@ -39,7 +40,10 @@ export const identityModule = defineModule({
     },
   ],
   provides: [
-    provide(credentialsPort, (service: IdentityService) => ({ verify: ({ credential }) => service.verifyCredential(credential) })),
+    provide(credentialsPort, (service: IdentityService) => ({
+      verify: ({ credential }) => service.verifyCredential(credential),
+      missingAgents: ({ agentIds }) => service.missingAgents(agentIds),
+    })),
     provide(teamsPort, (service: IdentityService) => ({
       isMember: (options) => service.isMember(options),
       teamsOf: ({ agentId }) => service.teamsOf(agentId),

@@ -304,6 +304,18 @@ export function createIdentityService(deps: IdentityDeps) {
       });
     },
 
+    /**
+     * Which of `agentIds` are not registered agents (one lookup by primary key for all of them).
+     * @returns the unregistered ids, in the order given; empty when all exist.
+     */
+    async missingAgents(agentIds: readonly string[]): Promise<string[]> {
+      const rows = (await knex()('identity_agents')
+        .select('agent_id')
+        .whereIn('agent_id', [...agentIds])) as Array<{ agent_id: string }>;
+      const registered = new Set(rows.map((row) => row.agent_id));
+      return agentIds.filter((agentId) => !registered.has(agentId));
+    },
+
     /** Adds an agent to a team (idempotent). @throws NotFoundError when the agent does not exist. */
     async addTeamMember(body: TeamMemberRequest): Promise<TeamMembersResponse> {
       await requireAgent(body.agent_id);

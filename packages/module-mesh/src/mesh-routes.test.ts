@@ -126,6 +126,7 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
 
     it('refuses a public key another agent holds (409)', async () => {
       const { pubkey } = await t.register('erin');
+      await t.createAgents('frank');
       const taken = await t.mesh('peer/register', { agent_id: 'frank', pubkey, endpoint: '10.0.0.6:51820' }, t.bridge);
       expect(taken.status).toBe(409);
       expect(taken.body.error.code).toBe('conflict');
@@ -134,6 +135,7 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
 
     it('gives distinct addresses to concurrent registrations and one address to one agent registering concurrently', async () => {
       const agents = Array.from({ length: 24 }, (_, index) => `burst-${index}`);
+      await t.createAgents(...agents, 'solo');
       const answers = await Promise.all(
         agents.map((agent) =>
           t.mesh('peer/register', { agent_id: agent, pubkey: randomPublicKey(), endpoint: '10.9.0.1:51820' }, t.bridge),

@@ -17,6 +17,10 @@ import { sqlDatabases } from './sql-databases.js';
 /** Regression tests for #11: transport-level refusals happen before any schema or handler runs. */
 const principals: Record<string, Principal> = { dk_alice: { kind: 'device', agentId: 'alice', deviceId: 'dev_alice' } };
 
+/** The registered agents are those the credentials above act for; the verifier's `missingAgents` answers with the others. */
+const registered = new Set(Object.values(principals).flatMap((principal) => (principal.kind === 'bridge' ? [] : [principal.agentId])));
+const unregistered = (agentIds: readonly string[]) => agentIds.filter((agentId) => !registered.has(agentId));
+
 const stored: unknown[] = [];
 const route = routesFor<null>();
 const storeModule = defineModule({
@@ -49,7 +53,12 @@ const storeModule = defineModule({
       },
     }),
   ],
-  provides: [provide(credentialsPort, () => ({ verify: async ({ credential }) => principals[credential] ?? null }))],
+  provides: [
+    provide(credentialsPort, () => ({
+      verify: async ({ credential }) => principals[credential] ?? null,
+      missingAgents: async ({ agentIds }) => unregistered(agentIds),
+    })),
+  ],
 });
 
 /** POSTs raw bytes with exactly the headers given (fetch would add a content type to a string body). */

@@ -11,6 +11,10 @@ const principals: Record<string, Principal> = {
   dt_read: { kind: 'delegation', agentId: 'alice', delegationId: 'dlg_1', toAgent: 'bob', permissions: ['toy.read'] },
 };
 
+/** The registered agents are those the credentials above act for; the verifier's `missingAgents` answers with the others. */
+const registered = new Set(Object.values(principals).flatMap((principal) => (principal.kind === 'bridge' ? [] : [principal.agentId])));
+const unregistered = (agentIds: readonly string[]) => agentIds.filter((agentId) => !registered.has(agentId));
+
 const route = routesFor<{ slowMs: number }>();
 
 /** Requests per minute per credential on the test kernel (every test's requests with a credential count). */
@@ -18,6 +22,8 @@ const RATE_LIMIT = 10;
 
 /** Turns of the event loop counted while a test ticks them (see the admission test). */
 let loopTurn = 0;
+/** Calls of the `/write` handler. */
+let writes = 0;
 const toyModule = defineModule({
   name: 'agent-toy',
   ports: ['clock'],
@@ -39,7 +45,10 @@ const toyModule = defineModule({
       request: z.strictObject({ agent_id: z.string() }),
       response: z.object({ ok: z.boolean() }),
       auth: { kind: 'agent', permission: 'toy.write', agents: (body) => [body.agent_id] },
-      handler: async () => ({ ok: true }),
+      handler: async () => {
+        writes += 1;
+        return { ok: true };
+      },
     }),
     route({
       path: '/conflict',
@@ -88,7 +97,12 @@ const toyModule = defineModule({
       },
     }),
   ],
-  provides: [provide(credentialsPort, () => ({ verify: async ({ credential }) => principals[credential] ?? null }))],
+  provides: [
+    provide(credentialsPort, () => ({
+      verify: async ({ credential }) => principals[credential] ?? null,
+      missingAgents: async ({ agentIds }) => unregistered(agentIds),
+    })),
+  ],
 });
 
 describe('kernel HTTP layer', () => {
@@ -151,6 +165,17 @@ describe('kernel HTTP layer', () => {
     expect((await server.call('agent-toy/echo', { agent_id: 'alice' })).status).toBe(401);
     expect((await server.call('agent-toy/echo', { agent_id: 'alice' }, { credential: 'dk_nobody' })).status).toBe(401);
     expect((await server.call('agent-toy/conflict', {}, { credential: 'dk_alice' })).status).toBe(403);
+  });
+
+  it('refuses a bridge-key call naming an unregistered agent with 404, before the handler runs', async () => {
+    const before = writes;
+    const ghost = await server.call('agent-toy/write', { agent_id: 'ghost' }, { credential: server.bridgeKey });
+    expect(ghost).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: 'Agent "ghost" does not exist.' } } });
+    expect(writes).toBe(before);
+    expect((await server.call('agent-toy/write', { agent_id: 'alice' }, { credential: server.bridgeKey })).status).toBe(200);
+    expect(writes).toBe(before + 1);
+    // A device key naming another agent is refused as before (403), registered or not.
+    expect((await server.call('agent-toy/write', { agent_id: 'ghost' }, { credential: 'dk_alice' })).status).toBe(403);
   });
 
   it('maps domain errors and hides internal ones', async () => {

@@ -1,6 +1,8 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
+import { revealedText } from '../reveal-text.js';
+import { Revealed } from '../revealed.js';
 
 /** The API's agent id rule (core `agentIdSchema`): 1–128 of `A-Z a-z 0-9 _ . : @ -`, starting with a letter or digit. */
 export const AGENT_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.:@\\-]{0,127}';
@@ -42,7 +44,9 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
               <td class="long">
                 <a href={`${base}/agents/${encodeURIComponent(agent.agent_id)}`}>{agent.agent_id}</a>
               </td>
-              <td class="wrap">{agent.display_name}</td>
+              <td class="wrap">
+                <Revealed text={agent.display_name} />
+              </td>
               <td>{agent.active_devices}</td>
               <td class="time">{when(agent.created_at)}</td>
             </tr>
@@ -98,7 +102,8 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
     return c.html(
       <Layout frame={frame} title={`Agent ${agent.agent_id}`} current="Agents">
         <p>
-          {agent.display_name} · created {when(agent.created_at)} · teams: {agent.teams.length ? agent.teams.join(', ') : 'none'}
+          <Revealed text={agent.display_name} /> · created {when(agent.created_at)} · teams:{' '}
+          {agent.teams.length ? agent.teams.join(', ') : 'none'}
         </p>
         <section aria-labelledby="devices">
           <h2 id="devices">Devices</h2>
@@ -120,7 +125,9 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
                 <td>
                   <code>{device.device_id}</code>
                 </td>
-                <td>{device.label}</td>
+                <td>
+                  <Revealed text={device.label} />
+                </td>
                 <td>{device.state}</td>
                 <td>{when(device.expires_at)}</td>
                 <td>
@@ -129,9 +136,9 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
                       action={`${self}/devices/revoke`}
                       csrf={csrf}
                       label="Revoke"
-                      ariaLabel={`Revoke device ${device.label}`}
+                      ariaLabel={`Revoke device ${revealedText(device.label)}`}
                       fields={{ device_id: device.device_id }}
-                      confirm={`Revoke device ${device.label}? Its key stops working at once.`}
+                      confirm={`Revoke device ${revealedText(device.label)}? Its key stops working at once.`}
                       danger
                     />
                   ) : null}

@@ -1,6 +1,8 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
+import { revealedText } from '../reveal-text.js';
+import { Revealed } from '../revealed.js';
 
 interface ArtifactRow {
   artifact_id: string;
@@ -53,7 +55,9 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
             <tr>
               <td>{artifact.agent_id}</td>
               <td>
-                <a href={`${base}/artifacts/${encodeURIComponent(artifact.artifact_id)}`}>{artifact.key}</a>
+                <a href={`${base}/artifacts/${encodeURIComponent(artifact.artifact_id)}`}>
+                  <Revealed text={artifact.key} />
+                </a>
               </td>
               <td>{artifact.status}</td>
               <td>{size(artifact.size)}</td>
@@ -88,7 +92,7 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
     return c.html(
       <Layout
         frame={frame}
-        title={`Artifact ${artifact?.key ?? artifactId}`}
+        title={`Artifact ${revealedText(artifact?.key ?? artifactId)}`}
         current="Artifacts"
         crumbs={[['Artifacts', `${base}/artifacts`]]}
       >
@@ -104,11 +108,15 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
           {artifact ? (
             <>
               <dt>Key</dt>
-              <dd class="wrap">{artifact.key}</dd>
+              <dd class="wrap">
+                <Revealed text={artifact.key} />
+              </dd>
               <dt>Status</dt>
               <dd>{artifact.status}</dd>
               <dt>MIME type</dt>
-              <dd>{artifact.mime}</dd>
+              <dd>
+                <Revealed text={artifact.mime} />
+              </dd>
               <dt>Size</dt>
               <dd>
                 {size(artifact.size)} ({artifact.size.toLocaleString('en')} bytes)

@@ -1,6 +1,7 @@
 import { Pager, Table, when } from '../components.js';
 import { type ConsoleApp, frameOf, type PageDeps } from '../context.js';
 import { Layout } from '../layout.js';
+import { Revealed } from '../revealed.js';
 import { breakAfterSeparators } from '../soft-breaks.js';
 
 interface AuditRow {
@@ -43,12 +44,18 @@ export function registerAudit(app: ConsoleApp, { api, base }: PageDeps): void {
           rows={events.map((event) => (
             <tr>
               <td class="time">{when(event.time)}</td>
-              <td class="wrap">{event.action}</td>
+              <td class="wrap">
+                <Revealed text={event.action} />
+              </td>
               <td>{event.outcome}</td>
-              <td class="wrap">{event.actor.kind === 'bridge' ? 'bridge key' : (event.actor.id ?? event.actor.kind)}</td>
-              <td class="long">{event.agent_id ? breakAfterSeparators(event.agent_id) : '—'}</td>
-              <td class="long">{event.target ? breakAfterSeparators(event.target) : '—'}</td>
-              <td class="wrap">{event.client ?? '—'}</td>
+              <td class="wrap">
+                <Revealed text={event.actor.kind === 'bridge' ? 'bridge key' : (event.actor.id ?? event.actor.kind)} />
+              </td>
+              <td class="long">{event.agent_id ? <Revealed text={event.agent_id} visible={breakAfterSeparators} /> : '—'}</td>
+              <td class="long">{event.target ? <Revealed text={event.target} visible={breakAfterSeparators} /> : '—'}</td>
+              <td class="wrap">
+                <Revealed text={event.client ?? '—'} />
+              </td>
             </tr>
           ))}
         />

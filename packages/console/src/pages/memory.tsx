@@ -1,6 +1,8 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
+import { revealedText } from '../reveal-text.js';
+import { Revealed } from '../revealed.js';
 
 const KINDS = ['episode', 'semantic', 'kv'] as const;
 
@@ -50,8 +52,12 @@ function AgentTools(props: {
             rows={props.hits.map((hit) => (
               <tr>
                 <td>{hit.score.toFixed(3)}</td>
-                <td class="text">{hit.text}</td>
-                <td>{hit.provenance}</td>
+                <td class="text">
+                  <Revealed text={hit.text} />
+                </td>
+                <td>
+                  <Revealed text={hit.provenance} />
+                </td>
               </tr>
             ))}
           />
@@ -66,16 +72,18 @@ function AgentTools(props: {
           count={props.provenances.length}
           rows={props.provenances.map((entry) => (
             <tr>
-              <td>{entry.provenance}</td>
+              <td>
+                <Revealed text={entry.provenance} />
+              </td>
               <td>{entry.memories}</td>
               <td>
                 <ActionForm
                   action={`${base}/memory/forget`}
                   csrf={csrf}
                   label="Forget"
-                  ariaLabel={`Forget ${entry.memories} memories from ${entry.provenance}`}
+                  ariaLabel={`Forget ${entry.memories} memories from ${revealedText(entry.provenance)}`}
                   fields={{ agent_id: agent, provenance: entry.provenance }}
-                  confirm={`Forget all ${entry.memories} memories of ${agent} from ${entry.provenance}? This cannot be undone.`}
+                  confirm={`Forget all ${entry.memories} memories of ${agent} from ${revealedText(entry.provenance)}? This cannot be undone.`}
                   danger
                 />
               </td>
@@ -134,9 +142,11 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
             <tr>
               <td>{memory.agent_id}</td>
               <td>{memory.kind}</td>
-              <td>{memory.provenance}</td>
+              <td>
+                <Revealed text={memory.provenance} />
+              </td>
               <td class="text">
-                {memory.text}
+                <Revealed text={memory.text} />
                 {memory.text_truncated ? '…' : ''}
               </td>
               <td>{when(memory.created_at)}</td>
@@ -167,7 +177,7 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
     const { deleted } = await api('agent-memory/mem/forget', { agent_id: agentId, provenance });
     return redirectWith(c, `${base}/memory?agent=${encodeURIComponent(agentId)}`, {
       kind: 'ok',
-      text: `Forgot ${deleted} memories of ${agentId} from ${provenance}.`,
+      text: `Forgot ${deleted} memories of ${agentId} from ${revealedText(provenance)}.`,
     });
   });
 }

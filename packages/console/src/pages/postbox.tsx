@@ -4,7 +4,8 @@ import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { DEFAULT_QUARANTINE_THRESHOLD, explainInjection } from '../injection-explanation.js';
 import { Layout } from '../layout.js';
-import { htmlAsText, revealInvisible, type TextSegment } from '../reveal-text.js';
+import { htmlAsText, revealedText } from '../reveal-text.js';
+import { Revealed, RevealedSegments } from '../revealed.js';
 
 interface MessageRow {
   id: string;
@@ -19,35 +20,11 @@ interface MessageRow {
   created_at: string;
 }
 
-/**
- * Text segments as text nodes, the parts hidden in the original marked as
- * such; nothing is rendered as HTML. `visible` renders the other parts
- * (default: as they are).
- */
-function Segments(props: { segments: TextSegment[]; visible?: (text: string) => Child }) {
-  return (
-    <>
-      {props.segments.map((segment) =>
-        segment.hidden ? (
-          <mark class="hidden-text" title="Hidden from human readers in the original">
-            <span class="tag">hidden:</span>
-            {segment.text}
-          </mark>
-        ) : props.visible ? (
-          props.visible(segment.text)
-        ) : (
-          segment.text
-        ),
-      )}
-    </>
-  );
-}
-
-/** Untrusted text as plain text: hidden parts revealed and marked, nothing rendered or clickable. */
-function PlainText(props: { segments: TextSegment[]; label: string }) {
+/** A part of an untrusted message as preformatted plain text (its content: `Revealed` text, nothing rendered or clickable). */
+function PlainText(props: { label: string; children: Child }) {
   return (
     <pre class="untrusted" data-part={props.label}>
-      <Segments segments={props.segments} />
+      {props.children}
     </pre>
   );
 }
@@ -56,7 +33,7 @@ function PlainText(props: { segments: TextSegment[]; label: string }) {
 function InlineText(props: { text: string }) {
   return (
     <span class="untrusted-inline">
-      <Segments segments={revealInvisible(props.text)} />
+      <Revealed text={props.text} />
     </span>
   );
 }
@@ -69,8 +46,8 @@ function HeaderLines(props: { headers: Record<string, string> }) {
       {Object.entries(props.headers).map(([name, value], line) => (
         <>
           {line > 0 ? '\n' : ''}
-          {`${name}: `}
-          <Segments segments={revealInvisible(value)} visible={breakable} />
+          <Revealed text={`${name}: `} />
+          <Revealed text={value} visible={breakable} />
         </>
       ))}
     </pre>
@@ -100,7 +77,7 @@ function WhyQuarantined(props: { score: number; quarantined: boolean; threshold:
         <strong>{props.threshold.toFixed(2)}</strong> (setting <code>postbox_quarantine_threshold</code>; the one in force when the mail
         arrived may have differed).
         {props.quarantined && !reached ? ' A rule of the agent quarantined it, or the threshold was lower when it arrived.' : ''}
-        {why?.scorer ? ` Scored by ${why.scorer}${why.fallback ? ` after ${why.fallback} failed` : ''}.` : ''}
+        {why?.scorer ? ` Scored by ${revealedText(why.scorer)}${why.fallback ? ` after ${revealedText(why.fallback)} failed` : ''}.` : ''}
         {why?.local !== null && why?.local !== undefined ? ` The local model alone gave ${why.local.toFixed(2)}.` : ''}
       </p>
       {why === null ? (
@@ -117,7 +94,9 @@ function WhyQuarantined(props: { score: number; quarantined: boolean; threshold:
                       {signal.description} <code class="signal-name">{signal.name}</code>
                     </>
                   ) : (
-                    <code>{signal.name}</code>
+                    <code>
+                      <Revealed text={signal.name} />
+                    </code>
                   )}
                 </li>
               ))}
@@ -160,10 +139,14 @@ function MessageTable(props: { caption: string; messages: MessageRow[]; base: st
       rows={props.messages.map((message) => (
         <tr>
           <td>
-            <a href={`${props.base}/postbox/messages/${encodeURIComponent(message.id)}`}>{message.subject || '(no subject)'}</a>
+            <a href={`${props.base}/postbox/messages/${encodeURIComponent(message.id)}`}>
+              <Revealed text={message.subject || '(no subject)'} />
+            </a>
           </td>
           <td>{message.agent_id}</td>
-          <td>{message.direction === 'in' ? message.from : `to ${message.to}`}</td>
+          <td>
+            <Revealed text={message.direction === 'in' ? message.from : `to ${message.to}`} />
+          </td>
           <td>{message.injection_score.toFixed(2)}</td>
           <td>{message.quarantined ? 'quarantined' : message.status}</td>
           <td>{when(message.created_at)}</td>
@@ -218,7 +201,9 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
             count={addresses.addresses.length}
             rows={addresses.addresses.map((address: { address: string; agent_id: string; created_at: string }) => (
               <tr>
-                <td>{address.address}</td>
+                <td>
+                  <Revealed text={address.address} />
+                </td>
                 <td>
                   <a href={`${base}/postbox?agent=${encodeURIComponent(address.agent_id)}`}>{address.agent_id}</a>
                 </td>
@@ -243,12 +228,18 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
               }) => (
                 <tr>
                   <td>{hook.agent_id}</td>
-                  <td>{hook.url}</td>
+                  <td>
+                    <Revealed text={hook.url} />
+                  </td>
                   <td>{hook.events.join(', ')}</td>
                   <td>
-                    {hook.last_delivery
-                      ? `${hook.last_delivery.ok ? 'ok' : 'failed'} ${hook.last_delivery.status ?? ''} ${hook.last_delivery.error ?? ''} · ${when(hook.last_delivery.at)}`
-                      : 'never'}
+                    {hook.last_delivery ? (
+                      <Revealed
+                        text={`${hook.last_delivery.ok ? 'ok' : 'failed'} ${hook.last_delivery.status ?? ''} ${hook.last_delivery.error ?? ''} · ${when(hook.last_delivery.at)}`}
+                      />
+                    ) : (
+                      'never'
+                    )}
                   </td>
                 </tr>
               ),
@@ -280,12 +271,18 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
         <dl class="fields">
           <dt>Subject</dt>
           <dd>
-            <PlainText segments={revealInvisible(message.subject)} label="Subject" />
+            <PlainText label="Subject">
+              <Revealed text={message.subject} />
+            </PlainText>
           </dd>
           <dt>From</dt>
-          <dd>{message.from}</dd>
+          <dd>
+            <Revealed text={message.from} />
+          </dd>
           <dt>To</dt>
-          <dd>{message.to}</dd>
+          <dd>
+            <Revealed text={message.to} />
+          </dd>
           <dt>Agent</dt>
           <dd>{message.agent_id}</dd>
           <dt>Injection score</dt>
@@ -314,11 +311,15 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
           </div>
         ) : null}
         <h2>Text body</h2>
-        <PlainText segments={revealInvisible(message.body)} label="Text body" />
+        <PlainText label="Text body">
+          <Revealed text={message.body} />
+        </PlainText>
         {message.html ? (
           <>
             <h2>HTML body as text</h2>
-            <PlainText segments={htmlAsText(message.html)} label="HTML body as text" />
+            <PlainText label="HTML body as text">
+              <RevealedSegments segments={htmlAsText(message.html)} />
+            </PlainText>
           </>
         ) : null}
         <h2>Headers</h2>

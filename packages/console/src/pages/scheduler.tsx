@@ -2,6 +2,8 @@ import { ActionForm, Pager, Table, when } from '../components.js';
 import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Cadence, LastRun, runBadge } from '../job-cells.js';
 import { Layout } from '../layout.js';
+import { revealedText } from '../reveal-text.js';
+import { Revealed } from '../revealed.js';
 import { breakAfterSeparators } from '../soft-breaks.js';
 
 interface JobRow {
@@ -62,7 +64,9 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
               return (
                 <tr>
                   <td class="name">{breakAfterSeparators(job.agent_id)}</td>
-                  <td class="name">{breakAfterSeparators(job.name)}</td>
+                  <td class="name">
+                    <Revealed text={job.name} visible={breakAfterSeparators} />
+                  </td>
                   <Cadence cadence={job.cadence} timezone={job.timezone} />
                   <td class="time">{when(job.next_run_at)}</td>
                   <td>{job.status}</td>
@@ -73,7 +77,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                         action={`${base}/scheduler/jobs/pause`}
                         csrf={csrf}
                         label="Pause"
-                        ariaLabel={`Pause ${job.name}`}
+                        ariaLabel={`Pause ${revealedText(job.name)}`}
                         fields={ref}
                       />
                     ) : (
@@ -81,7 +85,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                         action={`${base}/scheduler/jobs/resume`}
                         csrf={csrf}
                         label="Resume"
-                        ariaLabel={`Resume ${job.name}`}
+                        ariaLabel={`Resume ${revealedText(job.name)}`}
                         fields={ref}
                       />
                     )}
@@ -89,9 +93,9 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                       action={`${base}/scheduler/jobs/delete`}
                       csrf={csrf}
                       label="Delete"
-                      ariaLabel={`Delete ${job.name}`}
+                      ariaLabel={`Delete ${revealedText(job.name)}`}
                       fields={ref}
-                      confirm={`Delete job ${job.name} of ${job.agent_id}?`}
+                      confirm={`Delete job ${revealedText(job.name)} of ${job.agent_id}?`}
                       danger
                     />
                   </td>
@@ -122,7 +126,9 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
             rows={runs.runs.map((run) => (
               <tr>
                 <td class="wrap">{run.agent_id}</td>
-                <td class="wrap">{run.job_name}</td>
+                <td class="wrap">
+                  <Revealed text={run.job_name} />
+                </td>
                 <td class="time">{when(run.scheduled_for)}</td>
                 <td class="status">
                   <span class={runBadge(run.status)}>{run.status}</span>
@@ -131,7 +137,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                       action={`${base}/scheduler/runs/retry`}
                       csrf={csrf}
                       label="Retry"
-                      ariaLabel={`Retry run of ${run.job_name} at ${when(run.scheduled_for)}`}
+                      ariaLabel={`Retry run of ${revealedText(run.job_name)} at ${when(run.scheduled_for)}`}
                       fields={{ agent_id: run.agent_id, run_id: run.run_id }}
                     />
                   ) : null}
@@ -139,7 +145,9 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                 <td>
                   {run.attempts}/{run.max_attempts}
                 </td>
-                <td class="error-text">{run.error ?? ''}</td>
+                <td class="error-text">
+                  <Revealed text={run.error ?? ''} />
+                </td>
                 <td class="time">{when(run.started_at)}</td>
                 <td class="time">{when(run.finished_at)}</td>
               </tr>
@@ -156,7 +164,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
       const form = await c.req.parseBody();
       const name = field(form, 'name') ?? '';
       await api(`agent-scheduler/job/${action}`, { agent_id: field(form, 'agent_id') ?? '', name });
-      return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `${DONE[action]} job ${name}.` });
+      return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `${DONE[action]} job ${revealedText(name)}.` });
     });
   }
 

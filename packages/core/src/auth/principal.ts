@@ -13,8 +13,9 @@ export type Principal =
   | { kind: 'delegation'; agentId: string; delegationId: string; toAgent: string; permissions: readonly string[] };
 
 /**
- * Resolves device keys and delegation tokens to principals. Provided by the
- * identity module; the kernel checks the bridge key itself.
+ * Resolves device keys and delegation tokens to principals, and tells which
+ * agents exist. Provided by the identity module; the kernel checks the
+ * bridge key itself.
  */
 export interface CredentialVerifier {
   /**
@@ -22,12 +23,20 @@ export interface CredentialVerifier {
    * @returns the principal, or `null` when unknown, expired or revoked.
    */
   verify(options: { credential: string }): Promise<Principal | null>;
+  /**
+   * Which of `agentIds` are not registered agents. The kernel asks before a
+   * bridge-key call acts for the agents it names, and refuses the call (404)
+   * when any is missing; device keys and delegations need no such check.
+   * @param options.agentIds distinct agent ids (the few one request names).
+   * @returns the unregistered ones, in the order given; empty when all exist.
+   */
+  missingAgents(options: { agentIds: readonly string[] }): Promise<string[]>;
 }
 
 /** The port through which a module (identity) gives the kernel its credential verifier. */
 export const credentialsPort = createPortRef<CredentialVerifier>({
   id: 'credentials',
-  description: 'resolves device keys and delegation tokens to principals',
+  description: 'resolves device keys and delegation tokens to principals and tells which agents exist',
 });
 
 /** Team membership, provided by the identity module to the others. */

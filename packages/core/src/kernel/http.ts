@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { authorize } from '../auth/authorize.js';
+import { agentsToVerify, authorize, requireRegisteredAgents } from '../auth/authorize.js';
 import { readCredential } from '../auth/credential-transport.js';
 import type { FailedAuthLimit } from '../auth/failed-auth-limit.js';
 import type { Principal } from '../auth/principal.js';
@@ -82,6 +82,8 @@ export interface HttpOptions {
   validateResponses: boolean;
   rateLimiter: () => RateLimiter;
   verifyCredential: (credential: string) => Promise<Principal | null>;
+  /** Which of the agents a bridge-key call names are not registered (see `CredentialVerifier.missingAgents`). */
+  missingAgents: (agentIds: readonly string[]) => Promise<string[]>;
   serviceOf: (moduleName: string) => unknown;
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   openapi: () => unknown;
@@ -175,6 +177,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         const body = parseRequest(route.request, raw);
         c.set('body', body);
         const agentId = authorize(route.auth, principal, body);
+        await requireRegisteredAgents(agentsToVerify(route.auth, principal, body), options.missingAgents);
         const admitted = admission.enter();
         if (admitted) await admitted;
         const result = await route

@@ -263,10 +263,14 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   let verifier: CredentialVerifier | null | undefined;
-  const verifyCredential = async (credential: string): Promise<Principal | null> => {
+  /** The verifier a module (identity) provides, resolved on first use; `null` when no module provides one. */
+  const credentialVerifier = () => {
     verifier ??= root.isRegistered(credentialsPort.id) ? root.resolve<CredentialVerifier>(credentialsPort.id) : null;
-    return verifier === null ? null : verifier.verify({ credential });
+    return verifier;
   };
+  const verifyCredential = async (credential: string): Promise<Principal | null> => credentialVerifier()?.verify({ credential }) ?? null;
+  // Without the identity module no agent is registered anywhere and the bridge key is the only credential: nothing to check against.
+  const missingAgents = async (agentIds: readonly string[]): Promise<string[]> => credentialVerifier()?.missingAgents({ agentIds }) ?? [];
 
   const migrationSets = [CORE, ...modules.map((m) => ({ name: m.name, migrations: m.migrations, table: migrationTableOf(m.name) }))];
 
@@ -317,6 +321,7 @@ export function createKernel(options: KernelOptions): Kernel {
     mounts: options.adapters.mounts ?? [],
     rateLimiter: () => root.resolve<RateLimiter>('rateLimiter'),
     verifyCredential,
+    missingAgents,
     serviceOf,
     ready,
     openapi,

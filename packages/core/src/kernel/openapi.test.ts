@@ -77,7 +77,7 @@ describe('buildOpenApiDocument', () => {
     expect(put.operationId).toBe('agentToyTreePut');
     expect(put.tags).toEqual(['agent-toy']);
     expect(put.description).toBe(
-      'Stores a recursive tree.\n\nCredential: a device key of the agent the body names, a delegation from that agent with `toy.write` or the bridge key.',
+      'Stores a recursive tree.\n\nCredential: a device key of the agent the body names, a delegation from that agent with `toy.write` or the bridge key (404 when an agent the body names does not exist).',
     );
     expect(put.security).toEqual([{ deviceKey: [] }, { delegationToken: ['toy.write'] }, { bridgeKey: [] }]);
     expect(put.responses['401']).toEqual({ $ref: '#/components/responses/Unauthenticated' });

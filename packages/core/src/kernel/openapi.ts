@@ -52,7 +52,7 @@ function credentialSentence(route: AnyRoute<unknown>): string {
     case 'agent': {
       const options = ['a device key of the agent the body names'];
       if (auth.delegation !== false) options.push(`a delegation from that agent with \`${auth.permission}\``);
-      if (auth.bridge !== false) options.push('the bridge key');
+      if (auth.bridge !== false) options.push('the bridge key (404 when an agent the body names does not exist)');
       const last = options.pop();
       return `Credential: ${options.length > 0 ? `${options.join(', ')} or ${last}` : last}.`;
     }

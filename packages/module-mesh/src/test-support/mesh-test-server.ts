@@ -37,7 +37,9 @@ export interface MeshTestServer {
     body: unknown,
     as: TestAgent | { credential?: string; headers?: Record<string, string> },
   ): Promise<TestResponse<T>>;
-  /** Registers `agent` with a fresh random public key; returns the key and the answer. */
+  /** Creates the agents that do not exist yet (the bridge key acts only for existing agents). */
+  createAgents(...agents: string[]): Promise<void>;
+  /** Creates `agent` when needed and registers it with a fresh random public key; returns the key and the answer. */
   register(agent: string, endpoint?: string): Promise<{ pubkey: string; address: string }>;
 }
 
@@ -82,12 +84,20 @@ export async function startMeshTestServer(options: {
       ...(options.jobs ? { jobs: options.jobs } : {}),
     },
   });
+  const createAgents = async (...agents: string[]) => {
+    for (const agent of agents) {
+      const created = await server.call('agent-identity/agents/create', { agent_id: agent, display_name: agent }, bridge);
+      expect([200, 409]).toContain(created.status);
+    }
+  };
   return {
     server,
     keys,
     bridge,
     mesh,
+    createAgents,
     async register(agent, endpoint = '192.0.2.1:51820') {
+      await createAgents(agent);
       const pubkey = randomPublicKey();
       const response = await mesh('peer/register', { agent_id: agent, pubkey, endpoint }, bridge);
       expect(response.status).toBe(200);

@@ -17,6 +17,10 @@ const principals: Record<string, Principal> = {
   dt_other: { kind: 'delegation', agentId: 'alice', delegationId: 'dlg_other', toAgent: 'bob', permissions: ['other.thing'] },
 };
 
+/** The registered agents are those the credentials above act for; the verifier's `missingAgents` answers with the others. */
+const registered = new Set(Object.values(principals).flatMap((principal) => (principal.kind === 'bridge' ? [] : [principal.agentId])));
+const unregistered = (agentIds: readonly string[]) => agentIds.filter((agentId) => !registered.has(agentId));
+
 const companionModule = defineModule({
   name: 'agent-companion',
   ports: [echoLogPort],
@@ -27,7 +31,10 @@ const companionModule = defineModule({
   routes: [],
   provides: [
     provide(greeterPort, () => ({ greet: ({ agentId }) => `hello ${agentId}` })),
-    provide(credentialsPort, () => ({ verify: async ({ credential }) => principals[credential] ?? null })),
+    provide(credentialsPort, () => ({
+      verify: async ({ credential }) => principals[credential] ?? null,
+      missingAgents: async ({ agentIds }) => unregistered(agentIds),
+    })),
   ],
 });
 

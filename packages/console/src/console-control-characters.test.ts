@@ -1,0 +1,100 @@
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConsoleTestServer, MAIL_DOMAIN, startConsoleTestServer } from './test-support/console-test-server.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+/** What an operator must never get raw: control characters other than tab and line breaks, and format characters (bidi, zero-width). */
+const RAW_CONTROL = /(?![\t\n\r])\p{Cc}|\p{Cf}/u;
+/** Bell, an ANSI colour and screen clear, a right-to-left override and backspaces: text that would change what the operator reads. */
+const HOSTILE = 'ring\u0007 \u001b[31mred\u001b[0m \u001b[2J invoice\u202egpj.exe ok\u0008\u0008no';
+
+/** `html` without its hidden form fields, whose values must stay exact (the forget form sends the provenance back) and are never shown. */
+function shown(html: string): string {
+  return html.replace(/<input type="hidden"[^>]*>/g, '');
+}
+
+describe.each(sqlDatabases())('console pages show control characters in caller-supplied text as code points on $name', ({ create }) => {
+  let t: ConsoleTestServer;
+  let cleanup: () => Promise<void>;
+  let cookie: string;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    t = await startConsoleTestServer(fixture.db);
+    const alice = { credential: t.keys.alice };
+    const memory = { agent_id: 'alice', kind: 'semantic', text: `${HOSTILE} memory`, provenance: `import\u202e`, scope: ['self'] };
+    expect((await t.server.call('agent-memory/mem/write', memory, alice)).status).toBe(200);
+    await t.bridge('agent-identity/agents/create', { agent_id: 'carol', display_name: `Carol ${HOSTILE}` });
+    await t.bridge('agent-identity/device/issue', { agent_id: 'carol', label: `laptop ${HOSTILE}` });
+    await t.bridge('agent-postbox/ingest', {
+      to: `alice@${MAIL_DOMAIN}`,
+      from: `eve\u202e@example.com`,
+      subject: `Subject ${HOSTILE}`,
+      body: `Body ${HOSTILE}`,
+      headers: { 'message-id': '<control@example.com>', 'x-note': HOSTILE },
+      mime_ref: 'none',
+    });
+    await t.uploadArtifact(`reports/q1\u202efdp.exe`, Buffer.from('x'));
+    // A refused revocation is audited with the id as sent: the audit log's target holds caller-supplied text too.
+    const revoke = await t.server.call(
+      'agent-identity/device/revoke',
+      { device_id: 'dev_\u001b[2J\u202e' },
+      { credential: t.server.bridgeKey },
+    );
+    expect(revoke.status).toBe(404);
+    const signedIn = await fetch(`${t.server.url}/console/login`, {
+      method: 'POST',
+      headers: { origin: t.server.url, 'content-type': FORM },
+      body: new URLSearchParams({ key: t.server.bridgeKey }).toString(),
+      redirect: 'manual',
+    });
+    cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  });
+
+  afterAll(async () => {
+    await t?.server.stop();
+    await cleanup?.();
+  });
+
+  const page = async (path: string) => {
+    const response = await fetch(`${t.server.url}${path}`, { headers: { cookie } });
+    expect(response.status, path).toBe(200);
+    return response.text();
+  };
+
+  it('writes them as [U+XXXX] markers on the memory page: list, search hits, provenances and the forget confirmation', async () => {
+    const list = await page('/console/memory');
+    expect(shown(list), 'memory list').not.toMatch(RAW_CONTROL);
+    expect(list).toContain(
+      'ring<mark class="hidden-text" title="Hidden from human readers in the original"><span class="tag">hidden:</span>[U+0007]</mark>',
+    );
+    for (const marker of ['[U+001B]</mark>[31mred', '[U+202E]</mark>gpj.exe', '[U+0008][U+0008]</mark>no']) expect(list).toContain(marker);
+    const agent = await page(`/console/memory?agent=alice&q=${encodeURIComponent('invoice red memory')}`);
+    expect(shown(agent), 'memory of alice').not.toMatch(RAW_CONTROL);
+    expect(agent).toContain('data-confirm="Forget all 1 memories of alice from import[U+202E]? This cannot be undone."');
+    expect(agent.match(/\[U\+001B\]/g)?.length).toBeGreaterThanOrEqual(6);
+    // The form still sends the exact provenance back, so forgetting works.
+    expect(agent).toContain('name="provenance" value="import\u202e"');
+  });
+
+  it('does the same on every other page that shows caller-supplied text', async () => {
+    const message = /href="\/console\/postbox\/messages\/(msg_[^"]+)"/.exec(await page('/console/postbox'))?.[1];
+    expect(message).toBeTruthy();
+    const artifact = /href="\/console\/artifacts\/(art_[^"]+)"/.exec(await page('/console/artifacts'))?.[1];
+    expect(artifact).toBeTruthy();
+    for (const path of [
+      '/console/agents',
+      '/console/agents/carol',
+      '/console/postbox',
+      `/console/postbox/messages/${message}`,
+      '/console/artifacts',
+      `/console/artifacts/${artifact}`,
+      '/console/audit',
+    ]) {
+      const html = await page(path);
+      expect(shown(html), path).not.toMatch(RAW_CONTROL);
+      expect(html, path).toMatch(/\[U\+(001B|202E)\]/);
+    }
+  });
+});
