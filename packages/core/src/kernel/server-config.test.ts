@@ -108,3 +108,36 @@ describe('loadServerConfig error report', () => {
     expect(config.fileFound).toBe(true);
   });
 });
+
+// Docs walkthrough: `{"bogusKey": 1, "http": {"rateLimitPerMinut": 5}}` started a server on the defaults without a word.
+describe('loadServerConfig unknown keys', () => {
+  it('refuses keys of the config file that no schema declares, at any depth, naming each', () => {
+    const file = writeConfig('typos.json', {
+      bridgeKey,
+      masterKey,
+      bogusKey: 1,
+      http: { rateLimitPerMinut: 5 },
+      embedder: { provider: 'wordvec', model: 'x' },
+      widgets: { size: 2, colour: 'red' },
+    });
+    const error = loadError({ modules: [widgets], file, env: {} });
+    expect(error.problems.map((problem) => [problem.path, problem.source.kind])).toEqual([
+      ['bogusKey', 'file'],
+      ['http.rateLimitPerMinut', 'file'],
+      ['embedder.model', 'file'],
+      ['widgets.colour', 'file'],
+    ]);
+    expect(error.message).toContain(`  - http.rateLimitPerMinut in ${file}: unknown key`);
+  });
+
+  it('accepts every declared key, module sections and union options included', () => {
+    const file = writeConfig('known.json', {
+      bridgeKey,
+      masterKey,
+      http: { rateLimitPerMinute: 5 },
+      embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:11434', model: 'nomic-embed-text', dimensions: 768 },
+      widgets: { size: 2 },
+    });
+    expect(loadServerConfig({ modules: [widgets], file, env: {} }).core.http.rateLimitPerMinute).toBe(5);
+  });
+});

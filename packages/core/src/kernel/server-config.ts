@@ -8,6 +8,7 @@ import {
   type EnvBinding,
   readConfigSources,
 } from '../config.js';
+import { unknownConfigKeys } from '../config-unknown-keys.js';
 import type { AnyModule } from './module.js';
 
 /** The validated configuration of a server: core settings plus each module's section. */
@@ -27,7 +28,8 @@ export interface ServerConfig {
  * (the environment wins).
  * @throws ConfigError listing every invalid setting of core and of every
  *   module at once, each with its source: the variable that set it, the
- *   config file key, or "not set" (`problems`, `configFile` say the same).
+ *   config file key, or "not set" (`problems`, `configFile` say the same);
+ *   a key of the config file that no schema declares (a typo) is one of them.
  */
 export function loadServerConfig(options: { modules: readonly AnyModule[]; file?: string; env?: NodeJS.ProcessEnv }): ServerConfig {
   const moduleBindings: EnvBinding[] = options.modules.flatMap((module) =>
@@ -42,6 +44,18 @@ export function loadServerConfig(options: { modules: readonly AnyModule[]; file?
     problems.push(...checked.problems.filter((problem) => !unconverted.has(problem.path)));
     return undefined;
   };
+  const sections = options.modules.flatMap((module) => (module.config ? [module.config] : []));
+  const unknown = [
+    ...unknownConfigKeys(coreConfigSchema, sources.fileValues, { extra: sections.map((section) => section.key) }),
+    ...sections.flatMap((section) => unknownConfigKeys(section.schema, sources.fileValues[section.key], { prefix: [section.key] })),
+  ];
+  for (const path of unknown) {
+    problems.push({
+      path,
+      message: 'unknown key: not a setting of the server or of its modules (check the spelling against the README, Configuration)',
+      source: { kind: 'file', file: sources.file },
+    });
+  }
   const core = collect(checkConfigSection({ schema: coreConfigSchema, value: raw, sources }));
   const modules: Record<string, unknown> = {};
   for (const module of options.modules) {
