@@ -1,4 +1,4 @@
-import { ConflictError, credentialsPort, defineModule, type Principal, provide, routesFor } from '@agentinfra/core';
+import { ConflictError, credentialsPort, defineModule, type Principal, provide, routesFor, type SqlDatabase } from '@agentinfra/core';
 import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -107,11 +107,13 @@ const toyModule = defineModule({
 
 describe('kernel HTTP layer', () => {
   let server: TestKernel;
+  let db: SqlDatabase;
   let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
     const fixture = await sqlDatabases()[0]!.create();
     cleanup = fixture.cleanup;
+    db = fixture.db;
     // A mount answering with read-only headers, as Response.redirect does.
     const redirect = { path: '/elsewhere', fetch: () => Response.redirect('https://example.com/', 302) };
     server = await startTestKernel({
@@ -149,6 +151,25 @@ describe('kernel HTTP layer', () => {
     expect(doc.components.schemas.AgentToyEchoRequest?.required).toEqual(['agent_id']);
     expect(echo.security).toEqual([{ deviceKey: [] }, { delegationToken: ['toy.read'] }, { bridgeKey: [] }]);
     expect(doc.paths['/functions/v1/agent-toy/conflict']?.post.security).toEqual([{ bridgeKey: [] }]);
+  });
+
+  // Scale walkthrough: every probe read each module's migration table, about 70 statements on PostgreSQL.
+  it('reads the migration tables for /ready once, then trusts them for a minute', async () => {
+    const migrationReads = async () => {
+      const statements: string[] = [];
+      const seen = (query: { sql: string }) => {
+        if (query.sql.includes('_migrations')) statements.push(query.sql);
+      };
+      db.knex.on('query', seen);
+      try {
+        expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+      } finally {
+        db.knex.off('query', seen);
+      }
+      return statements.length;
+    };
+    await migrationReads();
+    expect(await migrationReads()).toBe(0);
   });
 
   it('authorizes devices, delegations and the bridge key per CONTRACT.md', async () => {

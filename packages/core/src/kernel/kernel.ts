@@ -127,11 +127,18 @@ export interface Kernel {
   openapi(): Record<string, unknown>;
   /** What started modules report for the banner (listeners, modes), in module order. */
   describeModules(): string[];
-  /** Readiness: database reachable and every migration applied. */
+  /** Readiness: database reachable (pinged on every call) and every migration applied (re-read at most once a minute once found applied). */
   ready(): Promise<{ ok: boolean; checks: Record<string, string> }>;
 }
 
 const CORE = { name: 'core', migrations: coreMigrations, table: 'core_migrations' };
+
+/**
+ * How long `/ready` trusts that every migration is applied once it found
+ * them so, ms: only a rollback could change it, and checking reads every
+ * module's migration table (about 70 statements on PostgreSQL).
+ */
+const READY_MIGRATIONS_TTL_MS = 60_000;
 
 /**
  * Builds a kernel: registers adapters in a tsyringe container of its own
@@ -274,15 +281,19 @@ export function createKernel(options: KernelOptions): Kernel {
 
   const migrationSets = [CORE, ...modules.map((m) => ({ name: m.name, migrations: m.migrations, table: migrationTableOf(m.name) }))];
 
+  // Reading every set's migration table costs dozens of statements; a load balancer probes every few seconds.
+  let migrationsOkUntil = Number.NEGATIVE_INFINITY;
   const ready = async () => {
     const checks: Record<string, string> = {};
     try {
       await sql.ping();
       checks.database = 'ok';
+      const remembered = clock.now() < migrationsOkUntil;
       for (const set of migrationSets) {
-        const pending = await pendingMigrations({ knex: sql.knex, table: set.table, migrations: set.migrations });
+        const pending = remembered ? [] : await pendingMigrations({ knex: sql.knex, table: set.table, migrations: set.migrations });
         checks[`migrations:${set.name}`] = pending.length === 0 ? 'ok' : `${pending.length} pending`;
       }
+      if (!remembered && Object.values(checks).every((check) => check === 'ok')) migrationsOkUntil = clock.now() + READY_MIGRATIONS_TTL_MS;
     } catch (error) {
       checks.database = `unreachable: ${(error as Error).message.split('\n')[0]}`;
     }
