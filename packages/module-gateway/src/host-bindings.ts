@@ -16,6 +16,11 @@ import type {
 const DAY_MS = 86_400_000;
 /** Values shown back in a failed claim's `details.found`. */
 const FOUND_VALUES_SHOWN = 10;
+/** Latest orders read per query by /list (bound parameters stay well under every engine's limit). */
+const ORDER_BATCH = 500;
+
+/** The columns of a host's latest order that /list shows. */
+type ListedOrder = Pick<OrderRow, 'order_id' | 'host_id' | 'status' | 'attempts' | 'last_error' | 'problem' | 'updated_at'>;
 
 /** Binding, releasing and describing hosts; proving control with a DNS TXT record. */
 export function createHostBindings(context: GatewayContext) {
@@ -194,22 +199,39 @@ export function createHostBindings(context: GatewayContext) {
       };
     },
 
-    /** Bound hosts (all, one agent's, or those named in `hosts`) in name order, with certificate expiry, status, IPs and their latest order. */
+    /**
+     * Bound hosts (all, one agent's, or those named in `hosts`) in name order,
+     * with certificate expiry, status, IPs and their latest order. Reads one
+     * row per host plus its latest order (found through the index
+     * `(host_id, created_at, order_id)`), never a host's older orders, so the
+     * cost grows with the number of hosts listed, not with their history.
+     */
     async list(filter: { agent_id?: string | undefined; hosts?: readonly string[] }): Promise<ListHostsResponse> {
       const at = now();
+      const latestOrderId = knex()('gateway_orders as o')
+        .select('o.order_id')
+        .whereRaw('?? = ??', ['o.host_id', 'h.host_id'])
+        .orderBy([
+          { column: 'o.created_at', order: 'desc' },
+          { column: 'o.order_id', order: 'desc' },
+        ])
+        .limit(1)
+        .as('latest_order_id');
       const query = knex()('gateway_hosts as h')
         .leftJoin('gateway_certificates as c', (join) => join.on('c.host', 'h.host').andOn('c.host_id', 'h.host_id'))
-        .select('h.host', 'h.host_id', 'h.agent_id', 'h.bound_at', 'h.ips', 'c.not_after', 'c.not_before', 'c.serial')
+        .select('h.host', 'h.host_id', 'h.agent_id', 'h.bound_at', 'h.ips', 'c.not_after', 'c.not_before', 'c.serial', latestOrderId)
         .orderBy('h.host');
       if (filter.agent_id !== undefined) query.where('h.agent_id', filter.agent_id);
       if (filter.hosts !== undefined) query.whereIn('h.host', [...filter.hosts]);
-      const rows = (await query) as Array<HostRow & { not_after: number | null; not_before: number | null; serial: string | null }>;
-      const latest = new Map<string, OrderRow>();
-      const hostIds = rows.map((row) => row.host_id);
-      for (let i = 0; i < hostIds.length; i += 500) {
+      const rows = (await query) as Array<
+        HostRow & { not_after: number | null; not_before: number | null; serial: string | null; latest_order_id: string | null }
+      >;
+      const latest = new Map<string, ListedOrder>();
+      const orderIds = rows.flatMap((row) => (row.latest_order_id === null ? [] : [row.latest_order_id]));
+      for (let i = 0; i < orderIds.length; i += ORDER_BATCH) {
         const orders = (await knex()('gateway_orders')
-          .whereIn('host_id', hostIds.slice(i, i + 500))
-          .orderBy('created_at', 'asc')) as OrderRow[];
+          .select('order_id', 'host_id', 'status', 'attempts', 'last_error', 'problem', 'updated_at')
+          .whereIn('order_id', orderIds.slice(i, i + ORDER_BATCH))) as ListedOrder[];
         for (const order of orders) latest.set(order.host_id, order);
       }
       return {

@@ -50,4 +50,22 @@ describe.each(sqlDatabases())('agent-memory migrations on $name', ({ create }) =
       await cleanup();
     }
   });
+
+  it('lists the memories with one provenance across agents newest first from an index, without sorting them', async ({ skip }) => {
+    const { db, cleanup } = await create();
+    try {
+      if (db.knex.client.config.client !== 'better-sqlite3') skip('the plan is checked on SQLite; PostgreSQL plans by statistics');
+      await db.knex.migrate.latest({ migrationSource: source, tableName: migrationTableOf('agent-memory') });
+      const plan = (await db.knex.raw(
+        "explain query plan select * from memory_records where provenance = 'p' and id < 'mem_x' order by id desc limit 51",
+      )) as Array<{
+        detail: string;
+      }>;
+      const details = plan.map((step) => step.detail).join('\n');
+      expect(details).toContain('memory_records_provenance_id_idx');
+      expect(details).not.toContain('TEMP B-TREE');
+    } finally {
+      await cleanup();
+    }
+  });
 });
