@@ -73,7 +73,7 @@ export const artifactsRoutes = [
     effects: { readOnly: true, idempotent: true },
     request: fetchRequestSchema,
     response: fetchResponseSchema,
-    auth: { kind: 'none' },
+    auth: { kind: 'none', credentialField: 'grant_token' },
     handler: ({ body, service }) => service.fetch(body),
   }),
   route({

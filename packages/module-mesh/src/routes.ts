@@ -100,6 +100,7 @@ export const meshRoutes = [
     effects: { readOnly: true, idempotent: true },
     request: agentOnlyRequestSchema,
     response: wgConfigResponseSchema,
+    alternateMedia: { 'text/plain': 'the wg-quick configuration itself, to write to a .conf file.' },
     auth: { kind: 'agent', permission: 'mesh.read', agents: actingAgent },
     handler: async ({ body, agentId, service, c }) => {
       const result = await service.wgConfig({ ...body, agent_id: requireAgent(agentId) });

@@ -63,6 +63,21 @@ const ERROR_RESPONSES: readonly ErrorResponse[] = [
     message: 'No such record.',
   },
   {
+    status: '405',
+    name: 'MethodNotAllowed',
+    code: 'method_not_allowed',
+    description: 'A method other than POST (OPTIONS is the CORS preflight).',
+    message: 'GET is not allowed here; use POST.',
+    headers: { Allow: { description: 'Always `POST`.', schema: { type: 'string' } } },
+  },
+  {
+    status: '408',
+    name: 'RequestTimeout',
+    code: 'request_timeout',
+    description: 'The body did not arrive within `http.bodyTimeoutMs`; the connection is closed.',
+    message: 'The request body did not arrive within 30000 ms.',
+  },
+  {
     status: '409',
     name: 'Conflict',
     code: 'conflict',
@@ -129,12 +144,14 @@ export function errorResponseComponents(): Record<string, unknown> {
 /**
  * The error responses an operation documents, as references to
  * {@link errorResponseComponents}: credential errors only where a credential
- * is checked, verification failures only on routes that change state.
+ * is checked (401 also where the body carries the proof), verification
+ * failures only on routes that change state.
  */
 export function errorResponsesOf(route: AnyRoute<unknown>): Record<string, { $ref: string }> {
   const authenticated = route.auth.kind !== 'none';
+  const proof = route.auth.kind === 'none' && route.auth.credentialField !== undefined;
   const writes = route.effects?.readOnly !== true;
-  const applies: Record<string, boolean> = { '401': authenticated, '403': authenticated, '422': writes };
+  const applies: Record<string, boolean> = { '401': authenticated || proof, '403': authenticated, '422': writes };
   return Object.fromEntries(
     ERROR_RESPONSES.filter((entry) => applies[entry.status] ?? true).map((entry) => [
       entry.status,

@@ -43,8 +43,8 @@ type Operation = {
   description: string;
   tags: string[];
   security: unknown[];
-  requestBody: { content: { 'application/json': { schema: { $ref: string }; example?: unknown } } };
-  responses: Record<string, { $ref?: string }>;
+  requestBody: { required: boolean; content: { 'application/json': { schema: { $ref: string }; example?: unknown } } };
+  responses: Record<string, { $ref?: string; description?: string; content?: Record<string, unknown> }>;
 };
 type Doc = {
   tags: Array<{ name: string; description: string }>;
@@ -93,7 +93,30 @@ describe('buildOpenApiDocument', () => {
     const status = build().paths['/functions/v1/agent-toy/status']!.post;
     expect(status.requestBody.content['application/json'].example).toEqual({ verbose: true });
     expect(status.security).toEqual([]);
-    expect(Object.keys(status.responses).sort()).toEqual(['200', '400', '404', '409', '413', '415', '429', '500']);
+    expect(Object.keys(status.responses).sort()).toEqual(['200', '400', '404', '405', '408', '409', '413', '415', '429', '500']);
+  });
+
+  // Docs walkthrough: /openapi.json disagreed with the server on these four points.
+  it('documents 401 where the body carries the proof, alternate media, 405 and 408, and an optional body', () => {
+    const proof = defineModule({
+      ...toyModule,
+      routes: [
+        { ...toyModule.routes[1]!, auth: { kind: 'none', credentialField: 'grant_token' } },
+        { ...toyModule.routes[0]!, alternateMedia: { 'text/plain': 'the tree as text.' } },
+      ],
+    });
+    const doc = build([proof]);
+    const status = doc.paths['/functions/v1/agent-toy/status']!.post;
+    expect(status.responses['401']).toEqual({ $ref: '#/components/responses/Unauthenticated' });
+    expect(status.responses['403']).toBeUndefined();
+    expect(status.description).toContain('`grant_token` is the proof');
+    expect(status.requestBody.required).toBe(false);
+    const put = doc.paths['/functions/v1/agent-toy/tree/put']!.post;
+    expect(put.requestBody.required).toBe(true);
+    expect(Object.keys(put.responses['200']?.content ?? {})).toEqual(['application/json', 'text/plain']);
+    expect(put.responses['200']?.description).toBe('Success. With `Accept: text/plain`: the tree as text.');
+    expect(put.responses['405']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
+    expect(doc.components.responses).toHaveProperty('RequestTimeout');
   });
 
   it('refuses two routes with the same operationId', () => {

@@ -43,7 +43,9 @@ function credentialSentence(route: AnyRoute<unknown>): string {
   const { auth } = route;
   switch (auth.kind) {
     case 'none':
-      return 'Credential: none; the body carries its own proof.';
+      return auth.credentialField
+        ? `Credential: none; the body's \`${auth.credentialField}\` is the proof (unknown, expired or revoked: 401).`
+        : 'Credential: none; the body carries its own proof.';
     case 'bridge':
       return 'Credential: the bridge key.';
     case 'any':
@@ -98,11 +100,12 @@ export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; v
           security: securityOf(route),
           ...(route.auth.kind === 'agent' ? { 'x-permission': route.auth.permission } : {}),
           requestBody: {
-            required: true,
+            // An empty body counts as {}: a route whose fields are all optional needs none.
+            required: !route.request.safeParse({}).success,
             content: { 'application/json': { schema: requestRef, ...(example === undefined ? {} : { example }) } },
           },
           responses: {
-            [String(route.status ?? 200)]: { description: 'Success.', content: { 'application/json': { schema: responseRef } } },
+            [String(route.status ?? 200)]: successResponse(route, responseRef),
             ...errorResponsesOf(route),
           },
         },
@@ -128,6 +131,19 @@ export function buildOpenApiDocument(options: { modules: readonly AnyModule[]; v
     })),
     paths,
     components: { schemas: components.schemas, responses: errorResponseComponents(), securitySchemes },
+  };
+}
+
+/** The success response: the JSON body, and the route's {@link AnyRoute.alternateMedia} as text bodies chosen by `Accept`. */
+function successResponse(route: AnyRoute<unknown>, responseRef: unknown): Record<string, unknown> {
+  const alternates = Object.entries(route.alternateMedia ?? {});
+  const described = alternates.map(([type, holds]) => `With \`Accept: ${type}\`: ${holds}`);
+  return {
+    description: ['Success.', ...described].join(' '),
+    content: {
+      'application/json': { schema: responseRef },
+      ...Object.fromEntries(alternates.map(([type]) => [type, { schema: { type: 'string' } }])),
+    },
   };
 }
 

@@ -30,7 +30,11 @@ export type RouteAuth<Req, Perm extends string = string> =
       delegation?: boolean;
     }
   | { kind: 'any'; permission?: Perm; delegation?: boolean }
-  | { kind: 'none' };
+  | {
+      kind: 'none';
+      /** The body field carrying the caller's own proof (a grant token): an unknown, expired or revoked one is 401. */
+      credentialField?: string;
+    };
 
 /**
  * What a route does to state (the MCP tool annotations of the same names).
@@ -120,6 +124,13 @@ export interface RouteDefinition<Req = unknown, Res = unknown, S = unknown, Perm
   auth: RouteAuth<Req, Perm>;
   /** HTTP status on success (200 by default). */
   status?: 200 | 201;
+  /**
+   * Other media types the handler answers in when the request's `Accept`
+   * asks for them (it returns a `Response` then): media type → what the
+   * body holds, e.g. `{ 'text/plain': 'The wg-quick configuration itself.' }`.
+   * Documented in OpenAPI as text bodies beside the JSON one.
+   */
+  alternateMedia?: Readonly<Record<string, string>>;
   /** The module logic. Throw domain errors from `@agentinfra/core` for failures. Return a `Response` to bypass JSON. */
   handler: (ctx: RouteContext<Req, S>) => Promise<Res | Response>;
 }
