@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,13 +16,16 @@ const bridgeKey = 'bk_agent_client_example_0123456789abcdef';
 /** Starts the built `agentinfra serve` on a free port with a fresh data folder; resolves with its URL. */
 function serve(): Promise<{ child: ChildProcess; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-example-client-'));
+  // An empty config file of its own: the keys come from the environment, and no agentinfra.config.json around is read.
+  const config = join(dir, 'agentinfra.config.json');
+  writeFileSync(config, '{}');
   const child = spawn(process.execPath, [cli, 'serve'], {
     env: {
       ...process.env,
       AGENTINFRA_BRIDGE_KEY: bridgeKey,
       AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 3).toString('base64'),
       AGENTINFRA_DATA_DIR: dir,
-      AGENTINFRA_CONFIG: join(dir, 'none.json'),
+      AGENTINFRA_CONFIG: config,
       AGENTINFRA_PORT: '0',
       AGENTINFRA_LOG_LEVEL: 'warn',
       AGENTINFRA_ACME_HTTP_PORT: '0',

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,13 +23,16 @@ export interface TestServer {
  */
 export function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-client-'));
+  // A config file of its own (empty: the keys come from the environment), so no agentinfra.config.json around is read.
+  const config = join(dir, 'agentinfra.config.json');
+  writeFileSync(config, '{}');
   const child = spawn(process.execPath, [cli, 'serve'], {
     env: {
       ...process.env,
       AGENTINFRA_BRIDGE_KEY: BRIDGE_KEY,
       AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
       AGENTINFRA_DATA_DIR: dir,
-      AGENTINFRA_CONFIG: join(dir, 'none.json'),
+      AGENTINFRA_CONFIG: config,
       AGENTINFRA_PORT: '0',
       AGENTINFRA_LOG_LEVEL: 'warn',
       AGENTINFRA_ACME_HTTP_PORT: '0',
