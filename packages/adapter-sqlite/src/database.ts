@@ -6,7 +6,7 @@ import knexFactory from 'knex';
 import { z } from 'zod';
 import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
+import { startWalCheckpointer, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * Milliseconds after the connection opens before the WAL checkpoint thread
@@ -58,8 +58,10 @@ export type SqliteDatabaseOptions = z.input<typeof sqliteDatabaseOptions>;
  * crashes; the last transactions may be lost only on power failure). The WAL
  * is checkpointed by a worker thread ({@link startWalCheckpointer}, from
  * {@link WAL_CHECKPOINTER_DELAY_MS} after the connection opened), not in
- * the commits of the event loop; should that thread fail, the connection
- * goes back to SQLite's automatic checkpoint.
+ * the commits of the event loop, and kept to about
+ * {@link WAL_SIZE_LIMIT_BYTES} (`journal_size_limit`, and the thread's
+ * TRUNCATE checkpoints); should that thread fail, the connection goes back to
+ * SQLite's automatic checkpoint.
  * @throws ZodError when options are invalid.
  */
 export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabase {
@@ -79,6 +81,8 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
         try {
           connection.pragma('journal_mode = WAL');
           connection.pragma('synchronous = NORMAL');
+          // A writer that restarts the WAL cuts the file back to this at its first commit, so one burst does not keep it large.
+          connection.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
           connection.pragma('foreign_keys = ON');
           connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
           if (onDisk && checkpointerStart === undefined) {

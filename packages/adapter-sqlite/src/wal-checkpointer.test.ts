@@ -6,10 +6,17 @@ import { threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
 import { BACKGROUND_THREAD_NICE } from '@agentinfra/core/threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteDatabase, WAL_CHECKPOINTER_DELAY_MS } from './database.js';
-import { startWalCheckpointer, WAL_CHECKPOINT_INTERVAL_MS } from './wal-checkpointer.js';
+import { startWalCheckpointer, WAL_CHECKPOINT_INTERVAL_MS, WAL_SIZE_LIMIT_BYTES } from './wal-checkpointer.js';
 
 const MB = 1024 * 1024;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const walSize = (filename: string) => {
+  try {
+    return statSync(`${filename}-wal`).size;
+  } catch {
+    return 0;
+  }
+};
 
 describe('WAL checkpoints in a worker thread', () => {
   let folder = '';
@@ -47,6 +54,51 @@ describe('WAL checkpoints in a worker thread', () => {
       await db.close();
     }
   });
+
+  it('keeps the WAL file bounded under writes that never pause, and cuts it back once they stop', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
+    const filename = join(folder, 'agentinfra.db');
+    const db = createSqliteDatabase({ filename });
+    try {
+      await db.knex.schema.createTable('blobs', (table) => {
+        table.increments('id');
+        table.text('body').notNullable();
+      });
+      await vi.waitFor(
+        async () => expect((await db.knex.raw('pragma wal_autocheckpoint')) as unknown[]).toEqual([{ wal_autocheckpoint: 0 }]),
+        { timeout: 4 * WAL_CHECKPOINTER_DELAY_MS },
+      );
+      // Writers that take turns on the connection, so that some commit is always under way: a PASSIVE
+      // checkpoint never finds the WAL idle, SQLite never restarts it, and with PASSIVE checkpoints alone
+      // the file grew to all the ~95 MiB written. The pause bounds the write rate (under 10 MiB of WAL a
+      // second), so the WAL grows a few MiB between two turns of the thread, or a second's worth when
+      // a loaded host runs the thread late.
+      const writers = 4;
+      const commits = 1_200;
+      const body = 'x'.repeat(3 * 1024);
+      let peak = 0;
+      await Promise.all(
+        Array.from({ length: writers }, async () => {
+          for (let commit = 0; commit < commits; commit += 1) {
+            await db.knex('blobs').insert(Array.from({ length: 2 }, () => ({ body })));
+            peak = Math.max(peak, walSize(filename));
+            await pause(5);
+          }
+        }),
+      );
+      expect(Number((await db.knex('blobs').count({ n: '*' }))[0]?.n)).toBe(writers * commits * 2);
+      expect(peak).toBeLessThan(32 * MB);
+      expect(peak).toBeGreaterThan(0);
+      // Once writes stop, the next turn copies the rest and empties a WAL above the limit, without another write.
+      await vi.waitFor(() => expect(walSize(filename)).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES), {
+        timeout: 20_000,
+        interval: WAL_CHECKPOINT_INTERVAL_MS,
+      });
+      expect(((await db.knex.raw('pragma journal_size_limit')) as unknown[])[0]).toEqual({ journal_size_limit: WAL_SIZE_LIMIT_BYTES });
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
 
   it.runIf(process.platform === 'linux')('checkpoints at background priority', async () => {
     folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));

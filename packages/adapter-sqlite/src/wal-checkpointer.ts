@@ -7,6 +7,10 @@ export interface WalCheckpointWorkerData {
   filename: string;
   /** Milliseconds between two checkpoints. */
   intervalMs: number;
+  /** Bytes of WAL content above which a checkpoint also truncates the WAL file. */
+  sizeLimitBytes: number;
+  /** Milliseconds a truncating checkpoint waits for the writer lock and for readers, in all. */
+  busyTimeoutMs: number;
 }
 
 /**
@@ -15,6 +19,27 @@ export interface WalCheckpointWorkerData {
  * checkpoint with nothing to copy costs microseconds.
  */
 export const WAL_CHECKPOINT_INTERVAL_MS = 250;
+
+/**
+ * Bytes the WAL file is kept to: the database's `journal_size_limit` (a
+ * writer that restarts the WAL cuts the file back to this size at its first
+ * commit), and the WAL content above which the checkpoint thread runs a
+ * TRUNCATE checkpoint instead of only a PASSIVE one. Under writes that never
+ * pause, a commit always lands between a PASSIVE checkpoint and the next
+ * write, so SQLite never restarts the WAL and the file grows without bound
+ * (361 MB next to a 21 MB database in a scale walkthrough).
+ */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Milliseconds a TRUNCATE checkpoint of the checkpoint thread may wait, in
+ * all, for the writer lock and then for readers of the WAL. While it holds the
+ * writer lock (copying the last frames, waiting for readers, truncating) the
+ * event loop's writes wait in their own busy timeout (5 s), so this bounds the
+ * stall of a write; past it the checkpoint gives up as a PASSIVE one would,
+ * and the next turn tries again.
+ */
+export const WAL_TRUNCATE_BUSY_TIMEOUT_MS = 100;
 
 /** A running checkpoint thread. */
 export interface WalCheckpointer {
@@ -31,7 +56,12 @@ export interface WalCheckpointer {
  * 0`); this thread's own connection copies the WAL back into the database
  * file every `intervalMs` (default {@link WAL_CHECKPOINT_INTERVAL_MS}) with a
  * PASSIVE checkpoint, which never blocks the main connection's readers or
- * writer.
+ * writer. When the WAL then still holds more than `sizeLimitBytes` (default
+ * {@link WAL_SIZE_LIMIT_BYTES}; writes that never pause keep a PASSIVE
+ * checkpoint from ever resetting it), the same turn runs a TRUNCATE
+ * checkpoint: it takes the writer lock, copies the frames written since,
+ * waits for readers and empties the file, waiting at most
+ * {@link WAL_TRUNCATE_BUSY_TIMEOUT_MS} for locks; writes wait meanwhile.
  * @param options.onFailure called once, with the reason, when the thread
  *   ends other than through `close` (the file could not be opened, a
  *   checkpoint failed): the caller must then turn the automatic checkpoint
@@ -40,10 +70,16 @@ export interface WalCheckpointer {
 export function startWalCheckpointer(options: {
   filename: string;
   intervalMs?: number;
+  sizeLimitBytes?: number;
   onFailure: (reason: string) => void;
 }): WalCheckpointer {
   const fromSources = import.meta.url.endsWith('.ts');
-  const data: WalCheckpointWorkerData = { filename: options.filename, intervalMs: options.intervalMs ?? WAL_CHECKPOINT_INTERVAL_MS };
+  const data: WalCheckpointWorkerData = {
+    filename: options.filename,
+    intervalMs: options.intervalMs ?? WAL_CHECKPOINT_INTERVAL_MS,
+    sizeLimitBytes: options.sizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES,
+    busyTimeoutMs: WAL_TRUNCATE_BUSY_TIMEOUT_MS,
+  };
   const script = new URL(`./wal-checkpoint-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
   // From sources (tests), the thread installs tsx's require hook, then requires the .ts entry.
   const worker = fromSources
