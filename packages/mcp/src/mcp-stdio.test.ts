@@ -104,6 +104,37 @@ describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ cre
     });
   });
 
+  // Docs walkthrough: requests piped in and followed by EOF were cut off and reported as "could not be reached".
+  it('answers the requests it read before stdin closed, then exits', async () => {
+    const child = spawn(process.execPath, [binPath, 'mcp', '--url', t.server.url], {
+      env: { ...process.env, AGENTINFRA_KEY: t.keys.alice },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } };
+    const call = { name: 'memory_query', arguments: { q: 'deploy' } };
+    child.stdin.end(
+      [
+        { jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call },
+      ]
+        .map((message) => `${JSON.stringify(message)}\n`)
+        .join(''),
+    );
+    expect(await exited).toBe(0);
+    const answers = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: number; result?: CallToolResult });
+    expect(answers.find((answer) => answer.id === 1)?.result?.isError).not.toBe(true);
+    expect(answers.find((answer) => answer.id === 1)?.result?.content).toBeDefined();
+    expect(stderr).not.toContain('could not be reached');
+  });
+
   it('passes resources/read errors on unchanged, and refuses a __proto__ argument as the server does', async () => {
     const { client } = await launch(t.server.url, t.keys.alice);
     clients.push(client);

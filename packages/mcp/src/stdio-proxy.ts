@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
   ErrorCode,
@@ -85,13 +86,40 @@ function failureOf(error: unknown): { code: string; message: string } {
 }
 
 /**
+ * Counts the requests `transport` receives and the answers it sends (wrapping
+ * the handlers its server installed on connect).
+ * @returns a function resolving once every request received so far has its answer sent.
+ */
+function countAnswers(transport: Transport): () => Promise<void> {
+  let open = 0;
+  let settled: (() => void) | null = null;
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message) open += 1;
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    try {
+      await send(message, options);
+    } finally {
+      if ('id' in message && ('result' in message || 'error' in message)) {
+        open -= 1;
+        if (open === 0) settled?.();
+      }
+    }
+  };
+  return () => (open === 0 ? Promise.resolve() : new Promise<void>((resolve) => (settled = resolve)));
+}
+
+/**
  * `agentinfra mcp`: serves the tools and resources of the agentinfra server at
  * `url` over stdio, forwarding every request to its `/mcp` endpoint (Streamable
  * HTTP) with `key`. The tool list is the server's own, so it is generated from
  * the same route declarations and filtered by what `key` may call. A tool call
  * the server cannot answer (unreachable, key expired) is an `isError` result;
  * a JSON-RPC error the server answers is passed on unchanged.
- * @returns when stdin closes.
+ * @returns when stdin closes and the requests read before are answered.
  * @throws Error when the first connection fails (bad URL, refused key), after logging why.
  */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
@@ -153,8 +181,11 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     stdio.onclose = () => resolve();
   });
   await server.connect(stdio);
+  const answered = countAnswers(stdio);
   log(`agentinfra mcp: serving ${endpoint.origin}${endpoint.pathname} over stdio`);
   await closed;
+  // A client that writes its requests and then closes stdin (a pipe) still gets every answer; each is bounded by the SDK's request timeout.
+  await answered();
   await server.close();
   await upstream.close();
 }
