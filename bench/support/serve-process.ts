@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /** `sysconf(_SC_CLK_TCK)` on Linux: the unit of the CPU times in /proc/<pid>/stat. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -10,16 +9,19 @@ export const BENCH_BRIDGE_KEY = 'bk_benchmark_bridge_key_0123456789abcdef';
 
 /**
  * Environment of `agentinfra serve` for a benchmark, with data in `dataDir`:
- * the bench bridge key, a fixed master key, no config file, any free port,
+ * the bench bridge key, a fixed master key, an empty config file beside the
+ * data folder (`<dataDir>.config.json`, written here, so no other is read), any free port,
  * no rate limit, warnings only, and no HTTP-01 (port 80) or SMTP (2525)
  * listeners, so that several servers run side by side. Spread overrides after it.
  */
 export function benchServeEnv(dataDir: string): Record<string, string> {
+  const config = `${dataDir}.config.json`;
+  writeFileSync(config, '{}');
   return {
     AGENTINFRA_BRIDGE_KEY: BENCH_BRIDGE_KEY,
     AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
     AGENTINFRA_DATA_DIR: dataDir,
-    AGENTINFRA_CONFIG: join(dataDir, 'none.json'),
+    AGENTINFRA_CONFIG: config,
     AGENTINFRA_PORT: '0',
     AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
     AGENTINFRA_LOG_LEVEL: 'warn',

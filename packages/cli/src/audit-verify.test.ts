@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresDatabase } from '@agentinfra/adapter-postgres';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
-import { createAuditLog, type SqlDatabase, systemClock } from '@agentinfra/core';
+import { type ChainReport, createAuditLog, type SqlDatabase, systemClock } from '@agentinfra/core';
 import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeChainReport } from './commands/audit.js';
 import { runCli } from './serve-process.test-support.js';
 
 interface Target {
@@ -47,7 +48,6 @@ describe.each(targets)('agentinfra audit verify on $name', (target) => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-audit-'));
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const env = {
-    AGENTINFRA_CONFIG: join(dir, 'none.json'),
     AGENTINFRA_DATA_DIR: join(dir, 'data'),
     AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
     AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
@@ -86,7 +86,9 @@ describe.each(targets)('agentinfra audit verify on $name', (target) => {
     await sql.knex('core_audit').where({ seq: 12 }).update({ target: 'agent:mallory/secret:k' });
     const result = await runCli(['audit', 'verify'], { cwd: dir, env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('audit chain BROKEN at seq 12: hash does not match the row (the row was edited)');
+    expect(result.stderr).toContain(
+      'audit chain BROKEN at seq 12: hash does not match the row (the row was edited); 11 events verified before it (seq 1..11)\n',
+    );
     await sql.knex('core_audit').where({ seq: 12 }).update({ target: row.target });
     expect((await runCli(['audit', 'verify'], { cwd: dir, env })).code).toBe(0);
   });
@@ -97,12 +99,46 @@ describe.each(targets)('agentinfra audit verify on $name', (target) => {
     const result = await runCli(['audit', 'verify', '--json'], { cwd: dir, env });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, checked: 19, problem: { seq: 20 } });
-    expect(result.stderr).toContain('row 20 is missing');
+    expect(result.stderr).toContain('row 20 is missing (next row is 21); 19 events verified before it (seq 1..19)\n');
     await sql.knex('core_audit').insert(middle);
 
     await sql.knex('core_audit').where({ seq: 40 }).delete();
     const head = await runCli(['audit', 'verify'], { cwd: dir, env });
     expect(head.code).toBe(1);
     expect(head.stderr).toContain('BROKEN at seq 40');
+  });
+});
+
+// Walkthrough: a break at seq 5 read "4 events verified before it (seq 1..17)", the range of the whole chain.
+describe('describeChainReport', () => {
+  const hash = 'ab'.repeat(32);
+  const broken = (checked: number, anchor: number, seq: number): ChainReport => ({
+    ok: false,
+    checked,
+    head: { seq: 17, hash },
+    anchor: { seq: anchor, hash },
+    problem: { seq, reason: 'hash does not match the row (the row was edited)' },
+  });
+
+  it('names the range of the events verified before a break', () => {
+    expect(describeChainReport(broken(4, 0, 5))).toBe(
+      'audit chain BROKEN at seq 5: hash does not match the row (the row was edited); 4 events verified before it (seq 1..4)',
+    );
+    expect(describeChainReport(broken(4, 6, 11))).toBe(
+      'audit chain BROKEN at seq 11: hash does not match the row (the row was edited); 4 events verified before it ' +
+        '(seq 7..10, retention anchor at seq 6)',
+    );
+    expect(describeChainReport(broken(0, 0, 1))).toBe(
+      'audit chain BROKEN at seq 1: hash does not match the row (the row was edited); 0 events verified before it',
+    );
+  });
+
+  it('names the whole chain when it is intact', () => {
+    expect(describeChainReport({ ok: true, checked: 11, head: { seq: 17, hash }, anchor: { seq: 6, hash } })).toBe(
+      `audit chain ok: 11 events checked (seq 7..17, retention anchor at seq 6), head ${hash}`,
+    );
+    expect(describeChainReport({ ok: true, checked: 0, head: { seq: 0, hash }, anchor: { seq: 0, hash } })).toBe(
+      `audit chain ok: 0 events checked (no events), head ${hash}`,
+    );
   });
 });

@@ -40,7 +40,6 @@ const WRITERS = 8;
 describe('agentinfra backup and restore on the embedded default', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-backup-'));
   const keys = {
-    AGENTINFRA_CONFIG: join(dir, 'none.json'),
     AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
     AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
     AGENTINFRA_ACME_HTTP_PORT: '0',

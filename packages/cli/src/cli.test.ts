@@ -172,7 +172,7 @@ describe('agentinfra CLI on the embedded default', () => {
 
   it('reports a missing or invalid config with exit 2 naming the key', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'agentinfra-cli-empty-'));
-    const result = await runCli(['migrate'], { cwd: empty, env: { AGENTINFRA_CONFIG: join(empty, 'none.json') } });
+    const result = await runCli(['migrate'], { cwd: empty });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('bridgeKey');
     expect(result.stderr).toContain('AGENTINFRA_BRIDGE_KEY');

@@ -1,13 +1,18 @@
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './serve-process.test-support.js';
+import { runCli, startServe } from './serve-process.test-support.js';
 
 // #13: three bad variables reported only the first, as "Invalid configuration in …/agentinfra.config.json",
 // and every error ended with "Run `agentinfra init`" even when a config existed (init then refuses).
 describe('agentinfra configuration errors', () => {
   const quiet = { AGENTINFRA_ACME_HTTP_PORT: '0', AGENTINFRA_SMTP_PORT: '0' };
+  const keys = {
+    AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
+    AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+  };
 
   it('lists every bad variable with its name, and does not suggest init when a config exists', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
@@ -40,9 +45,61 @@ describe('agentinfra configuration errors', () => {
   it('suggests init only when there is no config file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
     const file = join(dir, 'agentinfra.config.json');
-    const result = await runCli(['migrate'], { cwd: dir, env: { ...quiet, AGENTINFRA_CONFIG: file } });
+    const result = await runCli(['migrate'], { cwd: dir, env: quiet });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`bridgeKey not set (set it in ${file} or AGENTINFRA_BRIDGE_KEY)`);
     expect(result.stderr).toContain(`No config file at ${file}: run \`agentinfra init\``);
   });
+
+  // Walkthrough: `AGENTINFRA_BRIDGE_KEY=… AGENTINFRA_MASTER_KEY=… agentinfra -c /nonexistent.json serve` started on the
+  // defaults without a word; the missing file was named only when startup failed for another reason.
+  it('refuses a config file named with -c or AGENTINFRA_CONFIG that does not exist, in every command that reads the config', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
+    const missing = join(dir, 'missing.json');
+    const env = { ...quiet, ...keys, AGENTINFRA_DATA_DIR: join(dir, 'data') };
+    const archive = join(dir, 'backup.tar.gz');
+    const commands = [
+      ['serve', '--port', '0'],
+      ['migrate'],
+      ['agents', 'create', '--agent', 'alice', '--name', 'Alice'],
+      ['issue-device', '--agent', 'alice', '--label', 'laptop'],
+      ['audit', 'verify'],
+      ['backup', '--out', archive],
+      ['restore', '--from', archive],
+    ];
+    const runs = [
+      ...commands.map((args) => runCli(['-c', missing, ...args], { cwd: dir, env, timeoutMs: 30_000 })),
+      runCli(['serve', '--port', '0'], { cwd: dir, env: { ...env, AGENTINFRA_CONFIG: missing }, timeoutMs: 30_000 }),
+    ];
+    for (const result of await Promise.all(runs)) {
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `agentinfra: config file ${missing} (named by --config or AGENTINFRA_CONFIG) does not exist: check the path, ` +
+          `or write a starter config there with \`agentinfra -c ${missing} init\`.\n`,
+      );
+    }
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+  }, 60_000);
+
+  it('serve --init on a fresh folder writes the default config and serves (README Quick start)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
+    const server = await startServe(['--init', '--port', '0'], { cwd: dir, env: quiet, timeoutMs: 60_000 });
+    try {
+      expect(server.output()).toContain(`Wrote ${join(dir, 'agentinfra.config.json')} (mode 0600).`);
+      expect(existsSync(join(dir, '.agentinfra', 'agentinfra.db'))).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  // Walkthrough: `AGENTINFRA_ACME_CHALLENGE=dns-01 agentinfra serve` named the missing DNS provider and exited 1.
+  it('exits 2 on a configuration error found while the modules start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
+    const env = { ...quiet, ...keys, AGENTINFRA_DATA_DIR: join(dir, 'data'), AGENTINFRA_ACME_CHALLENGE: 'dns-01' };
+    const result = await runCli(['serve', '--port', '0'], { cwd: dir, env, timeoutMs: 30_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('agentinfra: gateway.challenge is dns-01 but no DNS provider is set up');
+    expect(result.stdout).not.toContain('listening on');
+  }, 60_000);
 });

@@ -2,7 +2,30 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { type AnyModule, coreEnvBindings, type EnvBinding, readRawConfig, type ServerConfig } from '@agentinfra/core';
 import { CliError } from './cli-error.js';
+import { configPath } from './commands/init.js';
 import { sqliteFileIn } from './data-dir.js';
+
+/**
+ * The config file a command reads: the one named with `-c`/`--config` or
+ * `AGENTINFRA_CONFIG`, else `./agentinfra.config.json`, which may be missing
+ * (every setting then comes from the environment).
+ * @param file the value of `-c`/`--config` (commander also takes it from `AGENTINFRA_CONFIG`).
+ * @returns the absolute path.
+ * @throws CliError (exit 2) naming the path when a file named with `-c` or `AGENTINFRA_CONFIG` does not
+ *   exist: an operator's settings file that went missing must not turn silently into the defaults.
+ */
+export function configFileToRead(file?: string): string {
+  const named = file || process.env.AGENTINFRA_CONFIG;
+  const path = configPath(named);
+  if (named && !existsSync(path)) {
+    throw new CliError(
+      `config file ${path} (named by --config or AGENTINFRA_CONFIG) does not exist: check the path, ` +
+        `or write a starter config there with \`agentinfra -c ${path} init\`.`,
+      2,
+    );
+  }
+  return path;
+}
 
 /** A setting that names a file or folder: `section` is a module's config key (`null` for core), `path` the place within it. */
 interface PathSetting {

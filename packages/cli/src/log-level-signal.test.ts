@@ -22,7 +22,6 @@ describe.runIf(process.platform !== 'win32')('agentinfra serve and SIGUSR2', () 
     server = await startServe(['--port', '0'], {
       cwd: dir,
       env: {
-        AGENTINFRA_CONFIG: join(dir, 'none.json'),
         AGENTINFRA_DATA_DIR: dir,
         AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
         AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { ConfigError } from '@agentinfra/core';
 import { MeshHostError, runMeshHeartbeat, runWgConfig } from '@agentinfra/module-mesh/host';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
@@ -8,6 +9,7 @@ import { COMPLETION_SHELLS, type CompletionShell, completionScript } from './com
 import { runAgentsCreate, runIssueDevice } from './commands/identity.js';
 import { runInit } from './commands/init.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { checkMeshHostFlags } from './commands/mesh-host.js';
 import { runMigrate } from './commands/migrate.js';
 import { runRestore } from './commands/restore.js';
 import { runServe } from './commands/serve.js';
@@ -84,8 +86,18 @@ export function createProgram(): Command {
     .option('--endpoint <host:port>', "register this host's key at <host:port> (required on first use)")
     .option('--watch <interval>', 're-fetch every interval (30s, 5m) and rewrite only on change')
     .action(
-      (options: { url: string; key?: string; agent?: string; privateKeyFile: string; out: string; endpoint?: string; watch?: string }) =>
-        runWgConfig(options).then(() => undefined),
+      async (options: {
+        url: string;
+        key?: string;
+        agent?: string;
+        privateKeyFile: string;
+        out: string;
+        endpoint?: string;
+        watch?: string;
+      }) => {
+        checkMeshHostFlags(options, config());
+        await runWgConfig(options);
+      },
     );
 
   const mesh = program.command('mesh').description('agent-mesh commands for agent hosts');
@@ -96,7 +108,10 @@ export function createProgram(): Command {
     .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_KEY'))
     .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
     .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
-    .action((options: { url: string; key?: string; agent?: string; every?: string }) => runMeshHeartbeat(options).then(() => undefined));
+    .action(async (options: { url: string; key?: string; agent?: string; every?: string }) => {
+      checkMeshHostFlags(options, config());
+      await runMeshHeartbeat(options);
+    });
 
   const audit = program.command('audit').description('the tamper-evident audit log');
   audit
@@ -128,6 +143,16 @@ export function createProgram(): Command {
 }
 
 /**
+ * The exit code of an error the CLI reports: its own for CLI and mesh host
+ * errors, 2 for configuration errors (those of a module's start-up checks
+ * included), 1 for anything else.
+ */
+function exitCodeOf(error: unknown): 1 | 2 {
+  if (error instanceof CliError || error instanceof MeshHostError) return error.exitCode;
+  return error instanceof ConfigError ? 2 : 1;
+}
+
+/**
  * Runs the CLI and returns the exit code: 0 on success, 2 for usage and
  * configuration errors, 1 for failures at run time.
  */
@@ -140,11 +165,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
     }
-    if (error instanceof CliError || error instanceof MeshHostError) {
-      process.stderr.write(`agentinfra: ${error.message}\n`);
-      return error.exitCode;
-    }
     process.stderr.write(`agentinfra: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return exitCodeOf(error);
   }
 }

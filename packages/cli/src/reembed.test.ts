@@ -29,7 +29,6 @@ function startEmbeddingServer(): Promise<Server> {
 describe('changing the embedder of an existing store (issue #2)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-reembed-'));
   const base = {
-    AGENTINFRA_CONFIG: join(dir, 'none.json'),
     AGENTINFRA_DATA_DIR: join(dir, 'data'),
     AGENTINFRA_BRIDGE_KEY: 'bk_reembed_test_bridge_key_0123456789',
     AGENTINFRA_MASTER_KEY: Buffer.alloc(32, 3).toString('base64'),

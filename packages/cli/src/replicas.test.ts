@@ -18,7 +18,6 @@ describe.runIf(available)('three replicas on PostgreSQL and Redis', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-replicas-'));
   const bridgeKey = `bk_${randomBytes(32).toString('base64url')}`;
   const env = {
-    AGENTINFRA_CONFIG: join(dir, 'none.json'),
     AGENTINFRA_DATA_DIR: dir,
     AGENTINFRA_BRIDGE_KEY: bridgeKey,
     AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),

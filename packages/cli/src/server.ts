@@ -13,7 +13,7 @@ import { mcpSurface } from '@agentinfra/mcp';
 import { defaultModules } from '@agentinfra/modules';
 import { openAdapters } from './adapters.js';
 import { CliError } from './cli-error.js';
-import { anchorConfigFilePaths } from './config-paths.js';
+import { anchorConfigFilePaths, configFileToRead } from './config-paths.js';
 
 /** A kernel built from the configuration, not yet started. */
 export interface ConfiguredKernel {
@@ -30,12 +30,15 @@ export interface ConfiguredKernel {
  * in the config file are taken from the file's folder (see
  * {@link anchorConfigFilePaths}). Throws a {@link CliError} with exit code 2
  * naming every bad setting with its source; it suggests `agentinfra init`
- * only when there is no config file (init never overwrites one).
+ * only when there is no config file (init never overwrites one). A file
+ * named with `-c` or `AGENTINFRA_CONFIG` must exist (see {@link configFileToRead}).
+ * @param options.file the config file named with `-c`/`--config`; none: `AGENTINFRA_CONFIG` or `./agentinfra.config.json`.
  */
 export function loadConfigOrExit(options: { file?: string; modules?: readonly AnyModule[] }): ServerConfig {
   const modules = options.modules ?? defaultModules;
+  const file = configFileToRead(options.file);
   try {
-    return anchorConfigFilePaths(loadServerConfig({ modules, file: options.file }), modules);
+    return anchorConfigFilePaths(loadServerConfig({ modules, file }), modules);
   } catch (error) {
     if (error instanceof ConfigError) {
       const advice =

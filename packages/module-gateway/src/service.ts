@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '@agentinfra/core';
 import { createAcmeAccounts } from './acme/acme-accounts.js';
 import { trustAcmeServerCa } from './acme/acme-http.js';
 import { type ChallengeResponder, createDns01Responder, createHttp01Responder } from './acme/challenge-responders.js';
@@ -105,7 +106,7 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
      * DNS-01 has a provider, opens the HTTP-01 listener (a port that
      * cannot be bound is logged, not fatal: the rest of the server still
      * starts) and recovers orders left by a crash.
-     * @throws Error when `caFile` cannot be read or DNS-01 has no provider.
+     * @throws ConfigError when `caFile` cannot be read or DNS-01 has no provider.
      */
     async start() {
       if (config.caFile) {
@@ -113,12 +114,12 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
         try {
           caPem = await readFile(config.caFile, 'utf8');
         } catch (error) {
-          throw new Error(`gateway.caFile (AGENTINFRA_ACME_CA_FILE) cannot be read: ${(error as Error).message}`, { cause: error });
+          throw new ConfigError(`gateway.caFile (AGENTINFRA_ACME_CA_FILE) cannot be read: ${(error as Error).message}`);
         }
         trustAcmeServerCa({ directoryUrl: config.directoryUrl, caPem });
       }
       if (config.challenge === 'dns-01' && !dnsProvider) {
-        throw new Error(
+        throw new ConfigError(
           'gateway.challenge is dns-01 but no DNS provider is set up: configure gateway.rfc2136 ' +
             '(AGENTINFRA_DNS01_RFC2136_SERVER, _KEY_NAME, _KEY_SECRET) or pass createGatewayModule({ dnsProvider }).',
         );

@@ -4,13 +4,22 @@ import { CliError } from '../cli-error.js';
 import { requireDatabaseFile } from '../data-dir.js';
 import { loadConfigOrExit } from '../server.js';
 
-/** The one-line summary of a verification; `ok` lines go to stdout, breaks to stderr. */
+/**
+ * The one-line summary of a verification; `ok` lines go to stdout, breaks to stderr.
+ * A break names the range of the events verified before it (they follow the retention anchor).
+ */
 export function describeChainReport(report: ChainReport): string {
-  const range = report.head.seq > report.anchor.seq ? `seq ${report.anchor.seq + 1}..${report.head.seq}` : 'no events';
-  const anchor = report.anchor.seq > 0 ? `, retention anchor at seq ${report.anchor.seq}` : '';
-  if (report.ok) return `audit chain ok: ${report.checked} events checked (${range}${anchor}), head ${report.head.hash}`;
-  const problem = report.problem;
-  return `audit chain BROKEN at seq ${problem?.seq}: ${problem?.reason}; ${report.checked} events verified before it (${range}${anchor})`;
+  const { anchor, head, checked } = report;
+  const range = (last: number) => (last > anchor.seq ? `seq ${anchor.seq + 1}..${last}` : null);
+  const anchored = anchor.seq > 0 ? `retention anchor at seq ${anchor.seq}` : null;
+  const bracketed = (...parts: Array<string | null>) => {
+    const text = parts.filter(Boolean).join(', ');
+    return text ? ` (${text})` : '';
+  };
+  if (report.ok)
+    return `audit chain ok: ${checked} events checked${bracketed(range(head.seq) ?? 'no events', anchored)}, head ${head.hash}`;
+  const verified = bracketed(range(anchor.seq + checked), anchored);
+  return `audit chain BROKEN at seq ${report.problem?.seq}: ${report.problem?.reason}; ${checked} events verified before it${verified}`;
 }
 
 /**

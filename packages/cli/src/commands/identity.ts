@@ -4,7 +4,8 @@ import { CliError } from '../cli-error.js';
 import { buildKernel } from '../server.js';
 import { auditedAsCli, type CliAuditEvent } from './cli-audit.js';
 
-function checkAgentId(agentId: string): void {
+/** @throws CliError (exit 2) `--agent: <why>` when `agentId` is not a valid agent id. */
+export function checkAgentId(agentId: string): void {
   const parsed = agentIdSchema.safeParse(agentId);
   if (!parsed.success) throw new CliError(`--agent: ${parsed.error.issues[0]?.message ?? 'invalid agent id'}`, 2);
 }

@@ -3,9 +3,9 @@ import { dirname, resolve } from 'node:path';
 import { newCredential, newMasterKey } from '@agentinfra/core';
 import { CliError } from '../cli-error.js';
 
-/** Where `init` looks and writes: `--config`, `AGENTINFRA_CONFIG`, or `./agentinfra.config.json`. */
+/** Where `init` looks and writes: `--config`, `AGENTINFRA_CONFIG`, or `./agentinfra.config.json` (an empty value names no file). */
 export function configPath(file?: string): string {
-  return resolve(file ?? process.env.AGENTINFRA_CONFIG ?? './agentinfra.config.json');
+  return resolve(file || process.env.AGENTINFRA_CONFIG || './agentinfra.config.json');
 }
 
 /**

@@ -44,13 +44,19 @@ async function verifyFiles(stage: string, manifest: BackupManifest): Promise<voi
   progress.finish();
 }
 
+/** Every folder under `dir`, as absolute paths. */
+async function listFolders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => join(entry.parentPath, entry.name));
+}
+
 /**
  * `agentinfra restore --from FILE`: unpacks a backup made by `agentinfra
  * backup` into the configured data directory, which must be missing or
  * empty, after checking every file against the manifest's SHA-256. The files
  * are unpacked into a sibling folder and moved into place only once all of
  * them verify, so a failed restore leaves nothing behind. The data
- * directory ends up mode 0700 and every file in it 0600. `serve` then
+ * directory and every folder in it end up mode 0700, every file 0600. `serve` then
  * starts on it with the same master key as the backed-up server.
  * @throws CliError exit 2 for PostgreSQL or S3 configurations or a non-empty data directory;
  *   exit 1 for a missing, foreign or damaged archive.
@@ -80,8 +86,10 @@ export async function runRestore(options: { config?: string; from: string }): Pr
     });
     manifest = await readManifest(stage, options.from);
     await verifyFiles(stage, manifest);
-    // The archive carries the modes of the backed-up host; the database and blobs are the operator's alone.
+    // The archive carries the modes of the backed-up host, and tar makes folders it lacks with the
+    // process's umask; the database and blobs are the operator's alone.
     for (const file of manifest.files) await chmod(join(stage, file.path), 0o600);
+    for (const folder of await listFolders(stage)) await chmod(folder, 0o700);
     await rm(join(stage, MANIFEST_NAME));
     if (existing) await rmdir(dataDir);
     await rename(stage, dataDir);

@@ -13,7 +13,10 @@ import { configPath, runInit } from './init.js';
 export async function runServe(options: { config?: string; port?: number; host?: string; init?: boolean }): Promise<void> {
   const file = configPath(options.config);
   if (options.init && !existsSync(file) && !process.env.AGENTINFRA_BRIDGE_KEY) runInit({ config: file });
-  const { kernel, summary, setListenUrl } = await buildKernel({ file, overrides: { port: options.port, host: options.host } });
+  const { kernel, summary, setListenUrl } = await buildKernel({
+    file: options.config,
+    overrides: { port: options.port, host: options.host },
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -51,6 +51,12 @@ export function meshConnection(options: MeshConnection): { base: string; key: st
   return { base, key, ...(options.agent ? { agent: options.agent } : {}) };
 }
 
+/** ` (path: message; …)` for the fields a CONTRACT.md 400 names, or nothing (the message alone does not say which flag was wrong). */
+function fieldsOf(fields: ReadonlyArray<{ path?: unknown; message?: unknown }> | undefined): string {
+  if (!Array.isArray(fields) || fields.length === 0) return '';
+  return ` (${fields.map((field) => `${String(field.path)}: ${String(field.message)}`).join('; ')})`;
+}
+
 /**
  * POSTs `body` to `agent-mesh/<path>` and returns the JSON (or, with
  * `text`, the text) answer.
@@ -83,8 +89,10 @@ export async function meshCall<T>(
   if (!response.ok) {
     let detail = text.slice(0, 300);
     try {
-      const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
-      if (parsed.error) detail = `${parsed.error.code}: ${parsed.error.message}`;
+      const parsed = JSON.parse(text) as {
+        error?: { code?: string; message?: string; details?: { fields?: Array<{ path?: unknown; message?: unknown }> } };
+      };
+      if (parsed.error) detail = `${parsed.error.code}: ${parsed.error.message}${fieldsOf(parsed.error.details?.fields)}`;
     } catch {
       // Not a CONTRACT.md error body (a proxy's page): the start of the text is shown as is.
     }
