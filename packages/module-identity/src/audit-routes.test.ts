@@ -90,6 +90,10 @@ describe.each(reopenableDatabases())('audit events of agent-identity on $name', 
     await list({ limit: 1 });
     const { body } = await list({ action: 'bridge.use', limit: 5 });
     expect(body.events[0]).toMatchObject({ action: 'bridge.use', actor: { kind: 'bridge' }, target: 'agent-identity/audit/list' });
+    // Scale walkthrough: bridge.use events had no agent_id, so the agent filter missed them.
+    await server.call('agent-identity/secrets/list', { agent_id: 'bob' }, { credential: server.bridgeKey });
+    const aboutBob = await list({ action: 'bridge.use', agent_id: 'bob', limit: 5 });
+    expect(aboutBob.body.events[0]).toMatchObject({ agent_id: 'bob', target: 'agent-identity/secrets/list' });
     const setting = await list({ action: 'setting.set' });
     expect(setting.body.events[0]).toMatchObject({ target: 'setting:audit_retention_days', actor: { kind: 'bridge' } });
   });

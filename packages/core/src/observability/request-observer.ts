@@ -142,6 +142,9 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
         if (declared) {
           target = body === undefined ? null : declared.target(body, result);
           subject = (body === undefined ? undefined : declared.agent?.(body)) ?? agentIdIn(body) ?? subject;
+        } else {
+          // A bridge.use is about the agent the body names, so the audit log's agent filter finds it.
+          subject = agentIdIn(body) ?? subject;
         }
         await audit.record({
           action: declared?.action ?? 'bridge.use',
