@@ -44,17 +44,47 @@ export function Table(props: { caption: string; head: readonly string[]; empty: 
   );
 }
 
-/** A "Next page" link when the API returned a cursor, keeping the current filters. */
-export function Pager(props: { path: string; params: Record<string, string | undefined>; next: string | null }) {
-  if (!props.next) return null;
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(props.params)) if (value) query.set(name, value);
-  query.set('cursor', props.next);
+/**
+ * A "Next page" link when the API returned a cursor, keeping the current
+ * filters and the other tables' pages (`params`). A page with several paged
+ * tables gives each its own cursor parameter (`name`, default `cursor`) and
+ * label, e.g. "Next page of jobs", so paging one table leaves the others
+ * where they are; `fragment` is the id of the table's heading to land on.
+ * Past the first page (the table's cursor is set in `params`) it also links
+ * back to the first page ("First page of jobs", or `first`).
+ */
+export function Pager(props: {
+  path: string;
+  params: Record<string, string | null | undefined>;
+  next: string | null;
+  name?: string;
+  label?: string;
+  first?: string;
+  fragment?: string;
+}) {
+  const name = props.name ?? 'cursor';
+  const label = props.label ?? 'Next page';
+  const paged = Boolean(props.params[name]);
+  if (!props.next && !paged) return null;
+  const href = (cursor: string | null) => {
+    const query = new URLSearchParams();
+    for (const [param, value] of Object.entries(props.params)) if (value && param !== name) query.set(param, value);
+    if (cursor) query.set(name, cursor);
+    const search = query.toString();
+    return `${props.path}${search ? `?${search}` : ''}${props.fragment ? `#${props.fragment}` : ''}`;
+  };
   return (
     <p class="pager">
-      <a href={`${props.path}?${query.toString()}`}>Next page</a>
+      {props.next ? <a href={href(props.next)}>{label}</a> : null}
+      {props.next && paged ? ' · ' : null}
+      {paged ? <a href={href(null)}>{props.first ?? label.replace(/^Next page/, 'First page')}</a> : null}
     </p>
   );
+}
+
+/** The non-empty ones of `params`, e.g. the current pages to keep in an action form and return to after it. */
+export function present(params: Record<string, string | null | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1])));
 }
 
 /** A definition list of counts. */

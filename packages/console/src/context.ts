@@ -42,3 +42,18 @@ export function field(form: Record<string, unknown>, name: string): string | und
   const value = form[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
+
+/**
+ * `path` with the query parameters `names` taken from a submitted form (the
+ * filters and table pages the operator acted from), so that an action
+ * returns to the page it was taken on. Only ever `path` on the console.
+ */
+export function backTo(path: string, form: Record<string, unknown>, names: readonly string[]): string {
+  const query = new URLSearchParams();
+  for (const name of names) {
+    const value = field(form, name);
+    if (value) query.set(name, value);
+  }
+  const search = query.toString();
+  return search ? `${path}?${search}` : path;
+}

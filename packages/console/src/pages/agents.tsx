@@ -1,5 +1,5 @@
-import { ActionForm, Pager, Table, when } from '../components.js';
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { ActionForm, Pager, present, Table, when } from '../components.js';
+import { backTo, type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 import { revealedText } from '../reveal-text.js';
 import { Revealed } from '../revealed.js';
@@ -8,6 +8,11 @@ import { Revealed } from '../revealed.js';
 export const AGENT_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.:@\\-]{0,127}';
 /** The rule in words, shown under the field and as its title. */
 export const AGENT_ID_RULE = 'Up to 128 letters, digits and _ . : @ -, starting with a letter or digit.';
+
+/** Rows per page of an agent's devices (`devices_cursor`) and of its delegations (`delegations_cursor`), which page independently. */
+const DETAIL_PAGE = 50;
+/** The query parameters that say which page of each of an agent's tables is shown (kept by the actions). */
+const DETAIL_PARAMS = ['devices_cursor', 'delegations_cursor'] as const;
 
 interface AgentRow {
   agent_id: string;
@@ -88,10 +93,12 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
 
   app.get('/agents/:id', async (c) => {
     const agentId = c.req.param('id');
+    const devicesCursor = c.req.query('devices_cursor') || null;
+    const delegationsCursor = c.req.query('delegations_cursor') || null;
     const [agent, devices, delegations, secrets] = await Promise.all([
       api('agent-identity/admin/agents/get', { agent_id: agentId }),
-      api('agent-identity/admin/devices/list', { agent_id: agentId, limit: 100 }),
-      api('agent-identity/admin/delegations/list', { agent_id: agentId, limit: 100 }),
+      api('agent-identity/admin/devices/list', { agent_id: agentId, limit: DETAIL_PAGE, cursor: devicesCursor }),
+      api('agent-identity/admin/delegations/list', { agent_id: agentId, limit: DETAIL_PAGE, cursor: delegationsCursor }),
       api<{ secrets: Array<{ key: string; updated_at: string }> }>('agent-identity/secrets/list', { agent_id: agentId }).catch(() => ({
         secrets: [],
       })),
@@ -99,6 +106,8 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
     const frame = frameOf(c, base);
     const { csrf } = frame.session;
     const self = `${base}/agents/${encodeURIComponent(agentId)}`;
+    const here = { devices_cursor: devicesCursor, delegations_cursor: delegationsCursor };
+    const keep = present(here);
     return c.html(
       <Layout frame={frame} title={`Agent ${agent.agent_id}`} current="Agents">
         <p>
@@ -137,7 +146,7 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
                       csrf={csrf}
                       label="Revoke"
                       ariaLabel={`Revoke device ${revealedText(device.label)}`}
-                      fields={{ device_id: device.device_id }}
+                      fields={{ ...keep, device_id: device.device_id }}
                       confirm={`Revoke device ${revealedText(device.label)}? Its key stops working at once.`}
                       danger
                     />
@@ -145,6 +154,14 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
                 </td>
               </tr>
             ))}
+          />
+          <Pager
+            path={self}
+            params={here}
+            name="devices_cursor"
+            next={devices.next_cursor}
+            label="Next page of devices"
+            fragment="devices"
           />
         </section>
         <section aria-labelledby="delegations">
@@ -176,7 +193,7 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
                         csrf={csrf}
                         label="Revoke"
                         ariaLabel={`Revoke delegation ${delegation.delegation_id}`}
-                        fields={{ delegation_id: delegation.delegation_id }}
+                        fields={{ ...keep, delegation_id: delegation.delegation_id }}
                         confirm="Revoke this delegation?"
                         danger
                       />
@@ -185,6 +202,14 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
                 </tr>
               ),
             )}
+          />
+          <Pager
+            path={self}
+            params={here}
+            name="delegations_cursor"
+            next={delegations.next_cursor}
+            label="Next page of delegations"
+            fragment="delegations"
           />
         </section>
         <section aria-labelledby="secrets">
@@ -224,7 +249,7 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
   app.post('/agents/:id/devices/revoke', async (c) => {
     const form = await c.req.parseBody();
     const revoked = await api('agent-identity/device/revoke', { device_id: field(form, 'device_id') ?? '' });
-    return redirectWith(c, `${base}/agents/${encodeURIComponent(c.req.param('id'))}`, {
+    return redirectWith(c, backTo(`${base}/agents/${encodeURIComponent(c.req.param('id'))}`, form, DETAIL_PARAMS), {
       kind: 'ok',
       text: `Device ${revoked.device_id} revoked.`,
     });
@@ -233,7 +258,7 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
   app.post('/agents/:id/delegations/revoke', async (c) => {
     const form = await c.req.parseBody();
     const revoked = await api('agent-identity/delegate/revoke', { delegation_id: field(form, 'delegation_id') ?? '' });
-    return redirectWith(c, `${base}/agents/${encodeURIComponent(c.req.param('id'))}`, {
+    return redirectWith(c, backTo(`${base}/agents/${encodeURIComponent(c.req.param('id'))}`, form, DETAIL_PARAMS), {
       kind: 'ok',
       text: `Delegation ${revoked.delegation_id} revoked.`,
     });

@@ -23,13 +23,22 @@ function urgency(days: number | null): string {
 export function registerGateway(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/gateway', async (c) => {
     const cursor = c.req.query('cursor') || null;
+    // `?expiring=14`: only the hosts whose certificate expires within 14 days (the Overview links here for all of them).
+    const days = Number(c.req.query('expiring'));
+    const expiring = c.req.query('expiring') && Number.isInteger(days) && days >= 0 && days <= 3650 ? days : undefined;
     const { hosts, next_cursor } = await api<{ hosts: HostRow[]; next_cursor: string | null }>('agent-gateway/admin/hosts/list', {
+      ...(expiring === undefined ? {} : { expiring_within_days: expiring }),
       limit: 50,
       cursor,
     });
     const frame = frameOf(c, base);
     return c.html(
       <Layout frame={frame} title="Gateway" current="Gateway">
+        {expiring === undefined ? null : (
+          <p class="hint">
+            Hosts whose certificate expires within {expiring} days. <a href={`${base}/gateway`}>Show all hosts</a>
+          </p>
+        )}
         <Table
           caption="Hosts"
           head={['Host', 'Agent', 'IPs', 'Certificate', 'Expires', 'Days left', '']}
@@ -57,7 +66,7 @@ export function registerGateway(app: ConsoleApp, { api, base }: PageDeps): void 
             </tr>
           ))}
         />
-        <Pager path={`${base}/gateway`} params={{}} next={next_cursor} />
+        <Pager path={`${base}/gateway`} params={{ expiring: expiring === undefined ? undefined : String(expiring) }} next={next_cursor} />
       </Layout>,
     );
   });

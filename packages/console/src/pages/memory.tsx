@@ -31,6 +31,8 @@ function AgentTools(props: {
   q: string | undefined;
   hits: Hit[] | null;
   provenances: Array<{ provenance: string; memories: number }>;
+  /** The next page of provenances (`provenances_cursor`), kept with the page's other parameters. */
+  pager: { params: Record<string, string | null | undefined>; next: string | null };
 }) {
   const { base, agent, csrf } = props;
   return (
@@ -90,6 +92,14 @@ function AgentTools(props: {
             </tr>
           ))}
         />
+        <Pager
+          path={`${base}/memory`}
+          params={props.pager.params}
+          name="provenances_cursor"
+          next={props.pager.next}
+          label="Next page of provenances"
+          fragment="memory-provenances"
+        />
       </section>
     </>
   );
@@ -103,6 +113,8 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
     const provenance = c.req.query('provenance') || undefined;
     const cursor = c.req.query('cursor') || null;
     const q = c.req.query('q') || undefined;
+    const provenancesCursor = c.req.query('provenances_cursor') || null;
+    const here = { agent, kind, provenance, q, cursor, provenances_cursor: provenancesCursor };
     const [{ memories, next_cursor }, provenances, search] = await Promise.all([
       api<{ memories: MemoryRow[]; next_cursor: string | null }>('agent-memory/admin/memories/list', {
         ...(agent ? { agent_id: agent } : {}),
@@ -111,7 +123,7 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
         limit: 50,
         cursor,
       }),
-      agent ? api('agent-memory/admin/provenances/list', { agent_id: agent, limit: 100 }) : null,
+      agent ? api('agent-memory/admin/provenances/list', { agent_id: agent, limit: 100, cursor: provenancesCursor }) : null,
       agent && q ? api<{ hits: Hit[] }>('agent-memory/mem/query', { agent_id: agent, q, k: 10 }) : null,
     ]);
     const frame = frameOf(c, base);
@@ -153,7 +165,7 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
             </tr>
           ))}
         />
-        <Pager path={`${base}/memory`} params={{ agent, kind, provenance }} next={next_cursor} />
+        <Pager path={`${base}/memory`} params={here} next={next_cursor} label="Next page of memories" />
         {agent && provenances ? (
           <AgentTools
             base={base}
@@ -162,6 +174,7 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
             q={q}
             hits={search?.hits ?? null}
             provenances={provenances.provenances}
+            pager={{ params: here, next: provenances.next_cursor }}
           />
         ) : (
           <p class="hint">Filter by an agent to search its memories by meaning or forget them by provenance.</p>

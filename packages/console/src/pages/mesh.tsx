@@ -1,8 +1,8 @@
 import { AclGraph } from '../acl-graph.js';
-import { ActionForm, Pager, Table, when } from '../components.js';
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { ActionForm, Pager, present, Table, when } from '../components.js';
+import { backTo, type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
-import { type AclEdge, peerPairs } from '../mesh-acls.js';
+import { type AclEdge, aclDirections, peerPairs } from '../mesh-acls.js';
 
 interface PeerRow {
   agent_id: string;
@@ -12,23 +12,46 @@ interface PeerRow {
   last_seen: string;
 }
 
+/** Peers per page of the Peers table (`cursor`). */
+const PEER_PAGE = 100;
+/** ACLs per page of the ACLs table (`acls_cursor`); at most this many pairs, so the page stays well inside the 250 KB budget. */
+const ACL_PAGE = 100;
+/** The graph is drawn only when the whole mesh is on the page and has at most this many agents ... */
+export const GRAPH_MAX_AGENTS = 24;
+/** ... and at most this many allowed directions (beyond that an SVG on a circle is neither readable nor small). */
+export const GRAPH_MAX_DIRECTIONS = 60;
+/** The query parameters that say which page of each table is shown. */
+const PAGE_PARAMS = ['cursor', 'acls_cursor'] as const;
+
 /** Mesh: peers online or offline with last seen, the ACLs as an SVG graph and as a table of peer pairs, each with its PSK rotation. */
 export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/mesh', async (c) => {
     const cursor = c.req.query('cursor') || null;
-    const [peers, acls] = await Promise.all([
-      api<{ peers: PeerRow[]; next_cursor: string | null }>('agent-mesh/admin/peers/list', { limit: 100, cursor }),
+    const aclsCursor = c.req.query('acls_cursor') || null;
+    const [peers, acls, summary] = await Promise.all([
+      api<{ peers: PeerRow[]; next_cursor: string | null }>('agent-mesh/admin/peers/list', { limit: PEER_PAGE, cursor }),
       api<{ acls: Array<AclEdge & { psk_rotated_at: string | null }>; next_cursor: string | null }>('agent-mesh/admin/acls/list', {
-        limit: 500,
+        limit: ACL_PAGE,
+        cursor: aclsCursor,
       }),
+      api<{ peers: number; online: number; acls: number }>('agent-mesh/admin/summary'),
     ]);
     const frame = frameOf(c, base);
+    const here = { cursor, acls_cursor: aclsCursor };
     const online = new Set(peers.peers.filter((peer) => peer.online).map((peer) => peer.agent_id));
     const pairs = peerPairs(acls.acls);
+    const whole = !cursor && !aclsCursor && !peers.next_cursor && !acls.next_cursor;
+    const agents = new Set([...peers.peers.map((peer) => peer.agent_id), ...acls.acls.flatMap((acl) => [acl.from_agent, acl.to_agent])]);
+    const drawGraph = whole && agents.size <= GRAPH_MAX_AGENTS && aclDirections(acls.acls).length <= GRAPH_MAX_DIRECTIONS;
     return c.html(
       <Layout frame={frame} title="Mesh" current="Mesh">
         <section aria-labelledby="peers">
           <h2 id="peers">Peers</h2>
+          {cursor || peers.next_cursor ? (
+            <p class="hint">
+              {summary.peers} peers ({summary.online} online) in agent id order, {PEER_PAGE} to a page.
+            </p>
+          ) : null}
           <Table
             caption="Peers"
             head={['Agent', 'State', 'Address', 'Endpoint', 'Last seen']}
@@ -46,11 +69,24 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
               </tr>
             ))}
           />
-          <Pager path={`${base}/mesh`} params={{}} next={peers.next_cursor} />
+          <Pager path={`${base}/mesh`} params={here} next={peers.next_cursor} label="Next page of peers" fragment="peers" />
         </section>
         <section aria-labelledby="acls">
           <h2 id="acls">ACLs</h2>
-          <AclGraph agents={peers.peers.map((peer) => peer.agent_id)} online={online} acls={acls.acls} />
+          {drawGraph ? (
+            <AclGraph agents={peers.peers.map((peer) => peer.agent_id)} online={online} acls={acls.acls} />
+          ) : (
+            <p class="hint" id="acl-graph-omitted">
+              The graph is drawn for a mesh of up to {GRAPH_MAX_AGENTS} agents and {GRAPH_MAX_DIRECTIONS} allowed directions; this one has{' '}
+              {summary.peers} peers and {summary.acls} ACLs, so it is not drawn. The tables list all of them.
+            </p>
+          )}
+          {aclsCursor || acls.next_cursor ? (
+            <p class="hint">
+              {summary.acls} ACLs in (from, to) order, {ACL_PAGE} to a page; a pair whose two directions fall on different pages is listed
+              on each, with the directions on that page.
+            </p>
+          ) : null}
           <Table
             caption="ACLs"
             head={['Pair', 'Allowed', 'PSK rotated', '']}
@@ -77,13 +113,14 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
                     csrf={frame.session.csrf}
                     label="Rotate PSK"
                     ariaLabel={`Rotate PSK of ${pair.a} and ${pair.b}`}
-                    fields={{ a: pair.a, b: pair.b }}
+                    fields={{ ...present(here), a: pair.a, b: pair.b }}
                     confirm={`Rotate the pre-shared key of ${pair.a} and ${pair.b}? Both must re-fetch their WireGuard config.`}
                   />
                 </td>
               </tr>
             ))}
           />
+          <Pager path={`${base}/mesh`} params={here} name="acls_cursor" next={acls.next_cursor} label="Next page of ACLs" fragment="acls" />
         </section>
       </Layout>,
     );
@@ -92,6 +129,9 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
   app.post('/mesh/psk/rotate', async (c) => {
     const form = await c.req.parseBody();
     const rotated = await api('agent-mesh/psk/rotate', { a: field(form, 'a') ?? '', b: field(form, 'b') ?? '' });
-    return redirectWith(c, `${base}/mesh`, { kind: 'ok', text: `PSK of ${rotated.a} and ${rotated.b} rotated.` });
+    return redirectWith(c, backTo(`${base}/mesh`, form, PAGE_PARAMS), {
+      kind: 'ok',
+      text: `PSK of ${rotated.a} and ${rotated.b} rotated.`,
+    });
   });
 }

@@ -2,6 +2,9 @@ import { Stats, Table, when } from '../components.js';
 import { type ConsoleApp, frameOf, type PageDeps } from '../context.js';
 import { Layout } from '../layout.js';
 
+/** Expiring certificates listed on the Overview; past that it links to all of them on the Gateway page. */
+const EXPIRING_SHOWN = 20;
+
 /** Overview: service-wide counts from every module's summary route, readiness, expiring certificates and the job backlog. */
 export function registerOverview(app: ConsoleApp, { api, kernel, base }: PageDeps): void {
   app.get('/', async (c) => {
@@ -14,10 +17,10 @@ export function registerOverview(app: ConsoleApp, { api, kernel, base }: PageDep
       api('agent-postbox/admin/summary'),
       api('agent-scheduler/admin/summary'),
       kernel.ready(),
-      api<{ hosts: Array<{ host: string; agent_id: string; cert_expires_at: string | null; days_remaining: number | null }> }>(
-        'agent-gateway/admin/hosts/list',
-        { expiring_within_days: 14, limit: 20 },
-      ),
+      api<{
+        hosts: Array<{ host: string; agent_id: string; cert_expires_at: string | null; days_remaining: number | null }>;
+        next_cursor: string | null;
+      }>('agent-gateway/admin/hosts/list', { expiring_within_days: 14, limit: EXPIRING_SHOWN }),
     ]);
     return c.html(
       <Layout frame={frameOf(c, base)} title="Overview" current="Overview">
@@ -56,6 +59,11 @@ export function registerOverview(app: ConsoleApp, { api, kernel, base }: PageDep
               </tr>
             ))}
           />
+          {expiring.next_cursor ? (
+            <p class="pager">
+              These are the first {EXPIRING_SHOWN}. <a href={`${base}/gateway?expiring=14`}>All certificates expiring within 14 days</a>
+            </p>
+          ) : null}
         </section>
         <section aria-labelledby="readiness">
           <h2 id="readiness">Readiness</h2>

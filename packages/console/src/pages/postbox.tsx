@@ -161,13 +161,17 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
   app.get('/postbox', async (c) => {
     const cursor = c.req.query('cursor') || null;
     const mailCursor = c.req.query('mail') || null;
+    const addressesCursor = c.req.query('addresses_cursor') || null;
+    const webhooksCursor = c.req.query('webhooks_cursor') || null;
     const agent = c.req.query('agent') || undefined;
     const only = agent ? { agent_id: agent } : {};
+    // Each table pages on its own cursor parameter; every pager keeps the others' pages.
+    const here = { agent, cursor, mail: mailCursor, addresses_cursor: addressesCursor, webhooks_cursor: webhooksCursor };
     const [quarantine, recent, addresses, webhooks] = await Promise.all([
       api('agent-postbox/admin/messages/list', { ...only, quarantined: true, limit: 50, cursor }),
       api('agent-postbox/admin/messages/list', { ...only, quarantined: false, limit: 25, cursor: mailCursor }),
-      api('agent-postbox/admin/addresses/list', { ...only, limit: 50 }),
-      api('agent-postbox/admin/webhooks/list', { ...only, limit: 50 }),
+      api('agent-postbox/admin/addresses/list', { ...only, limit: 50, cursor: addressesCursor }),
+      api('agent-postbox/admin/webhooks/list', { ...only, limit: 50, cursor: webhooksCursor }),
     ]);
     return c.html(
       <Layout frame={frameOf(c, base)} title="Postbox" current="Postbox">
@@ -179,18 +183,26 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
         <section aria-labelledby="quarantine">
           <h2 id="quarantine">Quarantine queue</h2>
           <MessageTable caption="Quarantined messages" messages={quarantine.messages} base={base} empty="Nothing is quarantined." />
-          <Pager path={`${base}/postbox`} params={{ agent }} next={quarantine.next_cursor} />
+          <Pager
+            path={`${base}/postbox`}
+            params={here}
+            next={quarantine.next_cursor}
+            label="Next page of quarantined messages"
+            fragment="quarantine"
+          />
         </section>
         <section aria-labelledby="mail">
           <h2 id="mail">Recent mail</h2>
           <MessageTable caption="Recent mail" messages={recent.messages} base={base} empty="No mail yet." />
-          {recent.next_cursor ? (
-            <p class="pager">
-              <a href={`${base}/postbox?${new URLSearchParams({ ...(agent ? { agent } : {}), mail: recent.next_cursor }).toString()}`}>
-                Older mail
-              </a>
-            </p>
-          ) : null}
+          <Pager
+            path={`${base}/postbox`}
+            params={here}
+            name="mail"
+            next={recent.next_cursor}
+            label="Older mail"
+            first="Newest mail"
+            fragment="mail"
+          />
         </section>
         <section aria-labelledby="addresses">
           <h2 id="addresses">Addresses</h2>
@@ -210,6 +222,14 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
                 <td>{when(address.created_at)}</td>
               </tr>
             ))}
+          />
+          <Pager
+            path={`${base}/postbox`}
+            params={here}
+            name="addresses_cursor"
+            next={addresses.next_cursor}
+            label="Next page of addresses"
+            fragment="addresses"
           />
         </section>
         <section aria-labelledby="webhooks">
@@ -244,6 +264,14 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
                 </tr>
               ),
             )}
+          />
+          <Pager
+            path={`${base}/postbox`}
+            params={here}
+            name="webhooks_cursor"
+            next={webhooks.next_cursor}
+            label="Next page of webhooks"
+            fragment="webhooks"
           />
         </section>
       </Layout>,

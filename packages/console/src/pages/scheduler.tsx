@@ -1,5 +1,5 @@
-import { ActionForm, Pager, Table, when } from '../components.js';
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { ActionForm, Pager, present, Table, when } from '../components.js';
+import { backTo, type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Cadence, LastRun, runBadge } from '../job-cells.js';
 import { Layout } from '../layout.js';
 import { revealedText } from '../reveal-text.js';
@@ -35,21 +35,29 @@ const RUN_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 /** The flash after a job action, as a sentence. */
 const DONE = { pause: 'Paused', resume: 'Resumed', delete: 'Deleted' } as const;
 
+/** Rows per page of each table; the jobs and the runs page independently (`jobs_cursor`, `cursor`). */
+const PAGE_SIZE = 50;
+/** The query parameters that say which page of each table is shown (kept by the pagers and the actions). */
+const PAGE_PARAMS = ['status', 'jobs_cursor', 'cursor'] as const;
+
 /** Scheduler: jobs with cadence, next fire and state (pause, resume, delete); runs with status, attempts, error and timing; retry a failed run. */
 export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/scheduler', async (c) => {
     const status = RUN_STATES.find((state) => state === c.req.query('status'));
     const cursor = c.req.query('cursor') || null;
+    const jobsCursor = c.req.query('jobs_cursor') || null;
     const [jobs, runs] = await Promise.all([
-      api<{ jobs: JobRow[]; next_cursor: string | null }>('agent-scheduler/admin/jobs/list', { limit: 50 }),
+      api<{ jobs: JobRow[]; next_cursor: string | null }>('agent-scheduler/admin/jobs/list', { limit: PAGE_SIZE, cursor: jobsCursor }),
       api<{ runs: RunRow[]; next_cursor: string | null }>('agent-scheduler/admin/runs/list', {
         ...(status ? { status } : {}),
-        limit: 50,
+        limit: PAGE_SIZE,
         cursor,
       }),
     ]);
     const frame = frameOf(c, base);
     const { csrf } = frame.session;
+    const here = { status, jobs_cursor: jobsCursor, cursor };
+    const keep = present(here);
     return c.html(
       <Layout frame={frame} title="Scheduler" current="Scheduler">
         <section aria-labelledby="jobs">
@@ -60,7 +68,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
             empty="No jobs."
             count={jobs.jobs.length}
             rows={jobs.jobs.map((job) => {
-              const ref = { agent_id: job.agent_id, name: job.name };
+              const ref = { ...keep, agent_id: job.agent_id, name: job.name };
               return (
                 <tr>
                   <td class="name">{breakAfterSeparators(job.agent_id)}</td>
@@ -103,10 +111,19 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
               );
             })}
           />
+          <Pager
+            path={`${base}/scheduler`}
+            params={here}
+            name="jobs_cursor"
+            next={jobs.next_cursor}
+            label="Next page of jobs"
+            fragment="jobs"
+          />
         </section>
         <section aria-labelledby="runs">
           <h2 id="runs">Runs</h2>
           <form method="get" action={`${base}/scheduler`} class="toolbar">
+            {jobsCursor ? <input type="hidden" name="jobs_cursor" value={jobsCursor} /> : null}
             <label for="run-status">Status</label>
             <select id="run-status" name="status">
               <option value="">any</option>
@@ -138,7 +155,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
                       csrf={csrf}
                       label="Retry"
                       ariaLabel={`Retry run of ${revealedText(run.job_name)} at ${when(run.scheduled_for)}`}
-                      fields={{ agent_id: run.agent_id, run_id: run.run_id }}
+                      fields={{ ...keep, agent_id: run.agent_id, run_id: run.run_id }}
                     />
                   ) : null}
                 </td>
@@ -153,7 +170,7 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
               </tr>
             ))}
           />
-          <Pager path={`${base}/scheduler`} params={{ status }} next={runs.next_cursor} />
+          <Pager path={`${base}/scheduler`} params={here} next={runs.next_cursor} label="Next page of runs" fragment="runs" />
         </section>
       </Layout>,
     );
@@ -164,7 +181,10 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
       const form = await c.req.parseBody();
       const name = field(form, 'name') ?? '';
       await api(`agent-scheduler/job/${action}`, { agent_id: field(form, 'agent_id') ?? '', name });
-      return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `${DONE[action]} job ${revealedText(name)}.` });
+      return redirectWith(c, backTo(`${base}/scheduler`, form, PAGE_PARAMS), {
+        kind: 'ok',
+        text: `${DONE[action]} job ${revealedText(name)}.`,
+      });
     });
   }
 
@@ -174,6 +194,9 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
       agent_id: field(form, 'agent_id') ?? '',
       run_id: field(form, 'run_id') ?? '',
     });
-    return redirectWith(c, `${base}/scheduler`, { kind: 'ok', text: `Run ${retried.run_id} queued for retry.` });
+    return redirectWith(c, backTo(`${base}/scheduler`, form, PAGE_PARAMS), {
+      kind: 'ok',
+      text: `Run ${retried.run_id} queued for retry.`,
+    });
   });
 }
