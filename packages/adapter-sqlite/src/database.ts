@@ -4,9 +4,10 @@ import type { SqlDatabase } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory from 'knex';
 import { z } from 'zod';
+import { withConnection } from './connection-lease.js';
 import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
-import { startWalCheckpointer, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer } from './wal-checkpointer.js';
+import { startWalCheckpointer, truncateWal, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * Milliseconds after the connection opens before the WAL checkpoint thread
@@ -59,8 +60,9 @@ export type SqliteDatabaseOptions = z.input<typeof sqliteDatabaseOptions>;
  * is checkpointed by a worker thread ({@link startWalCheckpointer}, from
  * {@link WAL_CHECKPOINTER_DELAY_MS} after the connection opened), not in
  * the commits of the event loop, and kept to about
- * {@link WAL_SIZE_LIMIT_BYTES} (`journal_size_limit`, and the thread's
- * TRUNCATE checkpoints); should that thread fail, the connection goes back to
+ * {@link WAL_SIZE_LIMIT_BYTES} (`journal_size_limit`, and a TRUNCATE
+ * checkpoint on this connection between transactions when the thread finds
+ * the WAL larger); should that thread fail, the connection goes back to
  * SQLite's automatic checkpoint.
  * @throws ZodError when options are invalid.
  */
@@ -70,6 +72,8 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
   if (onDisk) mkdirSync(dirname(filename), { recursive: true });
   let checkpointer: WalCheckpointer | undefined;
   let checkpointerStart: NodeJS.Timeout | undefined;
+  /** A truncating checkpoint is queued or running on the connection. */
+  let truncating = false;
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
@@ -91,6 +95,17 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
               connection.pragma('wal_autocheckpoint = 0');
               checkpointer = startWalCheckpointer({
                 filename,
+                onLarge: () => {
+                  if (truncating) return;
+                  truncating = true;
+                  // Leased from the pool: it runs between two queries or transactions of this connection.
+                  withConnection(knex, (leased) => truncateWal(leased, busyTimeoutMs))
+                    // Busy (another process reading the file) or closing: the next report tries again.
+                    .catch(() => undefined)
+                    .finally(() => {
+                      truncating = false;
+                    });
+                },
                 onFailure: () => {
                   if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
                 },

@@ -55,7 +55,7 @@ describe('WAL checkpoints in a worker thread', () => {
     }
   });
 
-  it('keeps the WAL file bounded under writes that never pause, and cuts it back once they stop', async () => {
+  it('keeps the WAL file bounded under transactions that never pause, failing none, and cuts it back once they stop', async () => {
     folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
     const filename = join(folder, 'agentinfra.db');
     const db = createSqliteDatabase({ filename });
@@ -80,7 +80,12 @@ describe('WAL checkpoints in a worker thread', () => {
       await Promise.all(
         Array.from({ length: writers }, async () => {
           for (let commit = 0; commit < commits; commit += 1) {
-            await db.knex('blobs').insert(Array.from({ length: 2 }, () => ({ body })));
+            // Read, then write, in one transaction (as most services do): a WAL reset from another
+            // connection between the two made the write fail with SQLITE_BUSY_SNAPSHOT.
+            await db.knex.transaction(async (trx) => {
+              await trx('blobs').select('id').orderBy('id', 'desc').first();
+              await trx('blobs').insert(Array.from({ length: 2 }, () => ({ body })));
+            });
             peak = Math.max(peak, walSize(filename));
             await pause(5);
           }
@@ -108,7 +113,7 @@ describe('WAL checkpoints in a worker thread', () => {
     await db.ping();
     await db.close();
     const before = threadNiceValues();
-    const checkpointer = startWalCheckpointer({ filename, onFailure: () => undefined });
+    const checkpointer = startWalCheckpointer({ filename, onLarge: () => undefined, onFailure: () => undefined });
     try {
       // The thread loads tsx and better-sqlite3 first: seconds when the whole suite runs on 2 cores.
       await vi.waitFor(() => expect(threadsNicedSince(before, BACKGROUND_THREAD_NICE)).toHaveLength(1), { timeout: 20_000 });
@@ -121,7 +126,7 @@ describe('WAL checkpoints in a worker thread', () => {
   it('reports a thread that ended on its own, so that the caller checkpoints again', async () => {
     folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
     const reason = await new Promise<string>((resolve) => {
-      startWalCheckpointer({ filename: join(folder, 'missing.db'), onFailure: resolve });
+      startWalCheckpointer({ filename: join(folder, 'missing.db'), onLarge: () => undefined, onFailure: resolve });
     });
     expect(reason).toMatch(/SQLITE_CANTOPEN|unable to open/);
   });

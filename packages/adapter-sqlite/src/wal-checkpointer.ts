@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
 
 /** What the checkpoint thread is started with. */
 export interface WalCheckpointWorkerData {
@@ -7,10 +8,8 @@ export interface WalCheckpointWorkerData {
   filename: string;
   /** Milliseconds between two checkpoints. */
   intervalMs: number;
-  /** Bytes of WAL content above which a checkpoint also truncates the WAL file. */
+  /** Bytes of WAL content above which the thread asks the parent to truncate the WAL (message `large`). */
   sizeLimitBytes: number;
-  /** Milliseconds a truncating checkpoint waits for the writer lock and for readers, in all. */
-  busyTimeoutMs: number;
 }
 
 /**
@@ -23,23 +22,21 @@ export const WAL_CHECKPOINT_INTERVAL_MS = 250;
 /**
  * Bytes the WAL file is kept to: the database's `journal_size_limit` (a
  * writer that restarts the WAL cuts the file back to this size at its first
- * commit), and the WAL content above which the checkpoint thread runs a
- * TRUNCATE checkpoint instead of only a PASSIVE one. Under writes that never
- * pause, a commit always lands between a PASSIVE checkpoint and the next
- * write, so SQLite never restarts the WAL and the file grows without bound
- * (361 MB next to a 21 MB database in a scale walkthrough).
+ * commit), and the WAL content above which a TRUNCATE checkpoint follows the
+ * PASSIVE one. Under writes that never pause, a commit always lands between
+ * a PASSIVE checkpoint and the next write, so SQLite never restarts the WAL
+ * and the file grows without bound (361 MB next to a 21 MB database in a
+ * scale walkthrough).
  */
 export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
- * Milliseconds a TRUNCATE checkpoint of the checkpoint thread may wait, in
- * all, for the writer lock and then for readers of the WAL. While it holds the
- * writer lock (copying the last frames, waiting for readers, truncating) the
- * event loop's writes wait in their own busy timeout (5 s), so this bounds the
- * stall of a write; past it the checkpoint gives up as a PASSIVE one would,
- * and the next turn tries again.
+ * Milliseconds a TRUNCATE checkpoint may wait, in all, for locks and for
+ * readers (another process reading the file: a backup, `audit verify`). It
+ * runs on the event loop's connection, so this bounds the stall; past it the
+ * checkpoint ends as a PASSIVE one would and the next report tries again.
  */
-export const WAL_TRUNCATE_BUSY_TIMEOUT_MS = 100;
+export const WAL_TRUNCATE_BUSY_TIMEOUT_MS = 50;
 
 /** A running checkpoint thread. */
 export interface WalCheckpointer {
@@ -58,10 +55,10 @@ export interface WalCheckpointer {
  * PASSIVE checkpoint, which never blocks the main connection's readers or
  * writer. When the WAL then still holds more than `sizeLimitBytes` (default
  * {@link WAL_SIZE_LIMIT_BYTES}; writes that never pause keep a PASSIVE
- * checkpoint from ever resetting it), the same turn runs a TRUNCATE
- * checkpoint: it takes the writer lock, copies the frames written since,
- * waits for readers and empties the file, waiting at most
- * {@link WAL_TRUNCATE_BUSY_TIMEOUT_MS} for locks; writes wait meanwhile.
+ * checkpoint from ever resetting it), the thread calls `onLarge`, and the
+ * caller runs {@link truncateWal} on its own connection between two
+ * transactions.
+ * @param options.onLarge called after a checkpoint that left more than `sizeLimitBytes` in the WAL.
  * @param options.onFailure called once, with the reason, when the thread
  *   ends other than through `close` (the file could not be opened, a
  *   checkpoint failed): the caller must then turn the automatic checkpoint
@@ -71,6 +68,7 @@ export function startWalCheckpointer(options: {
   filename: string;
   intervalMs?: number;
   sizeLimitBytes?: number;
+  onLarge: () => void;
   onFailure: (reason: string) => void;
 }): WalCheckpointer {
   const fromSources = import.meta.url.endsWith('.ts');
@@ -78,7 +76,6 @@ export function startWalCheckpointer(options: {
     filename: options.filename,
     intervalMs: options.intervalMs ?? WAL_CHECKPOINT_INTERVAL_MS,
     sizeLimitBytes: options.sizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES,
-    busyTimeoutMs: WAL_TRUNCATE_BUSY_TIMEOUT_MS,
   };
   const script = new URL(`./wal-checkpoint-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
   // From sources (tests), the thread installs tsx's require hook, then requires the .ts entry.
@@ -89,6 +86,9 @@ export function startWalCheckpointer(options: {
       )
     : new Worker(script, { workerData: data });
   worker.unref();
+  worker.on('message', (message: unknown) => {
+    if (message === 'large') options.onLarge();
+  });
   let closing = false;
   let failure = 'the checkpoint thread exited';
   worker.on('error', (error: unknown) => {
@@ -107,4 +107,23 @@ export function startWalCheckpointer(options: {
       await exited;
     },
   };
+}
+
+/**
+ * Copies what is left of the WAL into the database file and empties the WAL
+ * (`PRAGMA wal_checkpoint(TRUNCATE)`) on `connection`, the one the event loop
+ * writes through, while none of its transactions is open: a reset from
+ * another connection would make a transaction of this one that read before
+ * it fail with SQLITE_BUSY_SNAPSHOT when it then writes. Waits at most
+ * {@link WAL_TRUNCATE_BUSY_TIMEOUT_MS} for another process's readers, then
+ * gives up until the next call; the connection's busy timeout is restored.
+ * @param busyTimeoutMs the connection's own busy timeout, set back afterwards.
+ */
+export function truncateWal(connection: BetterSqlite3.Database, busyTimeoutMs: number): void {
+  connection.pragma(`busy_timeout = ${WAL_TRUNCATE_BUSY_TIMEOUT_MS}`);
+  try {
+    connection.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  }
 }
