@@ -1,4 +1,5 @@
 export * from '@agentinfra/test-services';
 export { beforeFirstTransaction } from './before-first-transaction.js';
+export { migrationRoundTrip, moduleMigrator } from './module-migrations.js';
 export { type ReopenableDatabase, type ReopenableDatabaseEntry, reopenableDatabases, reopenablePostgres } from './reopenable-databases.js';
 export { type SqlDatabaseEntry, sqlDatabases } from './sql-databases.js';

@@ -1,5 +1,4 @@
-import { type Migration, migrationTableOf, type SqlDatabase } from '@agentinfra/core';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { migrationRoundTrip, moduleMigrator, sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { gatewayMigrations } from './index.js';
 
@@ -13,31 +12,13 @@ const TABLES = [
   'gateway_revocations',
 ];
 
-/** The knex migrator's config (this package does not depend on knex itself). */
-type MigratorConfig = NonNullable<Parameters<SqlDatabase['knex']['migrate']['latest']>[0]>;
-
-const source: NonNullable<MigratorConfig['migrationSource']> = {
-  getMigrations: async () => Object.keys(gatewayMigrations).sort(),
-  getMigrationName: (name: string) => name,
-  getMigration: async (name: string) => gatewayMigrations[name] as Migration,
-};
-const config = { migrationSource: source, tableName: migrationTableOf('agent-gateway') };
+const config = moduleMigrator('agent-gateway', gatewayMigrations);
 
 describe.each(sqlDatabases())('agent-gateway migrations on $name', ({ create }) => {
   it('apply, roll back to nothing, and apply again', async () => {
     const { db, cleanup } = await create();
     try {
-      const present = async () => {
-        const found: string[] = [];
-        for (const table of TABLES) if (await db.knex.schema.hasTable(table)) found.push(table);
-        return found;
-      };
-      await db.knex.migrate.latest(config);
-      expect(await present()).toEqual(TABLES);
-      await db.knex.migrate.rollback(config, true);
-      expect(await present()).toEqual([]);
-      await db.knex.migrate.latest(config);
-      expect(await present()).toEqual(TABLES);
+      expect(await migrationRoundTrip(db, 'agent-gateway', gatewayMigrations, TABLES)).toEqual([TABLES, [], TABLES]);
     } finally {
       await cleanup();
     }

@@ -1,33 +1,16 @@
-import { migrationTableOf } from '@agentinfra/core';
-import { sqlDatabases } from '@agentinfra/testkit';
-import type { Knex } from 'knex';
+import { migrationRoundTrip, moduleMigrator, sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { memoryMigrations } from './index.js';
 
 const TABLES = ['memory_records', 'memory_sets', 'memory_set_members', 'memory_kv', 'memory_meta'];
 
-const source: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(memoryMigrations).sort(),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => memoryMigrations[name] as Knex.Migration,
-};
+const config = moduleMigrator('agent-memory', memoryMigrations);
 
 describe.each(sqlDatabases())('agent-memory migrations on $name', ({ create }) => {
   it('apply, roll back to nothing, and apply again', async () => {
     const { db, cleanup } = await create();
     try {
-      const config = { migrationSource: source, tableName: migrationTableOf('agent-memory') };
-      const present = async () => {
-        const found: string[] = [];
-        for (const table of TABLES) if (await db.knex.schema.hasTable(table)) found.push(table);
-        return found;
-      };
-      await db.knex.migrate.latest(config);
-      expect(await present()).toEqual(TABLES);
-      await db.knex.migrate.rollback(config, true);
-      expect(await present()).toEqual([]);
-      await db.knex.migrate.latest(config);
-      expect(await present()).toEqual(TABLES);
+      expect(await migrationRoundTrip(db, 'agent-memory', memoryMigrations, TABLES)).toEqual([TABLES, [], TABLES]);
     } finally {
       await cleanup();
     }
@@ -37,7 +20,7 @@ describe.each(sqlDatabases())('agent-memory migrations on $name', ({ create }) =
     const { db, cleanup } = await create();
     try {
       if (db.knex.client.config.client !== 'better-sqlite3') skip('the plan is checked on SQLite; PostgreSQL plans by statistics');
-      await db.knex.migrate.latest({ migrationSource: source, tableName: migrationTableOf('agent-memory') });
+      await db.knex.migrate.latest(config);
       const plan = (await db.knex.raw(
         "explain query plan select * from memory_records where agent_id = 'a' order by id desc limit 51",
       )) as Array<{
@@ -55,7 +38,7 @@ describe.each(sqlDatabases())('agent-memory migrations on $name', ({ create }) =
     const { db, cleanup } = await create();
     try {
       if (db.knex.client.config.client !== 'better-sqlite3') skip('the plan is checked on SQLite; PostgreSQL plans by statistics');
-      await db.knex.migrate.latest({ migrationSource: source, tableName: migrationTableOf('agent-memory') });
+      await db.knex.migrate.latest(config);
       const plan = (await db.knex.raw(
         "explain query plan select * from memory_records where provenance = 'p' and id < 'mem_x' order by id desc limit 51",
       )) as Array<{

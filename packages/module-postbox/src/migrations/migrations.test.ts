@@ -1,33 +1,16 @@
-import { migrationTableOf } from '@agentinfra/core';
-import { sqlDatabases } from '@agentinfra/testkit';
-import type { Knex } from 'knex';
+import { migrationRoundTrip, moduleMigrator, sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { postboxMigrations } from './index.js';
 
 const TABLES = ['postbox_addresses', 'postbox_messages', 'postbox_rules', 'postbox_webhooks'];
 
-const source: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(postboxMigrations).sort(),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => postboxMigrations[name] as Knex.Migration,
-};
-const config = { migrationSource: source, tableName: migrationTableOf('agent-postbox') };
+const config = moduleMigrator('agent-postbox', postboxMigrations);
 
 describe.each(sqlDatabases())('agent-postbox migrations on $name', ({ create }) => {
   it('apply, roll back to nothing, and apply again', async () => {
     const { db, cleanup } = await create();
     try {
-      const present = async () => {
-        const found: string[] = [];
-        for (const table of TABLES) if (await db.knex.schema.hasTable(table)) found.push(table);
-        return found;
-      };
-      await db.knex.migrate.latest(config);
-      expect(await present()).toEqual(TABLES);
-      await db.knex.migrate.rollback(config, true);
-      expect(await present()).toEqual([]);
-      await db.knex.migrate.latest(config);
-      expect(await present()).toEqual(TABLES);
+      expect(await migrationRoundTrip(db, 'agent-postbox', postboxMigrations, TABLES)).toEqual([TABLES, [], TABLES]);
     } finally {
       await cleanup();
     }
