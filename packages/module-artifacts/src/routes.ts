@@ -52,7 +52,6 @@ export const artifactsRoutes = [
     effects: {},
     request: grantRequestSchema,
     response: grantResponseSchema,
-    namedAgents: (body) => [body.to_agent],
     auth: { kind: 'any', permission: 'artifacts.grant' },
     handler: ({ body, service, principal }) => service.grant(body, principal!),
   }),

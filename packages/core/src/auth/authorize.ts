@@ -43,16 +43,15 @@ export function authorize<Req>(auth: RouteAuth<Req>, principal: Principal | null
 }
 
 /**
- * The agents a call must find registered before its handler runs,
- * deduplicated: the ones a bridge-key call on an `agent` route acts for
- * (`agent_id`, `to_agent`, `a` and `b` …; a device key or delegation token is
- * bound to a registered agent already, and `bridge`, `any` and `none` routes
- * act for none), then `named`, the other agents the route declares its body
- * names (its `namedAgents`, e.g. a grant's `to_agent`), for any credential.
+ * The agents a call must find registered before its handler runs: the ones a
+ * bridge-key call on an `agent` route names (`agent_id`, `to_agent`, `a` and
+ * `b` …), deduplicated, in the order the route lists them. Empty for every
+ * other call: a device key or delegation token is bound to the agent it was
+ * issued for, and `bridge`, `any` and `none` routes name no agent to act for.
  */
-export function agentsToVerify<Req>(auth: RouteAuth<Req>, principal: Principal | null, body: Req, named: readonly string[] = []): string[] {
-  const acting = auth.kind === 'agent' && principal?.kind === 'bridge' ? auth.agents(body, principal) : [];
-  return [...new Set([...acting, ...named].filter((agent): agent is string => typeof agent === 'string'))];
+export function agentsToVerify<Req>(auth: RouteAuth<Req>, principal: Principal | null, body: Req): string[] {
+  if (auth.kind !== 'agent' || principal?.kind !== 'bridge') return [];
+  return [...new Set(auth.agents(body, principal).filter((agent): agent is string => typeof agent === 'string'))];
 }
 
 /**

@@ -177,7 +177,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         const body = parseRequest(route.request, raw);
         c.set('body', body);
         const agentId = authorize(route.auth, principal, body);
-        await requireRegisteredAgents(agentsToVerify(route.auth, principal, body, route.namedAgents?.(body)), options.missingAgents);
+        await requireRegisteredAgents(agentsToVerify(route.auth, principal, body), options.missingAgents);
         const admitted = admission.enter();
         if (admitted) await admitted;
         const result = await route

@@ -110,12 +110,6 @@ export interface RouteDefinition<Req = unknown, Res = unknown, S = unknown, Perm
    */
   effects?: RouteEffects;
   /**
-   * Other agents the body names that must be registered whatever the
-   * credential (e.g. the `to_agent` of a grant): one that is not gets 404
-   * before the handler runs, as an unknown agent named with the bridge key does.
-   */
-  namedAgents?: (body: Req) => readonly string[];
-  /**
    * The MCP tool name (stable snake_case, e.g. `memory_query`), or `false`
    * to keep the route out of the MCP server. Defaults to one derived from the
    * module and path.
