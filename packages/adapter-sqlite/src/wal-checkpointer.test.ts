@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadNiceValues, threadsNicedSince } from '@agentinfra/core/testing';
 import { BACKGROUND_THREAD_NICE } from '@agentinfra/core/threads';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteDatabase, WAL_CHECKPOINTER_DELAY_MS } from './database.js';
-import { startWalCheckpointer, WAL_CHECKPOINT_INTERVAL_MS, WAL_SIZE_LIMIT_BYTES } from './wal-checkpointer.js';
+import { startWalCheckpointer, truncateWal, WAL_CHECKPOINT_INTERVAL_MS, WAL_SIZE_LIMIT_BYTES } from './wal-checkpointer.js';
 
 const MB = 1024 * 1024;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -104,6 +105,31 @@ describe('WAL checkpoints in a worker thread', () => {
       await db.close();
     }
   }, 120_000);
+
+  // Review: while a backup held a read, each report slept the full busy timeout on the event loop.
+  it('truncates without waiting: busy while another connection reads, emptied once it stops', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));
+    const filename = join(folder, 'agentinfra.db');
+    const writer = new Database(filename);
+    const reader = new Database(filename);
+    try {
+      writer.pragma('journal_mode = WAL');
+      writer.pragma('wal_autocheckpoint = 0');
+      writer.pragma('busy_timeout = 5000');
+      writer.exec('create table t (body text)');
+      reader.exec('begin');
+      reader.prepare('select count(*) from t').get();
+      writer.prepare('insert into t values (?)').run('x'.repeat(100_000));
+      expect(truncateWal(writer, 5000)).toBe(false);
+      expect(writer.pragma('busy_timeout', { simple: true })).toBe(5000);
+      reader.exec('commit');
+      expect(truncateWal(writer, 5000)).toBe(true);
+      expect(walSize(filename)).toBe(0);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
 
   it.runIf(process.platform === 'linux')('checkpoints at background priority', async () => {
     folder = await mkdtemp(join(tmpdir(), 'agentinfra-wal-'));

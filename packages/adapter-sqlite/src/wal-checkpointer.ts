@@ -31,12 +31,13 @@ export const WAL_CHECKPOINT_INTERVAL_MS = 250;
 export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
- * Milliseconds a TRUNCATE checkpoint may wait, in all, for locks and for
- * readers (another process reading the file: a backup, `audit verify`). It
- * runs on the event loop's connection, so this bounds the stall; past it the
- * checkpoint ends as a PASSIVE one would and the next report tries again.
+ * Milliseconds the first retry of a TRUNCATE checkpoint that found the WAL
+ * busy (another process reading the file: a backup, `audit verify`) waits;
+ * each busy one doubles it, up to {@link WAL_TRUNCATE_MAX_BACKOFF_MS}.
  */
-export const WAL_TRUNCATE_BUSY_TIMEOUT_MS = 50;
+export const WAL_TRUNCATE_BACKOFF_MS = 1_000;
+/** Longest wait between two TRUNCATE checkpoints that find the WAL busy. */
+export const WAL_TRUNCATE_MAX_BACKOFF_MS = 30_000;
 
 /** A running checkpoint thread. */
 export interface WalCheckpointer {
@@ -114,15 +115,17 @@ export function startWalCheckpointer(options: {
  * (`PRAGMA wal_checkpoint(TRUNCATE)`) on `connection`, the one the event loop
  * writes through, while none of its transactions is open: a reset from
  * another connection would make a transaction of this one that read before
- * it fail with SQLITE_BUSY_SNAPSHOT when it then writes. Waits at most
- * {@link WAL_TRUNCATE_BUSY_TIMEOUT_MS} for another process's readers, then
- * gives up until the next call; the connection's busy timeout is restored.
+ * it fail with SQLITE_BUSY_SNAPSHOT when it then writes. It never waits (busy
+ * timeout 0 for this statement, the connection's own restored after): when
+ * another process is reading, it copies what it can and reports busy.
  * @param busyTimeoutMs the connection's own busy timeout, set back afterwards.
+ * @returns false when the WAL could not be emptied (busy), true otherwise.
  */
-export function truncateWal(connection: BetterSqlite3.Database, busyTimeoutMs: number): void {
-  connection.pragma(`busy_timeout = ${WAL_TRUNCATE_BUSY_TIMEOUT_MS}`);
+export function truncateWal(connection: BetterSqlite3.Database, busyTimeoutMs: number): boolean {
+  connection.pragma('busy_timeout = 0');
   try {
-    connection.pragma('wal_checkpoint(TRUNCATE)');
+    const [result] = connection.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    return result?.busy !== 1;
   } finally {
     connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
   }
