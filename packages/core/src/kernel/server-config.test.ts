@@ -140,4 +140,15 @@ describe('loadServerConfig unknown keys', () => {
     });
     expect(loadServerConfig({ modules: [widgets], file, env: {} }).core.http.rateLimitPerMinute).toBe(5);
   });
+
+  // Review: the union option came from the file alone, so the environment's choice made the file's keys "unknown".
+  it('reads a union option chosen by the environment over the file', () => {
+    const file = writeConfig('env-union.json', {
+      bridgeKey,
+      masterKey,
+      embedder: { provider: 'wordvec', baseUrl: 'http://127.0.0.1:11434', model: 'nomic-embed-text' },
+    });
+    const config = loadServerConfig({ modules: [widgets], file, env: { AGENTINFRA_EMBEDDER: 'openai' } });
+    expect(config.core.embedder).toMatchObject({ provider: 'openai', model: 'nomic-embed-text' });
+  });
 });

@@ -46,8 +46,10 @@ export function loadServerConfig(options: { modules: readonly AnyModule[]; file?
   };
   const sections = options.modules.flatMap((module) => (module.config ? [module.config] : []));
   const unknown = [
-    ...unknownConfigKeys(coreConfigSchema, sources.fileValues, { extra: sections.map((section) => section.key) }),
-    ...sections.flatMap((section) => unknownConfigKeys(section.schema, sources.fileValues[section.key], { prefix: [section.key] })),
+    ...unknownConfigKeys(coreConfigSchema, sources.fileValues, { merged: raw, extra: sections.map((section) => section.key) }),
+    ...sections.flatMap((section) =>
+      unknownConfigKeys(section.schema, sources.fileValues[section.key], { merged: raw[section.key], prefix: [section.key] }),
+    ),
   ];
   for (const path of unknown) {
     problems.push({
