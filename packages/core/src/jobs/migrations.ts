@@ -66,4 +66,24 @@ export const coreMigrations: ModuleMigrations = {
       });
     },
   },
+  /**
+   * Claim indexes (see `JobRunner.eligible`): partial indexes on the queued
+   * rows only, so a claim reads the ungrouped due jobs oldest first, walks the
+   * distinct groups with queued jobs, and reads each group's oldest due jobs
+   * without visiting any group's backlog. The same SQL on SQLite and PostgreSQL.
+   */
+  '20261128000000_core_jobs_claim_indexes': {
+    async up(knex: Knex) {
+      await knex.raw(
+        "create index core_jobs_queued_group_index on core_jobs (job_group, run_at, id) where status = 'queued' and job_group is not null",
+      );
+      await knex.raw(
+        "create index core_jobs_queued_ungrouped_index on core_jobs (run_at, id) where status = 'queued' and job_group is null",
+      );
+    },
+    async down(knex: Knex) {
+      await knex.raw('drop index core_jobs_queued_ungrouped_index');
+      await knex.raw('drop index core_jobs_queued_group_index');
+    },
+  },
 };

@@ -289,9 +289,10 @@ export class JobRunner implements JobQueue {
    */
   private async claimDue(db: Knex, limit: number): Promise<JobRow[]> {
     const now = this.options.clock.now();
+    const eligible = this.eligible(now, limit);
     const picked = db(TABLE)
       .select('id')
-      .whereIn('id', this.eligible(db, now, limit))
+      .whereRaw(`id in (${eligible.sql})`, eligible.bindings as Knex.RawBinding[])
       .orderBy(['run_at', 'id'])
       .limit(limit);
     if (this.options.sql.capabilities.skipLocked) picked.forUpdate().skipLocked();
@@ -315,47 +316,115 @@ export class JobRunner implements JobQueue {
    * eligible when its rank in its group (by `run_at`, then id) plus the
    * group's jobs running under a live lease is at most `groupConcurrency`.
    * Filtering before the limit means groups at their cap never hold back the
-   * others. Ranking reads every due grouped job, so its cost grows with that backlog.
+   * others.
+   *
+   * The cost does not grow with any group's backlog (migration
+   * `core_jobs_claim_indexes`): `occupied` counts the running rows; `walk` is
+   * a loose index scan over the distinct groups with queued jobs (one index
+   * probe per group, in group-name order); `heads` reads, for each group
+   * below its cap, only its first `cap - running` due queued rows through the
+   * same index; expired leases come from the few running rows. Only those
+   * few candidates are ranked. So a claim costs a few index probes per
+   * distinct group with queued jobs (every such group is visited, so the
+   * order is exact: the oldest eligible jobs win), plus the queued rows of
+   * unregistered job names it steps over. Status and null tests are literals
+   * so that both engines match the partial indexes.
    */
-  private eligible(db: Knex, now: number, limit: number): Knex.QueryBuilder {
+  private eligible(now: number, limit: number): { sql: string; bindings: unknown[] } {
     const names = [...this.handlers.keys()];
-    const due = (where: Knex.QueryBuilder) =>
-      where
-        .where((queued) => queued.where('status', 'queued').where('run_at', '<=', now))
-        .orWhere((expired) => expired.where('status', 'running').where('locked_until', '<', now));
-    const ungrouped = db(TABLE)
-      .select('id')
-      .whereNull('job_group')
-      .whereIn('name', names)
-      .where(due)
-      .orderBy(['run_at', 'id'])
-      .limit(limit);
-    const ranked = db(TABLE)
-      .select('id', 'run_at', 'job_group')
-      .select(db.raw('row_number() over (partition by job_group order by run_at, id) as group_rank'))
-      .whereNotNull('job_group')
-      .whereIn('name', names)
-      .where(due)
-      .as('ranked');
-    const occupied = db(TABLE)
-      .select('job_group')
-      .count({ running: '*' })
-      .whereNotNull('job_group')
-      .where('status', 'running')
-      .where('locked_until', '>=', now)
-      .groupBy('job_group')
-      .as('occupied');
-    const grouped = db
-      .select('ranked.id')
-      .from(ranked)
-      .leftJoin(occupied, 'occupied.job_group', 'ranked.job_group')
-      .whereRaw('ranked.group_rank + coalesce(occupied.running, 0) <= ?', [this.options.groupConcurrency])
-      .orderBy(['ranked.run_at', 'ranked.id'])
-      .limit(limit);
-    return db
-      .select('id')
-      .from(ungrouped.as('ungrouped'))
-      .unionAll(db.select('id').from(grouped.as('grouped')));
+    const cap = this.options.groupConcurrency;
+    const inNames = `(${names.map(() => '?').join(', ')})`;
+    // SQLite plans without statistics (nothing runs ANALYZE) and would read the
+    // queued rows through the (status, run_at) index; name the partial indexes.
+    const sqlite = this.options.sql.dialect === 'sqlite';
+    const byGroup = sqlite ? ' indexed by core_jobs_queued_group_index' : '';
+    const byAge = sqlite ? ' indexed by core_jobs_queued_ungrouped_index' : '';
+    const next = (group: string, after: string) => `(
+      select q.id from ${TABLE} q${byGroup}
+      where q.status = 'queued' and q.job_group is not null and q.job_group = ${group} and q.run_at <= ? and q.name in ${inNames}${after}
+      order by q.run_at, q.id limit 1)`;
+    // Each open group's first `cap - running` due queued rows: PostgreSQL
+    // reads them with a lateral subquery; SQLite (no LATERAL) steps through
+    // them one index probe at a time, each joined to its row by primary key.
+    const heads = sqlite
+      ? {
+          sql: `with recursive steps(job_group, id, run_at, running, n) as (
+            select g.job_group, j.id, j.run_at, g.running, 1 from open_groups g
+            join ${TABLE} j on j.id = ${next('g.job_group', '')}
+            union all
+            select h.job_group, j.id, j.run_at, h.running, h.n + 1 from steps h
+            join ${TABLE} j on j.id = ${next('h.job_group', ' and (q.run_at, q.id) > (h.run_at, h.id)')}
+            where h.n + h.running < ?)
+          select job_group, id, run_at from steps`,
+          bindings: [now, ...names, now, ...names, cap],
+        }
+      : {
+          sql: `select g.job_group, j.id, j.run_at from open_groups g
+          cross join lateral (
+            select q.id, q.run_at from ${TABLE} q
+            where q.status = 'queued' and q.job_group is not null and q.job_group = g.job_group and q.run_at <= ? and q.name in ${inNames}
+            order by q.run_at, q.id limit ? - g.running) j`,
+          bindings: [now, ...names, cap],
+        };
+    const sql = `
+      with recursive
+      occupied as (
+        select job_group, count(*) as running from ${TABLE}
+        where status = 'running' and job_group is not null and locked_until >= ?
+        group by job_group),
+      walk(job_group) as (
+        select * from (select job_group from ${TABLE}${byGroup} where status = 'queued' and job_group is not null
+          order by job_group limit 1) first_group
+        union all
+        select (select w.job_group from ${TABLE} w${byGroup} where w.status = 'queued' and w.job_group is not null
+          and w.job_group > walk.job_group order by w.job_group limit 1)
+        from walk where walk.job_group is not null),
+      open_groups as (
+        select walk.job_group, coalesce(occupied.running, 0) as running from walk
+        left join occupied on occupied.job_group = walk.job_group
+        where walk.job_group is not null and coalesce(occupied.running, 0) < ?),
+      heads as (${heads.sql}),
+      grouped_due as (
+        select id, run_at, job_group from heads
+        union all
+        select id, run_at, job_group from ${TABLE}
+        where status = 'running' and job_group is not null and locked_until < ? and name in ${inNames}),
+      ranked as (
+        select grouped_due.id, grouped_due.run_at, coalesce(occupied.running, 0) as running,
+          row_number() over (partition by grouped_due.job_group order by grouped_due.run_at, grouped_due.id) as group_rank
+        from grouped_due left join occupied on occupied.job_group = grouped_due.job_group),
+      grouped as (
+        select id from ranked where group_rank + running <= ? order by run_at, id limit ?),
+      ungrouped_due as (
+        select * from (select id, run_at from ${TABLE}${byAge}
+          where status = 'queued' and job_group is null and run_at <= ? and name in ${inNames}
+          order by run_at, id limit ?) queued
+        union all
+        select * from (select id, run_at from ${TABLE}
+          where status = 'running' and job_group is null and locked_until < ? and name in ${inNames}
+          order by run_at, id limit ?) expired),
+      ungrouped as (
+        select id from ungrouped_due order by run_at, id limit ?)
+      select id from ungrouped
+      union all
+      select id from grouped`;
+    const bindings = [
+      now, // occupied
+      cap, // open_groups
+      ...heads.bindings,
+      now,
+      ...names, // expired grouped
+      cap,
+      limit, // grouped
+      now,
+      ...names,
+      limit, // ungrouped queued
+      now,
+      ...names,
+      limit, // ungrouped expired
+      limit, // ungrouped
+    ];
+    return { sql, bindings };
   }
 
   private execute(row: JobRow): void {

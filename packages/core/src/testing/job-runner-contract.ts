@@ -224,6 +224,65 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect((await jobs.get({ id: plain.id }))?.group).toBeNull();
     });
 
+    /** Inserts `count` due jobs of `group` (oldest first) in bulk, as a backlog the claim must not read. */
+    async function backlog(sql: SqlDatabase, name: string, group: string, count: number): Promise<void> {
+      const now = Date.now();
+      const rows = Array.from({ length: count }, (_, i) => ({
+        id: `jb_backlog_${String(i).padStart(6, '0')}`,
+        name,
+        payload: JSON.stringify(group),
+        status: 'queued',
+        run_at: now - 60_000 + i,
+        attempts: 0,
+        max_attempts: 5,
+        job_group: group,
+        created_at: now,
+        updated_at: now,
+      }));
+      for (let i = 0; i < rows.length; i += 200) await sql.knex('core_jobs').insert(rows.slice(i, i + 200));
+    }
+
+    it("claims another group's job at once behind a saturated group's backlog of 2,000 due jobs", async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      const started: string[] = [];
+      registerHanging(jobs, started);
+      jobs.register({ name: 'test.quick', run: async () => undefined }, null);
+      await backlog(sql, 'test.hang', 'tenant:A', 2_000);
+      jobs.start();
+      await until(async () => started.length === 2);
+      const began = Date.now();
+      const other = await jobs.enqueue({ name: 'test.quick', group: 'tenant:B' });
+      const plain = await jobs.enqueue({ name: 'test.quick' });
+      await until(async () => (await jobs.get({ id: other.id }))?.status === 'succeeded', 2_000);
+      await until(async () => (await jobs.get({ id: plain.id }))?.status === 'succeeded', 2_000);
+      expect(Date.now() - began).toBeLessThan(2_000);
+      expect(started).toEqual(['tenant:A', 'tenant:A']);
+      const [queued] = await sql.knex('core_jobs').where({ job_group: 'tenant:A', status: 'queued' }).count({ n: '*' });
+      expect(Number(queued?.n)).toBe(1_998);
+    });
+
+    it("reads a saturated group's backlog through the claim indexes, not row by row", async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      registerHanging(jobs, []);
+      await backlog(sql, 'test.hang', 'tenant:A', 2_000);
+      // White-box: the claim's candidate query (private), explained by the database.
+      const eligible = (jobs as unknown as { eligible(now: number, limit: number): { sql: string; bindings: unknown[] } }).eligible(
+        Date.now(),
+        4,
+      );
+      const explain = sql.dialect === 'sqlite' ? 'explain query plan' : 'explain';
+      const result = await sql.knex.raw(`${explain} ${eligible.sql}`, eligible.bindings as never);
+      const plan = (
+        sql.dialect === 'sqlite'
+          ? (result as Array<{ detail: string }>).map((row) => row.detail)
+          : (result as { rows: Array<Record<string, string>> }).rows.map((row) => Object.values(row)[0])
+      ).join('\n');
+      expect(plan).toContain('core_jobs_queued_group_index');
+      expect(plan).toContain('core_jobs_queued_ungrouped_index');
+    });
+
     it('caps a group across three runners sharing the database, and runs the other groups beside it', async () => {
       const sql = await setup();
       const runners = [runner(sql), runner(sql), runner(sql)];
