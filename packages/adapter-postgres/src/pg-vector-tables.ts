@@ -26,7 +26,7 @@ export interface PgVectorLayout {
  * - `<prefix>_items` (`id`, `agent_id`, `scope_keys text[]`, `embedding`);
  * - `<prefix>_items_scope_keys`: GIN index on `scope_keys` (the filter);
  * - `<prefix>_items_embedding`: HNSW index (`vector` storage, at most 2000 dimensions);
- * - `<prefix>_search(q, keys, k, ef, exact_below)`: the filtered query (exact or HNSW) with its settings.
+ * - `<prefix>_search(q, keys, k, ef)`: the filtered HNSW query with its settings.
  */
 export interface PgVectorTables {
   meta: string;
@@ -103,77 +103,38 @@ export async function createPgVectorTables(trx: Knex.Transaction, tables: PgVect
 }
 
 /**
- * `<prefix>_search(q vector, keys text[], k integer, ef integer, exact_below integer)`
- * returns `(id, distance)`: the `k` nearest rows by cosine distance among
- * those whose `scope_keys` meet `keys`, ordered by distance then id (byte
- * order), always `min(k, matches)` rows. One call, one round trip, whichever
- * path answers:
+ * `<prefix>_search(q vector, keys text[], k integer, ef integer)` returns
+ * `(id, distance)`: the `k` nearest rows by cosine distance among those whose
+ * `scope_keys` meet `keys`, ordered by distance then id (byte order).
  *
- * - exact, when the filter is selective (pgvector's advice for conditions
- *   matching a low percentage of rows): the matching rows are read through
- *   the GIN index, at most n = max(exact_below, k + 1) of them, with their
- *   distances; fewer than n means that was all of them, and their top `k` is
- *   the answer. Without this, a filtered HNSW scan for a small agent walks
- *   the graph up to `hnsw.max_scan_tuples` (20 000) looking for rows that are
- *   not there, and the planner, which only has an estimate of the matches,
- *   takes that scan when its statistics say a few hundred rows match.
- *   `exact_below` 0 skips this step.
- * - HNSW otherwise: the filtered scan with `hnsw.iterative_scan =
- *   relaxed_order` (pgvector 0.8: it keeps going until `k` rows pass the
- *   filter, up to `hnsw.max_scan_tuples`) and `hnsw.ef_search = max(ef, k)`
- *   (capped at 1000); the final sort fixes the relaxed order. Should the scan
- *   give up with fewer than `k` rows, the exact query over all the matching
- *   rows answers instead.
- *
- * The `SET` clauses scope those settings, and `enable_seqscan = off` (every
- * statement here reads through the GIN or HNSW index), to this call.
- * `EXECUTE … USING` plans each statement with its values; the exact query
- * computes distances in a materialised CTE, so no plan can read it in HNSW
- * order. `ROWS 10` (a typical k) tells the planner of a caller joining the
- * result to another table (the attached records) to look those rows up by
- * key rather than scan the table for a thousand rows, the default estimate.
- * `CREATE OR REPLACE`, so every `ensure` brings the function up to date. The
- * four-argument function of earlier versions (HNSW only) is left in place
- * for processes still calling it during an upgrade.
+ * One round trip carries the query and its settings: the function's `SET`
+ * clauses scope `hnsw.iterative_scan = relaxed_order` (pgvector 0.8: the
+ * HNSW scan keeps going until `k` rows pass the filter, up to
+ * `hnsw.max_scan_tuples`) and `hnsw.ef_search = max(ef, k)` (capped at 1000)
+ * to this call. The relaxed order is fixed by the final sort over a
+ * materialised CTE. `EXECUTE … USING` plans each call with its values, so the
+ * planner may pick the GIN index plus an exact sort when few rows match.
+ * `ROWS 10` (a typical k) tells the planner of a caller joining the result
+ * to another table (the attached records) to look those rows up by key
+ * rather than scan the table for a thousand rows, the default estimate.
+ * `CREATE OR REPLACE`, so every `ensure` brings the function up to date.
  */
 export async function createSearchFunction(trx: Knex.Transaction, tables: PgVectorTables): Promise<void> {
-  /** Matching rows (at most $3; null: all), their number, and the top $4 of them by distance as two arrays. */
-  const exact =
-    `with e as materialized (` +
-    `select i.id, i.embedding <=> $1 as d from ${tables.items} i where i.scope_keys && $2 limit $3), ` +
-    `t as (select e.id, e.d from e order by e.d, e.id collate "C" limit $4) ` +
-    `select (select count(*)::integer from e), ` +
-    `(select array_agg(t.id order by t.d, t.id collate "C") from t), (select array_agg(t.d order by t.d, t.id collate "C") from t)`;
-  const approximate =
+  const inner =
     `with c as materialized (` +
     `select i.id, i.embedding <=> $1 as d from ${tables.items} i where i.scope_keys && $2 ` +
     `order by i.embedding <=> $1 limit $3) ` +
-    `select array_agg(c.id order by c.d, c.id collate "C"), array_agg(c.d order by c.d, c.id collate "C") from c`;
+    `select c.id, c.d from c order by c.d, c.id collate "C"`;
   await trx.raw(
-    `create or replace function ${tables.search}(q vector, keys text[], k integer, ef integer, exact_below integer)
+    `create or replace function ${tables.search}(q vector, keys text[], k integer, ef integer)
      returns table (id text, distance double precision)
      language plpgsql stable rows 10
      set hnsw.iterative_scan = 'relaxed_order'
      set hnsw.ef_search = '40'
-     set enable_seqscan = off
      as $search$
-     declare
-       bound integer := greatest(exact_below, k + 1);
-       matched integer := 0;
-       ids text[];
-       distances double precision[];
      begin
-       if exact_below > 0 then
-         execute ${quoteLiteral(exact)} into matched, ids, distances using q, keys, bound, k;
-       end if;
-       if exact_below <= 0 or matched >= bound then
-         perform set_config('hnsw.ef_search', least(greatest(ef, k), 1000)::text, true);
-         execute ${quoteLiteral(approximate)} into ids, distances using q, keys, k;
-         if coalesce(cardinality(ids), 0) < k then
-           execute ${quoteLiteral(exact)} into matched, ids, distances using q, keys, null::integer, k;
-         end if;
-       end if;
-       return query select u.hit, u.dist from unnest(ids, distances) with ordinality u(hit, dist, n) order by u.n;
+       perform set_config('hnsw.ef_search', least(greatest(ef, k), 1000)::text, true);
+       return query execute ${quoteLiteral(inner)} using q, keys, k;
      end
      $search$`,
   );

@@ -58,12 +58,11 @@ function bruteForceIds(items: readonly VectorItem[], query: Float32Array, k: num
 }
 
 describe('createPgVectorIndex options', () => {
-  it('rejects table prefixes that are not plain identifiers of at most 40 characters, and bad efSearch or exactBelow', () => {
+  it('rejects table prefixes that are not plain identifiers of at most 40 characters, and bad efSearch', () => {
     const knex = knexFactory({ client: 'pg' });
     expect(() => createPgVectorIndex({ knex, table: 'memory"; drop table x; --' })).toThrow(/identifier/);
     expect(() => createPgVectorIndex({ knex, table: 'x'.repeat(41) })).toThrow(/40/);
     expect(() => createPgVectorIndex({ knex, table: 'memory_vectors', efSearch: 0 })).toThrow();
-    expect(() => createPgVectorIndex({ knex, table: 'memory_vectors', exactBelow: -1 })).toThrow();
   });
 });
 
@@ -150,7 +149,7 @@ describe.runIf(postgresAvailability().available)('createPgVectorIndex on a serve
     expect(notices).toEqual([]);
   });
 
-  hnswIt('with exactBelow 0 goes through HNSW, and answers exactly in the same call when the scan gives up', async () => {
+  hnswIt('goes through HNSW with selective filters and still returns exactly k, falling back to exact when the scan gives up', async () => {
     const table = randomName('v');
     const plans: string[] = [];
     const forced = openKnex(url, schema, {
@@ -158,7 +157,7 @@ describe.runIf(postgresAvailability().available)('createPgVectorIndex on a serve
       setup: (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')),
     });
     try {
-      const index = createPgVectorIndex({ knex: forced, table, exactBelow: 0 });
+      const index = createPgVectorIndex({ knex: forced, table });
       await index.ensure({ dimensions: 16 });
       const vectors = pseudoRandomVectors(4_000, 16, 7);
       const items: VectorItem[] = vectors.map((vector, i) => ({
@@ -181,9 +180,7 @@ describe.runIf(postgresAvailability().available)('createPgVectorIndex on a serve
       const rare = { ownerAgentId: 'agent-0', includeSelf: false, teamScopes: ['team:rare'] };
       plans.length = 0;
       const viaHnsw = await index.query({ vector: query, k: 10, filter: rare });
-      // auto_explain logs the caller's statement and each statement the search function runs (HNSW: CTE c, exact: CTE e).
-      const statements = () => plans.filter((plan) => plan.includes(`Function Scan on ${table}_search`)).length;
-      const exactQueries = () => plans.filter((plan) => plan.includes('CTE e')).length;
+      const exactQueries = () => plans.filter((plan) => plan.includes('CTE c')).length - 1;
       expect(plans.join('\n')).toContain(`Index Scan using ${table}_items_embedding`);
       expect(exactQueries()).toBe(0);
       expect(viaHnsw).toHaveLength(10);
@@ -192,64 +189,13 @@ describe.runIf(postgresAvailability().available)('createPgVectorIndex on a serve
 
       // A scan allowed to visit almost nothing finds fewer than k rare rows; the exact query must answer instead.
       await forced.raw('set hnsw.max_scan_tuples = 1');
-      const stingy = createPgVectorIndex({ knex: forced, table, efSearch: 1, exactBelow: 0 });
+      const stingy = createPgVectorIndex({ knex: forced, table, efSearch: 1 });
       plans.length = 0;
       const viaFallback = await stingy.query({ vector: query, k: 10, filter: rare });
       expect(plans.join('\n')).toContain(`Index Scan using ${table}_items_embedding`);
       expect(exactQueries()).toBe(1);
-      expect(statements()).toBe(1);
       expect(viaFallback.map((hit) => hit.id)).toEqual(expected);
       expect(await index.query({ vector: query, k: 100, filter: rare })).toHaveLength(40);
-    } finally {
-      await dropIndexObjects(forced, table);
-      await forced.destroy();
-    }
-  });
-
-  hnswIt('answers a filter matching fewer than exactBelow rows exactly in one call, where HNSW would miss rows', async () => {
-    const table = randomName('v');
-    const plans: string[] = [];
-    const forced = openKnex(url, schema, {
-      poolMax: 1,
-      setup: (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')),
-    });
-    try {
-      // 3 000 rows of 150 agents with 20 each; the default exactBelow (1000) is far above 20.
-      const index = createPgVectorIndex({ knex: forced, table });
-      await index.ensure({ dimensions: 16 });
-      const items: VectorItem[] = pseudoRandomVectors(3_000, 16, 11).map((vector, i) => ({
-        id: `row_${String(i).padStart(4, '0')}`,
-        agentId: `agent-${i % 150}`,
-        scopes: ['self'],
-        vector,
-      }));
-      await index.upsert({ items });
-      await forced.raw(`analyze "${table}_items"`);
-      // An HNSW scan here visits one tuple at most and the planner prefers it: alone, it would return at most one row.
-      await forced.raw('set hnsw.max_scan_tuples = 1');
-      await forced.raw('set enable_bitmapscan = off');
-      await forced.raw(`load 'auto_explain'`);
-      await forced.raw('set auto_explain.log_min_duration = 0');
-      await forced.raw('set auto_explain.log_nested_statements = on');
-      await forced.raw('set client_min_messages = log');
-
-      const [query] = pseudoRandomVectors(1, 16, 5) as [Float32Array];
-      const small = { ownerAgentId: 'agent-7', includeSelf: true, teamScopes: [] };
-      const own = items.filter((item) => item.agentId === 'agent-7').map((item) => ({ ...item, scopes: ['mine'] }));
-      const expected = bruteForceIds(own, query, 10, 'mine');
-      plans.length = 0;
-      const hits = await index.query({ vector: query, k: 10, filter: small });
-      expect(hits.map((hit) => hit.id)).toEqual(expected);
-      expect(plans.join('\n')).not.toContain(`Index Scan using ${table}_items_embedding`);
-      expect(plans.filter((plan) => plan.includes(`Function Scan on ${table}_search`)).length).toBe(1);
-
-      // The search function itself (one statement) returns them all: k = 30 > 20 matches, and the top 10.
-      const call = `select id from "${table}_search"(?::vector, ?::text[], ?, 100, 1000) order by distance, id collate "C"`;
-      const vector = `[${Array.from(query).join(',')}]`;
-      const { rows: all } = await forced.raw(call, [vector, ['self:agent-7'], 30]);
-      expect(all).toHaveLength(20);
-      const { rows: top } = await forced.raw(call, [vector, ['self:agent-7'], 10]);
-      expect((top as Array<{ id: string }>).map((row) => row.id)).toEqual(expected);
     } finally {
       await dropIndexObjects(forced, table);
       await forced.destroy();

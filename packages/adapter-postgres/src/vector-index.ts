@@ -19,8 +19,6 @@ import { vectorBinary, vectorBytes } from './vector-encoding.js';
 const INSERT_BATCH = 500;
 /** Most bound parameters per statement (PostgreSQL's limit is 65 535). */
 const MAX_PARAMETERS = 30_000;
-/** Default `exactBelow`: filters matching fewer rows are answered by an exact scan (measured, see the option). */
-const EXACT_BELOW_DEFAULT = 1_000;
 
 /** Options of {@link createPgVectorIndex}. */
 export const pgVectorIndexOptions = z.object({
@@ -38,24 +36,12 @@ export const pgVectorIndexOptions = z.object({
    * `k` is used). Higher: better recall, slower queries. Default 100: recall@10 ≥ 0.99 on clustered data at 100k rows for ~0.15 ms more than pgvector's 40 (bench/memory-pg.ts).
    */
   efSearch: z.number().int().min(1).max(1000).default(100),
-  /**
-   * Queries whose filter matches fewer rows than this are answered exactly,
-   * without HNSW: the search function reads up to this many matching rows
-   * through the GIN index first, and when that was all of them sorts them by
-   * distance. An HNSW scan for a small agent walks up to
-   * `hnsw.max_scan_tuples` (20 000) index tuples; above the threshold every
-   * query pays for reading that many rows. 0: HNSW only (still exact when it
-   * gives up). Default 1000 (scratch measurement in bench/RESULTS.md, 2026-11-26:
-   * exact beats HNSW up to ~3000 matches at 51k rows, but the probe costs the
-   * big agents up to an exact query over this many rows).
-   */
-  exactBelow: z.number().int().min(0).max(1_000_000).default(EXACT_BELOW_DEFAULT),
 });
 export type PgVectorIndexOptions = z.input<typeof pgVectorIndexOptions>;
 
 const ensureOptions = z.object({ dimensions: z.number().int().min(1).max(VECTOR_MAX_DIMENSIONS) });
 
-/** A row of the search function: cosine distance in [0, 2], and any attached columns. */
+/** A row of the search function or the exact query: cosine distance in [0, 2], and any attached columns. */
 type DistanceRow = { id: string; distance: number } & Record<string, unknown>;
 
 /** Quoted table, column list and bindings of rows to insert alongside the vectors. */
@@ -78,12 +64,11 @@ interface Statement {
  * vector(<dimensions>)` with an HNSW index (`vector_cosine_ops`, pgvector's
  * defaults m = 16, ef_construction = 64) and `scope_keys text[]` (visibility
  * keys `self:<agent>` and `team:<name>`) with a GIN index. A query is one call
- * of `<table>_search` ({@link createSearchFunction}): when the filter matches
- * fewer than `exactBelow` rows (read through the GIN index, at most that many) it
- * sorts those rows by distance, exactly; otherwise it runs the filtered HNSW
- * scan with `hnsw.iterative_scan = relaxed_order` and re-sorts, and should
- * that still give fewer than `k` rows, the exact query answers instead, so a
- * query always returns exactly `min(k, matches)` hits. Scores are 1 − cosine distance,
+ * of `<table>_search`, which runs the filtered HNSW scan with
+ * `hnsw.iterative_scan = relaxed_order` and re-sorts; should it still return
+ * fewer than `k` rows (a filter matching few rows far from the query), an
+ * exact query over the GIN-filtered rows answers instead, so a query always
+ * returns exactly `min(k, matches)` hits. Scores are 1 − cosine distance,
  * best first, equal scores by id. The call is one named prepared statement
  * per connection ({@link queryPrepared}), with the query vector in pgvector's
  * binary format and, with `attach`, the attached table joined in the same
@@ -100,7 +85,7 @@ interface Statement {
  *   with the driver error as `cause` when PostgreSQL fails.
  */
 export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex {
-  const { knex, table, onNotice, efSearch, exactBelow } = pgVectorIndexOptions.parse(options);
+  const { knex, table, onNotice, efSearch } = pgVectorIndexOptions.parse(options);
   const tables = pgVectorTables(table);
   let layout: PgVectorLayout | undefined;
   let noticed = false;
@@ -226,6 +211,17 @@ export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex 
     });
   }
 
+  async function exactQuery(keys: string[], vector: Buffer, k: number, attach: VectorAttach | undefined): Promise<DistanceRow[]> {
+    const { columns, join } = attachment(attach, 'e');
+    const { rows } = await knex.raw(
+      `with c as materialized (select id, embedding from ${tables.items} where scope_keys && ?::text[]),
+       e as (select id, embedding <=> ?::vector as distance from c order by distance, id collate "C" limit ?)
+       select e.id, e.distance${columns} from e ${join}`,
+      [keys, vector, k],
+    );
+    return rows as DistanceRow[];
+  }
+
   return {
     async ensure(request) {
       const { dimensions } = ensureOptions.parse(request);
@@ -285,10 +281,10 @@ export function createPgVectorIndex(options: PgVectorIndexOptions): VectorIndex 
         const { columns, join } = attachment(attach, 's');
         const rows = await queryPrepared<DistanceRow>(
           knex,
-          `select s.id, s.distance${columns} from ${tables.search}($1::vector, $2::text[], $3, $4, $5) s ${join}`,
-          [binary, keys, k, efSearch, exactBelow],
+          `select s.id, s.distance${columns} from ${tables.search}($1::vector, $2::text[], $3, $4) s ${join}`,
+          [binary, keys, k, efSearch],
         );
-        return ranked(rows);
+        return ranked(rows.length === k ? rows : await exactQuery(keys, binary, k, attach));
       });
     },
 
