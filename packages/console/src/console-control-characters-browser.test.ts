@@ -31,10 +31,7 @@ describe.each(sqlDatabases())('control characters on the memory page in chromium
     const { t, page } = fixture;
     const memory = { agent_id: 'alice', kind: 'episode', text: HOSTILE, provenance: 'import\u202e', scope: ['self'] };
     expect((await t.server.call('agent-memory/mem/write', memory, { credential: t.keys.alice })).status).toBe(200);
-    await page.goto(`${t.server.url}/console/login`);
-    await page.getByLabel('Bridge key').fill(t.server.bridgeKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await fixture.signIn();
     await page.goto(`${t.server.url}/console/memory?agent=alice`);
     const cell = page.locator('td.text').first();
     expect(await cell.innerText()).toBe(

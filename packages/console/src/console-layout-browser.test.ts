@@ -117,10 +117,7 @@ describe.each(sqlDatabases())('operator console layout in chromium on $name', ({
     fixture = await startConsoleBrowserFixture(create, () => 200);
     ({ t, page } = fixture);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.goto(`${t.server.url}/console/login`);
-    await page.getByLabel('Bridge key').fill(t.server.bridgeKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await fixture.signIn();
   });
 
   afterAll(() => fixture?.stop());

@@ -7,6 +7,8 @@ export interface ConsoleBrowserFixture extends ConsolePage {
   t: ConsoleTestServer;
   /** The receiver's base URL (for `callback_url`). */
   callbacks: { url: string };
+  /** Signs the page in with the bridge key through the login form and waits for the Overview. */
+  signIn(): Promise<void>;
   /** Closes the browser, the receiver, the server and the database. */
   stop(): Promise<void>;
 }
@@ -33,7 +35,13 @@ export async function startConsoleBrowserFixture(
     stops.push(() => callbacks.close());
     const page = await openConsolePage();
     stops.push(() => page.browser.close());
-    return { ...page, t, callbacks, stop };
+    const signIn = async () => {
+      await page.page.goto(`${t.server.url}/console/login`);
+      await page.page.getByLabel('Bridge key').fill(t.server.bridgeKey);
+      await page.page.getByRole('button', { name: 'Sign in' }).click();
+      await page.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    };
+    return { ...page, t, callbacks, signIn, stop };
   } catch (error) {
     await stop();
     throw error;
