@@ -2,7 +2,6 @@ import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleTestServer, MAIL_DOMAIN, startConsoleTestServer } from './test-support/console-test-server.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 /** What an operator must never get raw: control characters other than tab and line breaks, and format characters (bidi, zero-width). */
 const RAW_CONTROL = /(?![\t\n\r])\p{Cc}|\p{Cf}/u;
 /** Bell, an ANSI colour and screen clear, a right-to-left override and backspaces: text that would change what the operator reads. */
@@ -43,13 +42,7 @@ describe.each(sqlDatabases())('console pages show control characters in caller-s
       { credential: t.server.bridgeKey },
     );
     expect(revoke.status).toBe(404);
-    const signedIn = await fetch(`${t.server.url}/console/login`, {
-      method: 'POST',
-      headers: { origin: t.server.url, 'content-type': FORM },
-      body: new URLSearchParams({ key: t.server.bridgeKey }).toString(),
-      redirect: 'manual',
-    });
-    cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    cookie = await t.signIn();
   });
 
   afterAll(async () => {

@@ -49,13 +49,7 @@ describe.each(sqlDatabases())('console paging on $name', ({ create }) => {
     const fixture = await create();
     cleanup = fixture.cleanup;
     t = await startConsoleTestServer(fixture.db);
-    const signedIn = await fetch(`${t.server.url}/console/login`, {
-      method: 'POST',
-      headers: { origin: t.server.url, 'content-type': FORM },
-      body: new URLSearchParams({ key: t.server.bridgeKey }).toString(),
-      redirect: 'manual',
-    });
-    cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    cookie = await t.signIn();
   }, 60_000);
 
   afterAll(async () => {

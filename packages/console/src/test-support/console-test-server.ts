@@ -27,6 +27,8 @@ export interface ConsoleTestServer {
   /** POSTs to `/functions/v1/<path>` with the bridge key; throws unless 200. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whichever fields the route returns
   bridge<T = any>(path: string, body: unknown): Promise<T>;
+  /** Signs in through the console's form with the bridge key; resolves with the session cookie (`name=value`). */
+  signIn(): Promise<string>;
   /** Registers, uploads and commits `content` as alice's artifact `key` (text/plain); resolves with its id and SHA-256 (hex). */
   uploadArtifact(key: string, content: Buffer): Promise<{ artifactId: string; sha256: string }>;
 }
@@ -65,6 +67,15 @@ export async function startConsoleTestServer(sql: SqlDatabase): Promise<ConsoleT
     const allocated = await server.call('agent-postbox/alloc', { agent_id: agent, local_part: agent }, { credential: keys[agent] });
     if (allocated.status !== 200) throw new Error(`alloc ${agent}: ${allocated.status} ${JSON.stringify(allocated.body)}`);
   }
+  const signIn = async () => {
+    const signedIn = await fetch(`${server.url}/console/login`, {
+      method: 'POST',
+      headers: { origin: server.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: server.bridgeKey }).toString(),
+      redirect: 'manual',
+    });
+    return (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  };
   const uploadArtifact = async (key: string, content: Buffer) => {
     const as = { credential: keys.alice };
     const registered = await server.call(
@@ -79,5 +90,5 @@ export async function startConsoleTestServer(sql: SqlDatabase): Promise<ConsoleT
     return { artifactId: registered.body.artifact_id as string, sha256 };
   };
   const smtp = server.kernel.service<{ smtpAddress(): { port: number } | null }>('agent-postbox').smtpAddress();
-  return { server, keys, smtpPort: smtp?.port ?? 0, bridge, uploadArtifact };
+  return { server, keys, smtpPort: smtp?.port ?? 0, bridge, signIn, uploadArtifact };
 }
