@@ -7,14 +7,7 @@ import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
 import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
-import {
-  startWalCheckpointer,
-  truncateWal,
-  WAL_SIZE_LIMIT_BYTES,
-  WAL_TRUNCATE_BACKOFF_MS,
-  WAL_TRUNCATE_MAX_BACKOFF_MS,
-  type WalCheckpointer,
-} from './wal-checkpointer.js';
+import { startWalCheckpointer, truncateWal, truncateWhenLarge, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * Milliseconds after the connection opens before the WAL checkpoint thread
@@ -79,11 +72,6 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
   if (onDisk) mkdirSync(dirname(filename), { recursive: true });
   let checkpointer: WalCheckpointer | undefined;
   let checkpointerStart: NodeJS.Timeout | undefined;
-  /** A truncating checkpoint is queued or running on the connection. */
-  let truncating = false;
-  /** After a busy truncation: when the next may run (ms since epoch), and the current wait. */
-  let truncateAfter = 0;
-  let truncateBackoffMs = 0;
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
@@ -105,24 +93,8 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
               connection.pragma('wal_autocheckpoint = 0');
               checkpointer = startWalCheckpointer({
                 filename,
-                onLarge: () => {
-                  if (truncating || Date.now() < truncateAfter) return;
-                  truncating = true;
-                  // Leased from the pool: it runs between two queries or transactions of this connection.
-                  withConnection(knex, (leased) => truncateWal(leased, busyTimeoutMs))
-                    .then((emptied) => {
-                      // Another process is reading (a backup): wait longer each time rather than retry every report.
-                      truncateBackoffMs = emptied
-                        ? 0
-                        : Math.min(Math.max(WAL_TRUNCATE_BACKOFF_MS, truncateBackoffMs * 2), WAL_TRUNCATE_MAX_BACKOFF_MS);
-                      truncateAfter = Date.now() + truncateBackoffMs;
-                    })
-                    // Closing: nothing to retry.
-                    .catch(() => undefined)
-                    .finally(() => {
-                      truncating = false;
-                    });
-                },
+                // Leased from the pool: the truncation runs between two queries or transactions of this connection.
+                onLarge: truncateWhenLarge(() => withConnection(knex, (leased) => truncateWal(leased, busyTimeoutMs))),
                 onFailure: () => {
                   if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
                 },

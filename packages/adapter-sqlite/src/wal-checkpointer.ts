@@ -130,3 +130,30 @@ export function truncateWal(connection: BetterSqlite3.Database, busyTimeoutMs: n
     connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
   }
 }
+
+/**
+ * The `onLarge` handler of {@link startWalCheckpointer}: runs `truncate`
+ * (which resolves with {@link truncateWal}'s answer) one at a time, and
+ * after a busy one (another process reading) skips reports for
+ * {@link WAL_TRUNCATE_BACKOFF_MS}, doubling per busy one up to
+ * {@link WAL_TRUNCATE_MAX_BACKOFF_MS}; an emptied WAL resets the wait. A
+ * rejected `truncate` (the database closing) is dropped.
+ */
+export function truncateWhenLarge(truncate: () => Promise<boolean>): () => void {
+  let running = false;
+  let backoffMs = 0;
+  let notBefore = 0;
+  return () => {
+    if (running || Date.now() < notBefore) return;
+    running = true;
+    truncate()
+      .then((emptied) => {
+        backoffMs = emptied ? 0 : Math.min(Math.max(WAL_TRUNCATE_BACKOFF_MS, backoffMs * 2), WAL_TRUNCATE_MAX_BACKOFF_MS);
+        notBefore = Date.now() + backoffMs;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        running = false;
+      });
+  };
+}
