@@ -14,7 +14,7 @@ export type { ChainReport } from './audit/audit-store.js';
 export { authorize } from './auth/authorize.js';
 export { readCredential } from './auth/credential-transport.js';
 export { createPermissionRegistry, type PermissionRegistry } from './auth/permission-registry.js';
-export type { CredentialVerifier, Principal, TeamDirectory } from './auth/principal.js';
+export type { AgentDirectory, CredentialVerifier, Principal, TeamDirectory } from './auth/principal.js';
 export { credentialsPort, describePrincipal, teamsPort } from './auth/principal.js';
 export { assertStorageKey, MAX_KEY_BYTES, storageKeyProblem } from './blobs/storage-key.js';
 export * from './config.js';

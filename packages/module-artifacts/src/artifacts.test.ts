@@ -321,6 +321,17 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       expect(unknown.status).toBe(404);
     });
 
+    it('grants only to registered agents, and tells that only to whoever may grant the artifact', async () => {
+      const artifactId = await committed(randomBytes(10));
+      const toNobody = await t.artifacts('grant', { artifact_id: artifactId, to_agent: 'nobody', expires_at: inDays(1) }, 'alice');
+      expect(toNobody.status).toBe(404);
+      expect(toNobody.body.error.message).toContain('"nobody"');
+      expect(await db.knex('artifacts_grants').where({ artifact_id: artifactId })).toEqual([]);
+      const asOutsider = async (toAgent: string) =>
+        (await t.artifacts('grant', { artifact_id: artifactId, to_agent: toAgent, expires_at: inDays(1) }, 'bob')).body;
+      expect(await asOutsider('nobody')).toEqual(await asOutsider('carol'));
+    });
+
     it('stops fetches after a revoke or the grant’s expiry, and for expired artifacts', async () => {
       const artifactId = await committed(randomBytes(10));
       const grant = async (to: string) =>

@@ -52,7 +52,7 @@ const listCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.
 export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
 
 /** Ports the artifacts service uses. */
-export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock', ArtifactsConfig>;
+export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock' | 'agents', ArtifactsConfig>;
 
 interface ArtifactRow {
   artifact_id: string;
@@ -258,7 +258,10 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * Grants `to_agent` downloads of a committed artifact until `expires_at` (ms).
      * The token is in the result and nowhere else (stored as SHA-256).
      * @throws InputError when `expires_at` is not in the future; ConflictError when the
-     *   artifact is pending or expired; NotFoundError; NotAllowedError.
+     *   artifact is pending or expired; NotFoundError when the artifact or `to_agent`
+     *   does not exist (the recipient is looked up only after the caller's access to
+     *   the artifact is established, so the answer tells nobody else which agents exist);
+     *   NotAllowedError.
      */
     async grant(body: GrantRequest, principal: Principal): Promise<GrantResponse> {
       const row = await loadFor(body.artifact_id, principal, 'artifacts.grant');
@@ -269,6 +272,9 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       if (row.expires_at <= at) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
       if (row.status !== 'committed')
         throw new ConflictError(`Artifact "${row.artifact_id}" is not committed yet; only committed artifacts can be granted.`);
+      if ((await deps.agents.missing({ agentIds: [body.to_agent] })).length > 0) {
+        throw new NotFoundError(`Agent "${body.to_agent}" does not exist; grants go to registered agents.`);
+      }
       const token = newCredential('g_');
       const grantId = newId('grt_');
       await knex()(GRANTS).insert({

@@ -47,6 +47,20 @@ export interface TeamDirectory {
   teamsOf(options: { agentId: string }): Promise<string[]>;
 }
 
+/**
+ * Which agent ids are registered, for modules that record another agent as
+ * a recipient (an artifact grant's `to_agent`). The kernel provides it from
+ * the credential verifier; without the identity module there is no agent
+ * registry and every id is accepted.
+ */
+export interface AgentDirectory {
+  /**
+   * @param options.agentIds distinct agent ids (the few one request names).
+   * @returns the unregistered ones, in the order given; empty when all exist.
+   */
+  missing(options: { agentIds: readonly string[] }): Promise<string[]>;
+}
+
 /** The port through which a module (identity) gives the others team membership. */
 export const teamsPort = createPortRef<TeamDirectory>({ id: 'teams', description: 'team membership for team:<name> scopes' });
 

@@ -211,6 +211,17 @@ export function createKernel(options: KernelOptions): Kernel {
     return services.get(moduleName);
   };
 
+  let verifier: CredentialVerifier | null | undefined;
+  /** The verifier a module (identity) provides, resolved on first use; `null` when no module provides one. */
+  const credentialVerifier = () => {
+    verifier ??= root.isRegistered(credentialsPort.id) ? root.resolve<CredentialVerifier>(credentialsPort.id) : null;
+    return verifier;
+  };
+  const verifyCredential = async (credential: string): Promise<Principal | null> => credentialVerifier()?.verify({ credential }) ?? null;
+  // Without the identity module no agent is registered anywhere and the bridge key is the only credential: nothing to check against.
+  const missingAgents = async (agentIds: readonly string[]): Promise<string[]> => credentialVerifier()?.missingAgents({ agentIds }) ?? [];
+  value('agents', { missing: ({ agentIds }) => missingAgents(agentIds) });
+
   for (const module of modules) {
     for (const { ref, factory } of module.provides ?? []) {
       if (root.isRegistered(ref.id)) throw new Error(`Port "${ref.id}" is provided twice (again by "${module.name}").`);
@@ -268,16 +279,6 @@ export function createKernel(options: KernelOptions): Kernel {
   for (const module of modules) {
     for (const job of module.jobs ?? []) jobs.register(job, serviceOf(module.name));
   }
-
-  let verifier: CredentialVerifier | null | undefined;
-  /** The verifier a module (identity) provides, resolved on first use; `null` when no module provides one. */
-  const credentialVerifier = () => {
-    verifier ??= root.isRegistered(credentialsPort.id) ? root.resolve<CredentialVerifier>(credentialsPort.id) : null;
-    return verifier;
-  };
-  const verifyCredential = async (credential: string): Promise<Principal | null> => credentialVerifier()?.verify({ credential }) ?? null;
-  // Without the identity module no agent is registered anywhere and the bridge key is the only credential: nothing to check against.
-  const missingAgents = async (agentIds: readonly string[]): Promise<string[]> => credentialVerifier()?.missingAgents({ agentIds }) ?? [];
 
   const migrationSets = [CORE, ...modules.map((m) => ({ name: m.name, migrations: m.migrations, table: migrationTableOf(m.name) }))];
 

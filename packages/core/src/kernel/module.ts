@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { PermissionRegistry } from '../auth/permission-registry.js';
-import type { CredentialVerifier, TeamDirectory } from '../auth/principal.js';
+import type { AgentDirectory, CredentialVerifier, TeamDirectory } from '../auth/principal.js';
 import type { CoreConfig, EnvBinding } from '../config.js';
 import type { JobDefinition, JobQueue } from '../jobs/job.js';
 import type { MetricsRegistry } from '../observability/metrics-registry.js';
@@ -24,7 +24,8 @@ import type { RouteDefinition } from './route.js';
  * Every port and core service a module can ask for by name, with its type.
  * `vectorIndex` is per module (tables prefixed with the module's name);
  * `teams` and `credentials` are provided by a module (identity) through
- * {@link teamsPort} and {@link credentialsPort}.
+ * {@link teamsPort} and {@link credentialsPort}; the kernel builds `agents`
+ * on `credentials`.
  */
 export interface PortMap {
   sql: SqlDatabase;
@@ -40,6 +41,8 @@ export interface PortMap {
   permissions: PermissionRegistry;
   teams: TeamDirectory;
   credentials: CredentialVerifier;
+  /** Which agent ids are registered (every id when no module provides credentials). */
+  agents: AgentDirectory;
   logger: Logger;
   config: CoreConfig;
   blobStore: BlobStore;
