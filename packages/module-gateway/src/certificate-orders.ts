@@ -16,6 +16,12 @@ import type { OrderSummary, RenewCertificatesRequest, RenewCertificatesResponse 
 /** Milliseconds an order may sit without a job id before recovery enqueues it (a crash between insert and enqueue). */
 const UNDISPATCHED_GRACE_MS = 60_000;
 
+/** Finished orders are kept this long (ms, 30 days) before the daily sweep may delete them. */
+const FINISHED_ORDER_RETENTION_MS = 30 * 86_400_000;
+
+/** Orders deleted per statement by the sweep, so no statement holds a long write lock. */
+const PRUNE_BATCH = 500;
+
 const summary = (row: Pick<OrderRow, 'host' | 'order_id' | 'status'>): OrderSummary => ({
   host: row.host,
   order_id: row.order_id,
@@ -266,6 +272,40 @@ export function createCertificateOrders(context: GatewayContext) {
         );
         if (permanent) return;
         throw error;
+      }
+    },
+
+    /**
+     * Deletes finished orders (valid, failed, cancelled) that ended more than
+     * {@link FINISHED_ORDER_RETENTION_MS} ago and that /list no longer shows:
+     * a newer order of the same host binding exists, or the host was released.
+     * Each bound host keeps its latest order whatever its age. Their sealed
+     * certificate keys go with them (a stored certificate keeps its own copy).
+     * @returns how many orders were deleted.
+     */
+    async pruneFinished(): Promise<number> {
+      const endedBefore = now() - FINISHED_ORDER_RETENTION_MS;
+      let deleted = 0;
+      for (;;) {
+        const ids = (
+          (await knex()('gateway_orders as o')
+            .select('o.order_id')
+            .whereIn('o.status', ['valid', 'failed', 'cancelled'])
+            .where('o.finished_at', '<', endedBefore)
+            .where((superseded) =>
+              superseded
+                .whereNotExists(knex()('gateway_hosts as h').select(knex().raw('1')).whereRaw('?? = ??', ['h.host_id', 'o.host_id']))
+                .orWhereExists(
+                  knex()('gateway_orders as n')
+                    .select(knex().raw('1'))
+                    .whereRaw('?? = ??', ['n.host_id', 'o.host_id'])
+                    .whereRaw('(??, ??) > (??, ??)', ['n.created_at', 'n.order_id', 'o.created_at', 'o.order_id']),
+                ),
+            )
+            .limit(PRUNE_BATCH)) as Array<{ order_id: string }>
+        ).map((row) => row.order_id);
+        if (ids.length === 0) return deleted;
+        deleted += await knex()('gateway_orders').whereIn('order_id', ids).delete();
       }
     },
 

@@ -117,3 +117,58 @@ describe.each(sqlDatabases())('agent-gateway /list latest orders on $name', ({ c
     ]);
   });
 });
+
+// The daily sweep deletes finished orders 30 days after they ended, except each bound host's latest.
+describe.each(sqlDatabases())('agent-gateway order retention on $name', ({ create }) => {
+  let t: GatewayTestServer;
+  let db: SqlDatabase;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    db = fixture.db;
+    cleanup = fixture.cleanup;
+    t = await startGatewayTestServer({ db, gateway: { httpPort: 0, dnsServers: ['127.0.0.1:1'] }, jobs: { enabled: false } });
+  });
+  afterAll(async () => {
+    await t?.server.stop();
+    await cleanup?.();
+  });
+
+  it('deletes superseded and released orders past retention, keeps every bound host’s latest', async () => {
+    const daysAgo = (days: number) => Date.now() - days * 86_400_000;
+    await seedHost(db, 'p.example.test', 'alice');
+    await seedOrder(db, { host: 'p.example.test', agent: 'alice', orderId: 'ord_p1', status: 'valid', createdAt: daysAgo(40) });
+    await seedOrder(db, { host: 'p.example.test', agent: 'alice', orderId: 'ord_p2', status: 'failed', createdAt: daysAgo(35) });
+    await seedHost(db, 'q.example.test', 'alice');
+    await seedOrder(db, { host: 'q.example.test', agent: 'alice', orderId: 'ord_q1', status: 'failed', createdAt: daysAgo(2) });
+    await seedOrder(db, { host: 'q.example.test', agent: 'alice', orderId: 'ord_q2', status: 'valid', createdAt: daysAgo(1) });
+    await seedHost(db, 'r.example.test', 'bob');
+    await seedOrder(db, { host: 'r.example.test', agent: 'bob', orderId: 'ord_r0', status: 'cancelled', createdAt: daysAgo(45) });
+    await seedOrder(db, { host: 'r.example.test', agent: 'bob', orderId: 'ord_r1', status: 'queued', createdAt: daysAgo(40) });
+    // A binding that was released: nothing shows its orders any more.
+    await seedOrder(db, {
+      host: 's.example.test',
+      agent: 'bob',
+      orderId: 'ord_s1',
+      status: 'valid',
+      createdAt: daysAgo(31),
+      hostId: 'hst_gone',
+    });
+    await seedOrder(db, {
+      host: 's.example.test',
+      agent: 'bob',
+      orderId: 'ord_s2',
+      status: 'failed',
+      createdAt: daysAgo(3),
+      hostId: 'hst_gone',
+    });
+    const before = (await t.gateway('/list', {}, 'bridge')).body.hosts.map((host: ListedHost) => host.order?.order_id);
+
+    await t.service.sweep();
+
+    const left = (await db.knex('gateway_orders').select('order_id').orderBy('order_id')).map((row: { order_id: string }) => row.order_id);
+    expect(left).toEqual(['ord_p2', 'ord_q1', 'ord_q2', 'ord_r1', 'ord_s2']);
+    expect((await t.gateway('/list', {}, 'bridge')).body.hosts.map((host: ListedHost) => host.order?.order_id)).toEqual(before);
+  });
+});

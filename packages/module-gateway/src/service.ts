@@ -91,10 +91,14 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
      */
     resealKeys: (options: { signal?: AbortSignal } = {}) => reseal.resealAll(options),
 
-    /** Deletes expired claim tokens and stale HTTP-01 tokens, and recovers orders whose job died. */
+    /**
+     * Deletes expired claim tokens, stale HTTP-01 tokens and finished orders
+     * past retention that /list no longer shows, and recovers orders whose job died.
+     */
     async sweep() {
       await hosts.sweepClaims();
       await deps.sql.knex('gateway_http_tokens').where('expires_at', '<=', deps.clock.now()).delete();
+      await orders.pruneFinished();
       await orders.recover();
     },
 
