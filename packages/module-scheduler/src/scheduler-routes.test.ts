@@ -98,6 +98,25 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     await sleep(1_500);
     expect(receiver.on('/tick').length).toBe(count);
 
+    // Paused, the history stands still: pages of 2 follow one another and end with a null cursor.
+    const all = await runsOf('tick');
+    const paged: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: { runs: unknown[]; next_cursor: string | null } } = await t.scheduler(
+        'runs/list',
+        { agent_id: 'alice', name: 'tick', limit: 2, cursor },
+        'alice',
+      );
+      expect(page.status).toBe(200);
+      paged.push(...page.body.runs);
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    expect(paged).toEqual(all);
+    const forged = await t.scheduler('runs/list', { agent_id: 'alice', name: 'tick', cursor: 'not-a-cursor' }, 'alice');
+    expect(forged.status).toBe(400);
+    expect(forged.body.error.details.fields[0].path).toBe('cursor');
+
     const resumedAt = Date.now();
     const resumed = await t.scheduler('job/resume', { agent_id: 'alice', name: 'tick' }, 'alice');
     expect(resumed.status).toBe(200);

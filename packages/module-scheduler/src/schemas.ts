@@ -80,6 +80,12 @@ export const listRunsRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
   name: jobNameSchema,
   limit: z.number().int().min(1).max(500).default(50).describe('Runs returned: 1..500, default 50.'),
+  cursor: z
+    .string()
+    .max(512)
+    .nullable()
+    .default(null)
+    .describe('The next_cursor of the previous page; null or absent for the newest runs.'),
 });
 export type ListRunsRequest = z.output<typeof listRunsRequestSchema>;
 export const runViewSchema = z.object({
@@ -92,7 +98,8 @@ export const runViewSchema = z.object({
   finished_at: instantSchema.nullable(),
 });
 export type RunView = z.output<typeof runViewSchema>;
-export const listRunsResponseSchema = z.object({ runs: z.array(runViewSchema) });
+/** A page of runs; `next_cursor` is null on the last page. */
+export const listRunsResponseSchema = z.object({ runs: z.array(runViewSchema), next_cursor: z.string().nullable() });
 export type ListRunsResponse = z.output<typeof listRunsResponseSchema>;
 
 /** POST /runs/retry: re-queues a finished run as a new attempt series. */

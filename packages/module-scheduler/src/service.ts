@@ -1,5 +1,15 @@
-import { ConflictError, checkTargetField, InputError, isoTimestamp, NotFoundError, newId, resealSealedColumn } from '@agentinfra/core';
+import {
+  ConflictError,
+  checkTargetField,
+  createListCursor,
+  InputError,
+  isoTimestamp,
+  NotFoundError,
+  newId,
+  resealSealedColumn,
+} from '@agentinfra/core';
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import { createSchedulerAdmin } from './admin-queries.js';
 import { type Cadence, parseCadence, sameCadence } from './cadence.js';
 import { createCallbackRunner } from './callback-run.js';
@@ -24,6 +34,9 @@ import {
 } from './schemas.js';
 import { forgetReplacedSecrets, secretColumnsAfterPut } from './secret-rotation.js';
 import type { SchedulerDeps } from './service-deps.js';
+
+/** /runs/list pages: the scheduled instant (ms) of the last run listed; unique per job. */
+const runsCursor = createListCursor({ schema: z.strictObject({ s: z.int() }), field: 'cursor' });
 
 /**
  * agent-scheduler without HTTP (SPEC.md §4 agent-scheduler, CONTRACT.md
@@ -194,24 +207,27 @@ export function createSchedulerService(deps: SchedulerDeps) {
     },
 
     /**
-     * A job's runs, newest scheduled instant first.
-     * @returns `{ runs: [{ id, scheduled_for, status, attempts, error, started_at, finished_at }] }`,
-     *   at most `limit` (default 50, 1..500).
-     * @throws NotFoundError (404) when the agent has no such job.
+     * A job's runs, newest scheduled instant first, a page at a time (through
+     * the unique index on the job and the scheduled instant).
+     * @returns `{ runs: [{ id, scheduled_for, status, attempts, error, started_at, finished_at }], next_cursor }`,
+     *   at most `limit` (default 50, 1..500) runs; `next_cursor` is null on the last page.
+     * @throws NotFoundError (404) when the agent has no such job; InputError (400) for a cursor this route did not issue.
      */
     async listRuns(body: ListRunsRequest): Promise<ListRunsResponse> {
+      const before = body.cursor === null ? null : runsCursor.decode(body.cursor).s;
       const job = (await knex()(JOBS).select('id').where({ agent_id: body.agent_id, name: body.name }).first()) as
         | Pick<JobRow, 'id'>
         | undefined;
       if (!job) throw notFound(body.name);
-      const runs = (await knex()(RUNS)
-        .where({ job_id: job.id })
-        .orderBy([
-          { column: 'scheduled_for', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(body.limit)) as RunRow[];
-      return { runs: runs.map(runView) };
+      const query = knex()(RUNS).where({ job_id: job.id });
+      if (before !== null) query.where('scheduled_for', '<', before);
+      const rows = (await query.orderBy('scheduled_for', 'desc').limit(body.limit + 1)) as RunRow[];
+      const page = rows.slice(0, body.limit);
+      const last = page.at(-1);
+      return {
+        runs: page.map(runView),
+        next_cursor: rows.length > body.limit && last ? runsCursor.encode({ s: Number(last.scheduled_for) }) : null,
+      };
     },
 
     /**

@@ -1394,6 +1394,8 @@ export interface Routes {
       name: string;
       /** Runs returned: 1..500, default 50. */
       limit?: number;
+      /** The next_cursor of the previous page; null or absent for the newest runs. */
+      cursor?: string | null;
     };
     response: {
       runs: Array<{
@@ -1405,6 +1407,7 @@ export interface Routes {
         started_at: string | null;
         finished_at: string | null;
       }>;
+      next_cursor: string | null;
     };
   };
   /** Re-queue a finished run as a new attempt series (409 while it is queued or running). */
