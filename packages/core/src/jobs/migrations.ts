@@ -86,4 +86,38 @@ export const coreMigrations: ModuleMigrations = {
       await knex.raw('drop index core_jobs_queued_group_index');
     },
   },
+  /**
+   * Ready groups (see `JobRunner.eligible`): a queued grouped job is `group_ready`
+   * (1) once it is due, and the claim walks only the groups with ready jobs, so
+   * groups whose jobs all lie in the future (a scheduler job's next fire, one
+   * group per agent) cost a claim nothing. Each poll first marks the jobs that
+   * became due, through the index of the waiting ones by `run_at`.
+   */
+  '20261129000000_core_jobs_ready_groups': {
+    async up(knex: Knex) {
+      await knex.schema.alterTable('core_jobs', (table) => {
+        table.integer('group_ready').notNullable().defaultTo(0);
+      });
+      await knex.raw("update core_jobs set group_ready = 1 where status = 'queued' and job_group is not null and run_at <= ?", [
+        Date.now(),
+      ]);
+      await knex.raw('drop index core_jobs_queued_group_index');
+      await knex.raw(
+        "create index core_jobs_ready_group_index on core_jobs (job_group, run_at, id) where status = 'queued' and job_group is not null and group_ready = 1",
+      );
+      await knex.raw(
+        "create index core_jobs_waiting_group_index on core_jobs (run_at) where status = 'queued' and job_group is not null and group_ready = 0",
+      );
+    },
+    async down(knex: Knex) {
+      await knex.raw('drop index core_jobs_waiting_group_index');
+      await knex.raw('drop index core_jobs_ready_group_index');
+      await knex.raw(
+        "create index core_jobs_queued_group_index on core_jobs (job_group, run_at, id) where status = 'queued' and job_group is not null",
+      );
+      await knex.schema.alterTable('core_jobs', (table) => {
+        table.dropColumn('group_ready');
+      });
+    },
+  },
 };

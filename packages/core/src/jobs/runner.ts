@@ -137,6 +137,7 @@ export class JobRunner implements JobQueue {
         max_attempts: options.maxAttempts ?? definition?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         dedupe_key: options.dedupeKey ?? null,
         job_group: options.group ?? null,
+        group_ready: options.group !== undefined && (options.runAt ?? now) <= now ? 1 : 0,
         scheduled_for: null,
         created_at: now,
         updated_at: now,
@@ -283,12 +284,16 @@ export class JobRunner implements JobQueue {
   }
 
   /**
-   * One claim statement: moves the {@link eligible} jobs to `running` under
-   * this worker's lease, skipping rows another transaction holds where the
-   * database can.
+   * Marks the grouped jobs that became due as ready, then one claim statement
+   * moves the {@link eligible} jobs to `running` under this worker's lease,
+   * skipping rows another transaction holds where the database can.
    */
   private async claimDue(db: Knex, limit: number): Promise<JobRow[]> {
     const now = this.options.clock.now();
+    // Grouped jobs that became due join the ready groups the claim walks (literals: the partial index's predicate).
+    await db(TABLE)
+      .whereRaw("status = 'queued' and job_group is not null and group_ready = 0 and run_at <= ?", [now])
+      .update({ group_ready: 1 });
     const eligible = this.eligible(now, limit);
     const picked = db(TABLE)
       .select('id')
@@ -318,17 +323,18 @@ export class JobRunner implements JobQueue {
    * Filtering before the limit means groups at their cap never hold back the
    * others.
    *
-   * The cost does not grow with any group's backlog (migration
-   * `core_jobs_claim_indexes`): `occupied` counts the running rows; `walk` is
-   * a loose index scan over the distinct groups with queued jobs (one index
-   * probe per group, in group-name order); `heads` reads, for each group
-   * below its cap, only its first `cap - running` due queued rows through the
-   * same index; expired leases come from the few running rows. Only those
-   * few candidates are ranked. So a claim costs a few index probes per
-   * distinct group with queued jobs (every such group is visited, so the
+   * The cost grows neither with any group's backlog nor with the groups
+   * whose jobs are all in the future (migrations `core_jobs_claim_indexes`,
+   * `core_jobs_ready_groups`): `occupied` counts the running rows; `walk` is
+   * a loose index scan over the distinct groups with ready (due) queued jobs
+   * (one index probe per group, in group-name order); `heads` reads, for each
+   * group below its cap, only its first `cap - running` due queued rows
+   * through the same index; expired leases come from the few running rows.
+   * Only those few candidates are ranked. So a claim costs a few index probes
+   * per distinct group with due jobs (every such group is visited, so the
    * order is exact: the oldest eligible jobs win), plus the queued rows of
-   * unregistered job names it steps over. Status and null tests are literals
-   * so that both engines match the partial indexes.
+   * unregistered job names it steps over. Status, null and ready tests are
+   * literals so that both engines match the partial indexes.
    */
   private eligible(now: number, limit: number): { sql: string; bindings: unknown[] } {
     const names = [...this.handlers.keys()];
@@ -337,11 +343,12 @@ export class JobRunner implements JobQueue {
     // SQLite plans without statistics (nothing runs ANALYZE) and would read the
     // queued rows through the (status, run_at) index; name the partial indexes.
     const sqlite = this.options.sql.dialect === 'sqlite';
-    const byGroup = sqlite ? ' indexed by core_jobs_queued_group_index' : '';
+    const byGroup = sqlite ? ' indexed by core_jobs_ready_group_index' : '';
     const byAge = sqlite ? ' indexed by core_jobs_queued_ungrouped_index' : '';
     const next = (group: string, after: string) => `(
       select q.id from ${TABLE} q${byGroup}
-      where q.status = 'queued' and q.job_group is not null and q.job_group = ${group} and q.run_at <= ? and q.name in ${inNames}${after}
+      where q.status = 'queued' and q.job_group is not null and q.group_ready = 1 and q.job_group = ${group} and q.run_at <= ?
+        and q.name in ${inNames}${after}
       order by q.run_at, q.id limit 1)`;
     // Each open group's first `cap - running` due queued rows: PostgreSQL
     // reads them with a lateral subquery; SQLite (no LATERAL) steps through
@@ -362,7 +369,8 @@ export class JobRunner implements JobQueue {
           sql: `select g.job_group, j.id, j.run_at from open_groups g
           cross join lateral (
             select q.id, q.run_at from ${TABLE} q
-            where q.status = 'queued' and q.job_group is not null and q.job_group = g.job_group and q.run_at <= ? and q.name in ${inNames}
+            where q.status = 'queued' and q.job_group is not null and q.group_ready = 1 and q.job_group = g.job_group and q.run_at <= ?
+              and q.name in ${inNames}
             order by q.run_at, q.id limit ? - g.running) j`,
           bindings: [now, ...names, cap],
         };
@@ -373,10 +381,10 @@ export class JobRunner implements JobQueue {
         where status = 'running' and job_group is not null and locked_until >= ?
         group by job_group),
       walk(job_group) as (
-        select * from (select job_group from ${TABLE}${byGroup} where status = 'queued' and job_group is not null
+        select * from (select job_group from ${TABLE}${byGroup} where status = 'queued' and job_group is not null and group_ready = 1
           order by job_group limit 1) first_group
         union all
-        select (select w.job_group from ${TABLE} w${byGroup} where w.status = 'queued' and w.job_group is not null
+        select (select w.job_group from ${TABLE} w${byGroup} where w.status = 'queued' and w.job_group is not null and w.group_ready = 1
           and w.job_group > walk.job_group order by w.job_group limit 1)
         from walk where walk.job_group is not null),
       open_groups as (
@@ -514,7 +522,15 @@ export class JobRunner implements JobQueue {
     await this.options.sql
       .knex(TABLE)
       .where({ id: row.id, locked_by: this.workerId })
-      .update({ status: 'queued', last_error: error, run_at: now + delayMs, locked_by: null, locked_until: null, updated_at: now });
+      .update({
+        status: 'queued',
+        last_error: error,
+        run_at: now + delayMs,
+        group_ready: 0,
+        locked_by: null,
+        locked_until: null,
+        updated_at: now,
+      });
   }
 }
 

@@ -1,3 +1,4 @@
+export { coreMigrations } from '../jobs/migrations.js';
 export * from './blob-store-contract.js';
 export * from './captured-logger.js';
 export * from './embedder-contract.js';
