@@ -38,6 +38,7 @@ export {
 } from './delivery/index.js';
 export * from './errors.js';
 export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
+export { JobInterruptedError } from './jobs/job.js';
 export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';
 export { withinDeadline } from './kernel/body-deadline.js';

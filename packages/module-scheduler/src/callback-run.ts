@@ -1,4 +1,4 @@
-import { isoTimestamp, newId } from '@agentinfra/core';
+import { isoTimestamp, JobInterruptedError, newId } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import type { SchedulerConfig } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
@@ -92,7 +92,11 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
     return job ? { run, job, marked: false } : null;
   }
 
-  /** One callback attempt of `run`. @throws Error (to be retried) when it failed and attempts remain. */
+  /**
+   * One callback attempt of `run`.
+   * @throws Error (to be retried) when it failed and attempts remain; the signal's
+   *   JobInterruptedError when a shutdown ended it (the attempt is not counted).
+   */
   async function attempt({ run, job, marked }: Attemptable, signal: AbortSignal): Promise<void> {
     const startedAt = deps.clock.now();
     const attemptNo = marked ? run.attempts : run.attempts + 1;
@@ -132,6 +136,12 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
       metrics.attempts.inc({ outcome: 'succeeded' });
       log.debug({ ms: finishedAt - startedAt }, 'callback succeeded');
       return;
+    }
+    if (signal.reason instanceof JobInterruptedError) {
+      // The shutdown, not the receiver, ended this attempt: it does not count, and the queue hands the run to another process.
+      await current.update({ status: 'queued', attempts: attemptNo - 1, updated_at: finishedAt });
+      log.info('callback interrupted by the shutdown; the run goes back to the queue');
+      throw signal.reason;
     }
     const error = truncate(failure, config.maxErrorLength);
     const final = attemptNo >= run.max_attempts;

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_ERROR } from './reconcile.js';
 import type { SchedulerService } from './service.js';
 import { type CallbackReceiver, startCallbackReceiver } from './test-support/callback-receiver.js';
-import { type SchedulerTestServer, startSchedulerTestServer } from './test-support/scheduler-test-server.js';
+import { cronOnceIn, type SchedulerTestServer, startSchedulerTestServer } from './test-support/scheduler-test-server.js';
 
 /** A clock the test moves forward: "the server was down for a while". */
 function shiftedClock(): Clock & { offsetMs: number } {
@@ -19,12 +19,13 @@ describe.each(reopenableDatabases())('agent-scheduler across a restart on $name'
   const servers: SchedulerTestServer[] = [];
   const masterKey = newMasterKey();
 
-  const start = async (clock: Clock, options: { agents: boolean; jobs: boolean }) => {
+  const start = async (clock: Clock, options: { agents: boolean; jobs: boolean; shutdownGraceMs?: number }) => {
     const server = await startSchedulerTestServer({
       db: store.open(),
       clock,
       agents: options.agents,
       jobs: { enabled: options.jobs },
+      ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
       schedulerConfig: { minIntervalMs: 1_000, missedAfterMs: 2_000 },
       masterKey,
     });
@@ -85,6 +86,46 @@ describe.each(reopenableDatabases())('agent-scheduler across a restart on $name'
       new Date(onceFirst).toISOString(),
       new Date(onceFirst + 30_000).toISOString(),
     ]);
+  });
+
+  it('a shutdown hands an in-flight callback back uncounted: a run with max_attempts 1 is delivered again by the next process', async () => {
+    const first = await start(shiftedClock(), { agents: false, jobs: true, shutdownGraceMs: 200 });
+    const secret = newWebhookSecret();
+    const { cadence, at } = cronOnceIn(600);
+    // The first delivery hangs until the receiver is told to answer; the next ones succeed.
+    const held: Array<() => void> = [];
+    receiver.answer('/interrupted', (response, callback) => {
+      if (receiver.on('/interrupted').indexOf(callback) > 0) response.writeHead(200).end('ok');
+      else held.push(() => response.writeHead(200).end('late'));
+    });
+    const put = await first.scheduler(
+      'job/put',
+      { agent_id: 'alice', name: 'interrupted', cadence, callback_url: `${receiver.url}/interrupted`, secret, max_attempts: 1 },
+      'alice',
+    );
+    expect(put.status).toBe(200);
+    await receiver.waitFor(() => receiver.on('/interrupted').length === 1, at - Date.now() + 5_000, 'the first delivery');
+    await first.server.stop();
+    servers.splice(servers.indexOf(first), 1);
+    const interrupted = (
+      await store
+        .open()
+        .knex('scheduler_runs as r')
+        .join('scheduler_jobs as j', 'j.id', 'r.job_id')
+        .where('j.name', 'interrupted')
+        .select('r.status', 'r.attempts')
+    ).map((run: { status: string; attempts: number }) => [run.status, run.attempts]);
+    expect(interrupted).toEqual([['queued', 0]]);
+
+    const second = await start(shiftedClock(), { agents: false, jobs: true });
+    await receiver.waitFor(() => receiver.on('/interrupted').length === 2, 5_000, 'the delivery by the next process');
+    const [before, again] = receiver.on('/interrupted');
+    expect(again?.headers['webhook-id']).toBe(before?.headers['webhook-id']);
+    expect(again?.json.data.attempt).toBe(1);
+    const runs = async () => (await second.scheduler('runs/list', { agent_id: 'alice', name: 'interrupted' }, 'alice')).body.runs;
+    await receiver.waitFor(async () => (await runs())[0]?.status === 'succeeded', 5_000, 'the run to succeed');
+    expect((await runs())[0]).toEqual(expect.objectContaining({ status: 'succeeded', attempts: 1, error: null }));
+    for (const release of held) release();
   });
 
   it('reconcile repairs a broken fire chain and fails a run whose queue job ended, and leaves healthy backlogs alone', async () => {

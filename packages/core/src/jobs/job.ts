@@ -11,7 +11,11 @@ export interface JobRunContext<S> {
   attempt: number;
   /** For scheduled occurrences: the instant (ms since epoch) this run stands for. */
   scheduledFor: number | null;
-  /** Aborted when the job's timeout passes or the process shuts down. */
+  /**
+   * Aborted when the job's timeout passes (reason: an Error) or the process
+   * shuts down (reason: a {@link JobInterruptedError}; the runner hands the
+   * job back without counting the attempt, so another process runs it at once).
+   */
   signal: AbortSignal;
   /** The owning module's service. */
   service: S;
@@ -86,4 +90,18 @@ export interface JobQueue {
   cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string }): Promise<number>;
   /** Reads one job. */
   get(options: { id: string }): Promise<JobRecord | null>;
+}
+
+/**
+ * The abort reason of a job's signal when its process shuts down before the
+ * job finished. The interrupted attempt does not count toward `maxAttempts`:
+ * the runner puts the job back in the queue, due now, for another process.
+ * A handler that keeps its own attempt count (the scheduler's runs) checks
+ * `signal.reason instanceof JobInterruptedError` to do the same.
+ */
+export class JobInterruptedError extends Error {
+  constructor() {
+    super('The server is shutting down; the job goes back to the queue.');
+    this.name = 'JobInterruptedError';
+  }
 }

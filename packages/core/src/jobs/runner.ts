@@ -4,7 +4,15 @@ import type { Logger } from 'pino';
 import { newId } from '../credentials.js';
 import type { Clock } from '../ports/clock.js';
 import type { SqlDatabase } from '../ports/sql-database.js';
-import { type EnqueueOptions, type JobDefinition, type JobQueue, type JobRecord, type JobStatus, MAX_GROUP_LENGTH } from './job.js';
+import {
+  type EnqueueOptions,
+  type JobDefinition,
+  JobInterruptedError,
+  type JobQueue,
+  type JobRecord,
+  type JobStatus,
+  MAX_GROUP_LENGTH,
+} from './job.js';
 import { nextOccurrence } from './schedule.js';
 
 /** Tuning of {@link JobRunner}. */
@@ -64,6 +72,8 @@ const LOCK_TABLE = 'core_job_locks';
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_ATTEMPTS = 5;
 const ERROR_LIMIT = 2_000;
+/** How long (ms) an interrupted job's handler may take to settle before the job is handed back. */
+const INTERRUPT_SETTLE_MS = 1_000;
 
 function toRecord(row: JobRow): JobRecord {
   return {
@@ -188,7 +198,7 @@ export class JobRunner implements JobQueue {
     const pending = [...this.inFlight.values()].map((job) => job.done);
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([Promise.all(pending), timeout]);
-    for (const job of this.inFlight.values()) job.controller.abort(new Error('The server is shutting down.'));
+    for (const job of this.inFlight.values()) job.controller.abort(new JobInterruptedError());
     await Promise.all([...this.inFlight.values()].map((job) => job.done));
   }
 
@@ -459,24 +469,30 @@ export class JobRunner implements JobQueue {
     const timeout = setTimeout(() => controller.abort(new Error(`Timed out after ${timeoutMs} ms.`)), timeoutMs);
     timeout.unref();
     const started = this.options.clock.now();
+    let handler: Promise<void> | undefined;
     try {
       const aborted = new Promise<never>((_, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
       });
-      await Promise.race([
-        registered.definition.run({
-          payload: JSON.parse(row.payload) as unknown,
-          attempt: row.attempts,
-          scheduledFor: row.scheduled_for,
-          signal: controller.signal,
-          service: registered.service,
-        }),
-        aborted,
-      ]);
+      handler = registered.definition.run({
+        payload: JSON.parse(row.payload) as unknown,
+        attempt: row.attempts,
+        scheduledFor: row.scheduled_for,
+        signal: controller.signal,
+        service: registered.service,
+      });
+      await Promise.race([handler, aborted]);
       await this.finish(row, 'succeeded', null);
       log.debug({ ms: this.options.clock.now() - started }, 'job succeeded');
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
+      if (controller.signal.reason instanceof JobInterruptedError) {
+        // Let the handler record its side of the interruption first (briefly: the shutdown is waiting).
+        await Promise.race([handler?.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS))]);
+        await this.release(row, message);
+        log.info('job interrupted by the shutdown; back in the queue, the attempt not counted');
+        return;
+      }
       this.options.observer?.failed(row.name, row.attempts >= row.max_attempts);
       if (row.attempts >= row.max_attempts) {
         await this.finish(row, 'failed', message);
@@ -515,6 +531,24 @@ export class JobRunner implements JobQueue {
       .knex(TABLE)
       .where({ id: row.id, locked_by: this.workerId })
       .update({ status, last_error: error, locked_by: null, locked_until: null, finished_at: now, updated_at: now });
+  }
+
+  /** Puts an interrupted job back in the queue, due now, with its attempt uncounted. */
+  private async release(row: JobRow, error: string): Promise<void> {
+    const now = this.options.clock.now();
+    await this.options.sql
+      .knex(TABLE)
+      .where({ id: row.id, locked_by: this.workerId })
+      .update({
+        status: 'queued',
+        last_error: error,
+        run_at: now,
+        attempts: this.options.sql.knex.raw('attempts - 1'),
+        group_ready: row.job_group === null ? 0 : 1,
+        locked_by: null,
+        locked_until: null,
+        updated_at: now,
+      });
   }
 
   private async retryLater(row: JobRow, error: string, delayMs: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { JobInterruptedError } from '../jobs/job.js';
 import { coreMigrations } from '../jobs/migrations.js';
 import { JobRunner } from '../jobs/runner.js';
 import { migrateLatest } from '../kernel/migrations.js';
@@ -154,6 +155,34 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       await until(async () => (await jobs.get({ id }))?.status === 'failed');
       expect((await jobs.get({ id }))?.lastError).toMatch(/Timed out after 50 ms/);
       expect(calls).toBe(2);
+    });
+
+    it('hands a job interrupted by stop back to the queue, due at once and its attempt uncounted, for another runner', async () => {
+      const sql = await setup();
+      const stopping = runner(sql, { leaseMs: 60_000 });
+      let reason: unknown;
+      stopping.register(
+        {
+          name: 'test.once',
+          maxAttempts: 1,
+          run: ({ signal }) =>
+            new Promise<void>((_, reject) => {
+              signal.addEventListener('abort', () => reject((reason = signal.reason)), { once: true });
+            }),
+        },
+        null,
+      );
+      stopping.start();
+      const { id } = await stopping.enqueue({ name: 'test.once', group: 'tenant:A' });
+      await until(async () => (await stopping.get({ id }))?.status === 'running');
+      await stopping.stop(50);
+      expect(reason).toBeInstanceOf(JobInterruptedError);
+      expect(await stopping.get({ id })).toEqual(expect.objectContaining({ status: 'queued', attempts: 0 }));
+      const next = runner(sql, { leaseMs: 60_000 });
+      next.register({ name: 'test.once', maxAttempts: 1, run: async () => undefined }, null);
+      next.start();
+      await until(async () => (await next.get({ id }))?.status === 'succeeded', 2_000);
+      expect((await next.get({ id }))?.attempts).toBe(1);
     });
 
     it('picks up a job whose lease expired (its process died)', async () => {

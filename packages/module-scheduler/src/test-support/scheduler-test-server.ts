@@ -31,6 +31,8 @@ export async function startSchedulerTestServer(options: {
   clock?: Clock;
   agents?: boolean;
   jobs?: { enabled?: boolean; pollIntervalMs?: number };
+  /** `http.shutdownGraceMs`: how long `server.stop()` lets running jobs finish before interrupting them. */
+  shutdownGraceMs?: number;
   /** Base64 master key; a restarted server needs the first one's to open the sealed secrets. */
   masterKey?: string;
   /** Earlier master keys whose seals must still open (a server in the middle of a rotation). */
@@ -48,6 +50,7 @@ export async function startSchedulerTestServer(options: {
     adapters: { sql: options.db, delivery, ...(clock ? { clock } : {}) },
     config: {
       jobs: { pollIntervalMs: 50, retryBaseMs: 20, retryMaxMs: 200, ...options.jobs },
+      ...(options.shutdownGraceMs === undefined ? {} : { http: { shutdownGraceMs: options.shutdownGraceMs } }),
       ...(options.masterKey ? { masterKey: options.masterKey } : {}),
       ...(options.previousMasterKeys ? { previousMasterKeys: options.previousMasterKeys } : {}),
     },
