@@ -39,6 +39,7 @@ import { migrateLatest, migrationTableOf, pendingMigrations } from './migrations
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { AnyPortRef } from './port-ref.js';
+import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
 import { closeQuietConnections } from './quiet-connections.js';
 
 /** Adapters the host (CLI, embedding app, tests) hands to the kernel. Missing optional ones get in-process defaults. */
@@ -284,8 +285,11 @@ export function createKernel(options: KernelOptions): Kernel {
 
   // Reading every set's migration table costs dozens of statements; a load balancer probes every few seconds.
   let migrationsOkUntil = Number.NEGATIVE_INFINITY;
+  /** Set when stop() begins: /ready answers 503 so load balancers stop sending traffic here. */
+  let draining = false;
   const ready = async () => {
     const checks: Record<string, string> = {};
+    if (draining) checks.shutdown = 'in progress';
     try {
       await sql.ping();
       checks.database = 'ok';
@@ -359,6 +363,7 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   let server: ServerType | undefined;
+  let connections: ConnectionDrain | undefined;
   let metricsListener: MetricsListener | undefined;
   let started = false;
   let stopped = false;
@@ -415,12 +420,16 @@ export function createKernel(options: KernelOptions): Kernel {
         });
         instance.once('error', reject);
         closeQuietConnections(instance as Server, config.http.idleTimeoutMs);
+        connections = trackConnectionDrain(instance as Server);
         server = instance;
       });
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      draining = true;
+      // No new claims from here on; running jobs get the same grace as requests, at the same time.
+      const jobsStopped = jobs.stop(config.http.shutdownGraceMs);
       if (server) {
         const current = server;
         const closed = new Promise<void>((resolve) => current.close(() => resolve()));
@@ -428,13 +437,13 @@ export function createKernel(options: KernelOptions): Kernel {
           (current as { closeAllConnections?: () => void }).closeAllConnections?.();
         }, config.http.shutdownGraceMs);
         force.unref();
-        (current as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        connections?.drain();
         await closed;
         clearTimeout(force);
       }
       await jsonPool.close();
       await metricsListener?.close();
-      await jobs.stop(config.http.shutdownGraceMs);
+      await jobsStopped;
       await refusals.close();
       for (const module of [...modules].reverse()) await module.stop?.(serviceOf(module.name));
       const embedder = root.isRegistered('embedder') ? root.resolve<Embedder>('embedder') : undefined;
