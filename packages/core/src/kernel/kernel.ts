@@ -33,13 +33,13 @@ import { createMemoryLock } from '../services/memory-lock.js';
 import { createMemoryRateLimiter } from '../services/memory-rate-limiter.js';
 import { createAesGcmSecretBox } from '../services/secret-box.js';
 import { createSettingsService } from '../settings/settings-service.js';
+import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
 import { createHttpApp, FUNCTIONS_BASE, type HttpMount } from './http.js';
 import { createJsonParsePool } from './json-parse-pool.js';
 import { migrateLatest, migrationTableOf, pendingMigrations } from './migrations.js';
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { AnyPortRef } from './port-ref.js';
-import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
 import { closeQuietConnections } from './quiet-connections.js';
 
 /** Adapters the host (CLI, embedding app, tests) hands to the kernel. Missing optional ones get in-process defaults. */

@@ -167,7 +167,14 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
           maxAttempts: 1,
           run: ({ signal }) =>
             new Promise<void>((_, reject) => {
-              signal.addEventListener('abort', () => reject((reason = signal.reason)), { once: true });
+              signal.addEventListener(
+                'abort',
+                () => {
+                  reason = signal.reason;
+                  reject(reason);
+                },
+                { once: true },
+              );
             }),
         },
         null,
