@@ -15,7 +15,8 @@ export async function wrapRedisErrors<T>(what: string, operation: () => Promise<
   try {
     return await operation();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // Driver errors may have an empty message (a command timeout, an AggregateError of connection attempts): name them instead.
+    const reason = error instanceof Error ? error.message || error.name : String(error);
     throw new RedisAdapterError(`Redis ${what} failed: ${reason}`, { cause: error });
   }
 }

@@ -85,7 +85,8 @@ export interface HttpOptions {
   /** Which of the agents a bridge-key call names are not registered (see `CredentialVerifier.missingAgents`). */
   missingAgents: (agentIds: readonly string[]) => Promise<string[]>;
   serviceOf: (moduleName: string) => unknown;
-  ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  /** `degraded`: an optional dependency (the rate-limit store) is down; the server still serves. */
+  ready: () => Promise<{ ok: boolean; degraded?: boolean; checks: Record<string, string> }>;
   openapi: () => unknown;
   /** The first middleware: request id, client address, metrics, audit, the log line (see `observeRequests`). */
   observe: MiddlewareHandler<{ Variables: RequestVariables }>;
@@ -140,7 +141,8 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', async (c) => {
     const result = await options.ready();
-    return c.json({ status: result.ok ? 'ready' : 'not_ready', checks: result.checks }, result.ok ? 200 : 503);
+    const status = !result.ok ? 'not_ready' : result.degraded ? 'degraded' : 'ready';
+    return c.json({ status, checks: result.checks }, result.ok ? 200 : 503);
   });
   app.get('/openapi.json', (c) => c.json(options.openapi() as object));
 

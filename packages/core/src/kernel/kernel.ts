@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { type DependencyContainer, container as globalContainer, instanceCachingFactory } from 'tsyringe';
 import { type AuditLog, createAuditLog } from '../audit/audit-log.js';
 import { createRefusalTally } from '../audit/refusal-tally.js';
+import { failOpenRateLimiter, probeRateLimiter } from '../auth/fail-open-rate-limiter.js';
 import { createFailedAuthLimit } from '../auth/failed-auth-limit.js';
 import { createPermissionRegistry } from '../auth/permission-registry.js';
 import { type CredentialVerifier, credentialsPort, type Principal } from '../auth/principal.js';
@@ -302,7 +303,11 @@ export function createKernel(options: KernelOptions): Kernel {
     } catch (error) {
       checks.database = `unreachable: ${(error as Error).message.split('\n')[0]}`;
     }
-    return { ok: Object.values(checks).every((check) => check === 'ok'), checks };
+    const ok = Object.values(checks).every((check) => check === 'ok');
+    // A rate-limit store of its own (Redis) is reported, not required: while it is down requests go on unlimited.
+    if (!options.adapters.rateLimiter) return { ok, checks };
+    checks.rate_limiter = await probeRateLimiter(options.adapters.rateLimiter);
+    return { ok, degraded: checks.rate_limiter !== 'ok', checks };
   };
 
   let openapiDocument: Record<string, unknown> | undefined;
@@ -312,11 +317,17 @@ export function createKernel(options: KernelOptions): Kernel {
   };
 
   const isBridgeKey = equalsSecret(config.bridgeKey);
+  const httpRateLimiter = failOpenRateLimiter({
+    limiter: () => root.resolve<RateLimiter>('rateLimiter'),
+    clock,
+    logger,
+    onFailure: () => requestMetrics?.rateLimiterFailures.inc(),
+  });
   const refusals = createRefusalTally({ audit, clock, logger, windowMs: config.audit.refusalWindowMs });
   const failedAuth = observedFailedAuth(
     createFailedAuthLimit({
       perMinute: config.http.failedAuthPerMinute,
-      rateLimiter: () => root.resolve<RateLimiter>('rateLimiter'),
+      rateLimiter: () => httpRateLimiter,
       logger,
     }),
     { tally: refusals, metrics: requestMetrics },
@@ -335,7 +346,7 @@ export function createKernel(options: KernelOptions): Kernel {
     failedAuth,
     validateResponses: config.http.validateResponses,
     mounts: options.adapters.mounts ?? [],
-    rateLimiter: () => root.resolve<RateLimiter>('rateLimiter'),
+    rateLimiter: () => httpRateLimiter,
     verifyCredential,
     missingAgents,
     serviceOf,

@@ -23,6 +23,8 @@ export interface CoreMetrics {
   embedderDuration: Histogram<'operation'>;
   /** Audit events that could not be written (the request was answered anyway; the error is logged). */
   auditWriteFailures: Counter;
+  /** Rate-limit checks of HTTP requests that the rate-limit store did not answer (the request went on unlimited). */
+  rateLimiterFailures: Counter;
 }
 
 /** Lateness buckets in seconds (10 ms to 10 min). */
@@ -102,6 +104,10 @@ export function createCoreMetrics(options: { metrics: MetricsRegistry; knex: Kne
     auditWriteFailures: metrics.counter({
       name: 'agentinfra_audit_write_failures_total',
       help: 'Audit events that could not be written.',
+    }),
+    rateLimiterFailures: metrics.counter({
+      name: 'agentinfra_rate_limiter_failures_total',
+      help: 'HTTP rate-limit checks the rate-limit store did not answer; those requests were not limited.',
     }),
   };
 }

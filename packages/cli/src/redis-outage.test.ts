@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { redisAvailability, testRedisUrl } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post, type ServeProcess, startServe } from './serve-process.test-support.js';
+
+/** A TCP proxy to Redis that the test can cut, as a network partition or a Redis crash would. */
+async function startProxy(target: URL): Promise<{ port: number; cut: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    cut: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+// The rate-limit store (Redis) is a defence against floods, not a dependency of every request.
+describe.runIf(redisAvailability().available)('agentinfra serve when its Redis goes away', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentinfra-redis-outage-'));
+  const bridgeKey = `bk_${randomBytes(32).toString('base64url')}`;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let server: ServeProcess;
+
+  beforeAll(async () => {
+    const redis = new URL(testRedisUrl());
+    proxy = await startProxy(redis);
+    const env = {
+      AGENTINFRA_DATA_DIR: join(dir, 'data'),
+      AGENTINFRA_BRIDGE_KEY: bridgeKey,
+      AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+      AGENTINFRA_REDIS_URL: `redis://127.0.0.1:${proxy.port}${redis.pathname}`,
+      AGENTINFRA_REDIS_KEY_PREFIX: `outage-${randomBytes(4).toString('hex')}:`,
+      AGENTINFRA_ACME_HTTP_PORT: '0',
+      AGENTINFRA_SMTP_PORT: '0',
+    };
+    server = await startServe(['--port', '0'], { cwd: dir, env, timeoutMs: 60_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) await server.stop('SIGKILL');
+  });
+
+  it('serves requests unlimited, answers bad credentials with 401, and reports itself degraded, not failed', async () => {
+    const created = await post(server.url, 'agent-identity/agents/create', { agent_id: 'alice', display_name: 'Alice' }, bridgeKey);
+    expect(created.status).toBe(200);
+    const before = await fetch(`${server.url}/ready`);
+    expect(before.status).toBe(200);
+    expect(await before.json()).toEqual(
+      expect.objectContaining({ status: 'ready', checks: expect.objectContaining({ rate_limiter: 'ok' }) }),
+    );
+
+    await proxy.cut();
+
+    const device = await post(server.url, 'agent-identity/device/issue', { agent_id: 'alice', label: 'during the outage' }, bridgeKey);
+    expect(device.status).toBe(200);
+    const written = await post(
+      server.url,
+      'agent-memory/mem/write',
+      { agent_id: 'alice', kind: 'semantic', text: 'Written while Redis was away.', provenance: 'outage', scope: ['self'] },
+      device.body.device_key,
+    );
+    expect(written.status).toBe(200);
+    expect((await post(server.url, 'agent-memory/mem/query', { agent_id: 'alice', q: 'Redis' }, 'dk_unknown')).status).toBe(401);
+    const during = await fetch(`${server.url}/ready`);
+    expect(during.status).toBe(200);
+    const body = (await during.json()) as { status: string; checks: Record<string, string> };
+    expect(body.status).toBe('degraded');
+    expect(body.checks.rate_limiter).toMatch(/^unreachable: /);
+    expect(server.output()).toContain('rate limiter unreachable; requests are not rate-limited until it answers');
+  }, 30_000);
+});
