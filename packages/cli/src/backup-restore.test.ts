@@ -183,6 +183,22 @@ describe('agentinfra backup and restore on the embedded default', () => {
     expect(() => readFileSync(join(dir, 'never', 'agentinfra.db'))).toThrow();
   });
 
+  it('refuses a backup made by a newer build (a migration this one does not know) with exit 2, restoring nothing', async () => {
+    const unpacked = join(dir, 'newer');
+    mkdirSync(unpacked);
+    await tar.extract({ file: archive, cwd: unpacked });
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8'));
+    manifest.migrations.core_migrations.push('20991231000000_core_from_the_future');
+    writeFileSync(join(unpacked, 'manifest.json'), JSON.stringify(manifest));
+    const newer = join(dir, 'newer.tar.gz');
+    await tar.create({ gzip: true, file: newer, cwd: unpacked }, ['manifest.json', 'agentinfra.db', 'blobs']);
+    const refused = await runCli(['restore', '--from', newer], { cwd: dir, env: { ...target, AGENTINFRA_DATA_DIR: join(dir, 'never') } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('was made by a newer agentinfra');
+    expect(refused.stderr).toContain('20991231000000_core_from_the_future');
+    expect(() => readFileSync(join(dir, 'never', 'agentinfra.db'))).toThrow();
+  });
+
   it('refuses PostgreSQL and S3 configurations with a pointer to docs/operations.md', async () => {
     const result = await runCli(['backup', '--out', join(dir, 'pg.tar.gz')], {
       cwd: dir,

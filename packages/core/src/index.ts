@@ -48,8 +48,8 @@ export { nextIoTurn } from './kernel/io-turn.js';
 export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './kernel/json-body.js';
 export { type JsonShape, jsonShape } from './kernel/json-text.js';
 export { createKernel, type Kernel, type KernelAdapters, type KernelOptions, type KernelSurface } from './kernel/kernel.js';
-export type { Migration, ModuleMigrations } from './kernel/migrations.js';
-export { migrationTableOf } from './kernel/migrations.js';
+export type { Migration, MigrationSet, ModuleMigrations } from './kernel/migrations.js';
+export { migrateLatest, migrationSetsOf, migrationTableOf, pendingMigrations, refuseNewerSchema } from './kernel/migrations.js';
 export {
   type AnyModule,
   type AnyRoute,

@@ -1,3 +1,4 @@
+import { ConfigError, migrateLatest, pendingMigrations } from '@agentinfra/core';
 import { coreMigrations } from '@agentinfra/core/testing';
 import { describe, expect, it } from 'vitest';
 import { migrationRoundTrip, moduleMigrator } from './module-migrations.js';
@@ -10,6 +11,23 @@ describe.each(sqlDatabases())('core migrations on $name', ({ create }) => {
     const { db, cleanup } = await create();
     try {
       expect(await migrationRoundTrip(db, 'core', coreMigrations, TABLES)).toEqual([TABLES, [], TABLES]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('leaves a database a newer build migrated ready for this one, and refuses to migrate it', async () => {
+    const { db, cleanup } = await create();
+    try {
+      const options = { knex: db.knex, table: 'core_migrations', migrations: coreMigrations };
+      await migrateLatest(options);
+      await db.knex('core_migrations').insert({ name: '20991231000000_core_from_the_future', batch: 9, migration_time: new Date() });
+      expect(await pendingMigrations(options)).toEqual([]);
+      const refused = await migrateLatest(options).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toContain(
+        'migrated by a newer agentinfra: core_migrations records 20991231000000_core_from_the_future',
+      );
     } finally {
       await cleanup();
     }

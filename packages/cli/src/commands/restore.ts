@@ -1,11 +1,30 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { migrationSetsOf } from '@agentinfra/core';
+import { defaultModules } from '@agentinfra/modules';
 import * as tar from 'tar';
 import { CliError } from '../cli-error.js';
 import { loadConfigOrExit } from '../server.js';
 import { listFiles, requireEmbeddedDefault } from './backup.js';
 import { type BackupManifest, backupManifestSchema, fileDigest, MANIFEST_NAME, MASTER_KEY_NOTICE } from './backup-manifest.js';
 import { createProgress } from './progress.js';
+
+/**
+ * Refuses a backup made by a newer build: one whose migration tables record
+ * migrations this build does not have (it could not serve that database).
+ * @throws CliError (exit 2) naming the table and the migrations.
+ */
+function refuseNewerBackup(manifest: BackupManifest, from: string): void {
+  for (const set of migrationSetsOf(defaultModules)) {
+    const newer = (manifest.migrations[set.table] ?? []).filter((name) => !(name in set.migrations));
+    if (newer.length === 0) continue;
+    throw new CliError(
+      `${from} was made by a newer agentinfra (${manifest.version}): its ${set.table} records ${newer.join(', ')}, which this build ` +
+        'does not know, so it could not serve the restored database. Restore it with that version or a later one.',
+      2,
+    );
+  }
+}
 
 async function readManifest(stage: string, from: string): Promise<BackupManifest> {
   const text = await readFile(join(stage, MANIFEST_NAME), 'utf8').catch(() => null);
@@ -58,8 +77,9 @@ async function listFolders(dir: string): Promise<string[]> {
  * them verify, so a failed restore leaves nothing behind. The data
  * directory and every folder in it end up mode 0700, every file 0600. `serve` then
  * starts on it with the same master key as the backed-up server.
- * @throws CliError exit 2 for PostgreSQL or S3 configurations or a non-empty data directory;
- *   exit 1 for a missing, foreign or damaged archive.
+ * @throws CliError exit 2 for PostgreSQL or S3 configurations, a non-empty data directory or a
+ *   backup made by a newer build (migrations this build does not know); exit 1 for a missing,
+ *   foreign or damaged archive.
  */
 export async function runRestore(options: { config?: string; from: string }): Promise<void> {
   const config = loadConfigOrExit({ file: options.config });
@@ -85,6 +105,7 @@ export async function runRestore(options: { config?: string; from: string }): Pr
       throw new CliError(`${options.from} could not be unpacked: ${error.message}`, 1);
     });
     manifest = await readManifest(stage, options.from);
+    refuseNewerBackup(manifest, options.from);
     await verifyFiles(stage, manifest);
     // The archive carries the modes of the backed-up host, and tar makes folders it lacks with the
     // process's umask; the database and blobs are the operator's alone.

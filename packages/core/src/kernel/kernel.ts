@@ -13,7 +13,6 @@ import { type CredentialVerifier, credentialsPort, type Principal } from '../aut
 import { type CoreConfig, parseConfigSection } from '../config.js';
 import { equalsSecret } from '../credentials.js';
 import { createHttpDelivery } from '../delivery/index.js';
-import { coreMigrations } from '../jobs/migrations.js';
 import { JobRunner, pruneFinishedJobs } from '../jobs/runner.js';
 import { createLogger } from '../logger.js';
 import { createCoreMetrics } from '../observability/core-metrics.js';
@@ -37,7 +36,7 @@ import { createSettingsService } from '../settings/settings-service.js';
 import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
 import { createHttpApp, FUNCTIONS_BASE, type HttpMount } from './http.js';
 import { createJsonParsePool } from './json-parse-pool.js';
-import { migrateLatest, migrationTableOf, pendingMigrations } from './migrations.js';
+import { migrateLatest, migrationSetsOf, pendingMigrations } from './migrations.js';
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { AnyPortRef } from './port-ref.js';
@@ -132,8 +131,6 @@ export interface Kernel {
   /** Readiness: database reachable (pinged on every call) and every migration applied (re-read at most once a minute once found applied). */
   ready(): Promise<{ ok: boolean; checks: Record<string, string> }>;
 }
-
-const CORE = { name: 'core', migrations: coreMigrations, table: 'core_migrations' };
 
 /**
  * How long `/ready` trusts that every migration is applied once it found
@@ -282,7 +279,7 @@ export function createKernel(options: KernelOptions): Kernel {
     for (const job of module.jobs ?? []) jobs.register(job, serviceOf(module.name));
   }
 
-  const migrationSets = [CORE, ...modules.map((m) => ({ name: m.name, migrations: m.migrations, table: migrationTableOf(m.name) }))];
+  const migrationSets = migrationSetsOf(modules);
 
   // Reading every set's migration table costs dozens of statements; a load balancer probes every few seconds.
   let migrationsOkUntil = Number.NEGATIVE_INFINITY;
@@ -408,7 +405,17 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     async start() {
       if (started) return;
+      const pending: string[] = [];
+      for (const set of migrationSets) {
+        for (const name of await pendingMigrations({ knex: sql.knex, table: set.table, migrations: set.migrations })) {
+          pending.push(`${set.name}:${name}`);
+        }
+      }
+      const migrateStarted = clock.now();
+      if (pending.length > 0)
+        logger.info({ migrations: pending }, `${pending.length} migrations pending: applying them (or waiting for the process that is)`);
       await kernel.migrate();
+      if (pending.length > 0) logger.info({ ms: clock.now() - migrateStarted }, 'migrations applied');
       for (const module of modules) await module.start?.(serviceOf(module.name));
       if (config.jobs.enabled) jobs.start();
       started = true;
