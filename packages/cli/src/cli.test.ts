@@ -44,6 +44,14 @@ describe('agentinfra CLI on the embedded default', () => {
     expect(server.output()).toContain('sql=sqlite');
   });
 
+  it('refuses a second serve on the same SQLite database with exit 2, and leaves the first one serving', async () => {
+    const second = await runCli(['serve', '--port', '0'], { cwd: dir, env });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('Another process is already serving');
+    expect(second.stderr).toContain('agentinfra.db.serve-lock');
+    expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+  });
+
   it('walks through the README: agent, device key, three memories, a query', async () => {
     expect((await post(server.url, 'agent-identity/agents/create', { agent_id: 'alice', display_name: 'Alice' }, bridgeKey)).status).toBe(
       200,

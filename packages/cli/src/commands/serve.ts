@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { switchLogLevelOnSignal } from '@agentinfra/core';
+import { type ServeLock, takeServeLock } from '@agentinfra/adapter-sqlite';
+import { ConfigError, type Kernel, switchLogLevelOnSignal } from '@agentinfra/core';
+import { sqliteFileIn } from '../data-dir.js';
 import { buildKernel } from '../server.js';
 import { configPath, runInit } from './init.js';
 
@@ -17,13 +19,17 @@ export async function runServe(options: { config?: string; port?: number; host?:
     file: options.config,
     overrides: { port: options.port, host: options.host },
   });
+  const lock = kernel.sql.dialect === 'sqlite' ? await holdSqliteServeLock(kernel) : null;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     kernel.logger.info({ signal }, 'shutting down');
     kernel.stop().then(
-      () => process.exit(0),
+      () => {
+        lock?.release();
+        process.exit(0);
+      },
       (error: unknown) => {
         kernel.logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
@@ -42,4 +48,21 @@ export async function runServe(options: { config?: string; port?: number; host?:
     await kernel.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Takes the lock that lets one process serve the SQLite database (see
+ * `takeServeLock`): two servers on one file would each keep their own rate
+ * limits, credential cache and job runner, and contend for every write.
+ * @throws ConfigError (exit 2) when another process serves it; the kernel is stopped first.
+ */
+async function holdSqliteServeLock(kernel: Kernel): Promise<ServeLock> {
+  const filename = sqliteFileIn(kernel.config.dataDir);
+  const lock = takeServeLock({ filename });
+  if (lock) return lock;
+  await kernel.stop();
+  throw new ConfigError(
+    `Another process is already serving ${filename} (it holds ${filename}.serve-lock): a SQLite database is served by one ` +
+      'process. Stop that one first, or run several replicas on PostgreSQL (docs/operations.md).',
+  );
 }
