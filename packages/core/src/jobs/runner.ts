@@ -487,8 +487,19 @@ export class JobRunner implements JobQueue {
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
       if (controller.signal.reason instanceof JobInterruptedError) {
-        // Let the handler record its side of the interruption first (briefly: the shutdown is waiting).
-        await Promise.race([handler?.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERRUPT_SETTLE_MS))]);
+        // Let the handler settle first (briefly: the shutdown is waiting). One that finished its work anyway is done,
+        // not run again; one that failed or is still going goes back to the queue.
+        const settled = await Promise.race([
+          (handler ?? Promise.reject(controller.signal.reason)).then(
+            () => 'succeeded' as const,
+            () => 'failed' as const,
+          ),
+          new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), INTERRUPT_SETTLE_MS).unref()),
+        ]);
+        if (settled === 'succeeded') {
+          await this.finish(row, 'succeeded', null);
+          return;
+        }
         await this.release(row, message);
         log.info('job interrupted by the shutdown; back in the queue, the attempt not counted');
         return;

@@ -192,6 +192,30 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect((await next.get({ id }))?.attempts).toBe(1);
     });
 
+    it('records a job that finished its work just after the stop interrupted it as succeeded, not to be run again', async () => {
+      const sql = await setup();
+      const stopping = runner(sql);
+      let runs = 0;
+      // Like a delivery whose answer arrives as the shutdown aborts it: the handler completes anyway.
+      stopping.register(
+        {
+          name: 'test.late',
+          run: ({ signal }) =>
+            new Promise<void>((resolve) => {
+              runs += 1;
+              signal.addEventListener('abort', () => setTimeout(resolve, 50), { once: true });
+            }),
+        },
+        null,
+      );
+      stopping.start();
+      const { id } = await stopping.enqueue({ name: 'test.late' });
+      await until(async () => (await stopping.get({ id }))?.status === 'running');
+      await stopping.stop(20);
+      expect(await stopping.get({ id })).toEqual(expect.objectContaining({ status: 'succeeded', attempts: 1 }));
+      expect(runs).toBe(1);
+    });
+
     it('picks up a job whose lease expired (its process died)', async () => {
       const sql = await setup();
       const dead = runner(sql, { leaseMs: 100 });
