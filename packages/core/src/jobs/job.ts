@@ -94,8 +94,11 @@ export interface JobQueue {
 
 /**
  * The abort reason of a job's signal when its process shuts down before the
- * job finished. The interrupted attempt does not count toward `maxAttempts`:
- * the runner puts the job back in the queue, due now, for another process.
+ * job finished. A handler that stops (throws) within a second does not have
+ * the attempt counted toward `maxAttempts`: the runner puts the job back in
+ * the queue, due now, for another process. One that completes anyway is
+ * recorded as succeeded; one still running keeps its lease, so no other
+ * process starts it before the lease expires (then it is retried, counted).
  * A handler that keeps its own attempt count (the scheduler's runs) checks
  * `signal.reason instanceof JobInterruptedError` to do the same.
  */

@@ -300,10 +300,10 @@ export class JobRunner implements JobQueue {
    */
   private async claimDue(db: Knex, limit: number): Promise<JobRow[]> {
     const now = this.options.clock.now();
-    // Grouped jobs that became due join the ready groups the claim walks (literals: the partial index's predicate).
-    await db(TABLE)
-      .whereRaw("status = 'queued' and job_group is not null and group_ready = 0 and run_at <= ?", [now])
-      .update({ group_ready: 1 });
+    // Grouped jobs that became due join the ready groups the claim walks (literals: the partial index's predicate;
+    // SQLite, without statistics, would read every due queued row through the (status, run_at) index instead).
+    const marking = this.readyMarking(now);
+    await db.raw(marking.sql, marking.bindings);
     const eligible = this.eligible(now, limit);
     const picked = db(TABLE)
       .select('id')
@@ -321,6 +321,15 @@ export class JobRunner implements JobQueue {
         updated_at: now,
       })
       .returning('*')) as JobRow[];
+  }
+
+  /** The statement that marks grouped jobs due at `now` (ms) as ready, through the index of the waiting ones by `run_at`. */
+  private readyMarking(now: number): { sql: string; bindings: Knex.RawBinding[] } {
+    const byRunAt = this.options.sql.dialect === 'sqlite' ? ' indexed by core_jobs_waiting_group_index' : '';
+    return {
+      sql: `update ${TABLE}${byRunAt} set group_ready = 1 where status = 'queued' and job_group is not null and group_ready = 0 and run_at <= ?`,
+      bindings: [now],
+    };
   }
 
   /**
@@ -488,7 +497,8 @@ export class JobRunner implements JobQueue {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
       if (controller.signal.reason instanceof JobInterruptedError) {
         // Let the handler settle first (briefly: the shutdown is waiting). One that finished its work anyway is done,
-        // not run again; one that failed or is still going goes back to the queue.
+        // not run again; one that failed goes back to the queue; one still going keeps its lease (no longer renewed),
+        // so that no other process starts it while it may still be at work.
         const settled = await Promise.race([
           (handler ?? Promise.reject(controller.signal.reason)).then(
             () => 'succeeded' as const,
@@ -498,6 +508,10 @@ export class JobRunner implements JobQueue {
         ]);
         if (settled === 'succeeded') {
           await this.finish(row, 'succeeded', null);
+          return;
+        }
+        if (settled === 'running') {
+          log.warn('job still running at the shutdown; another process takes it over once its lease expires');
           return;
         }
         await this.release(row, message);

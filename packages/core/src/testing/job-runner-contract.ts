@@ -216,6 +216,31 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect(runs).toBe(1);
     });
 
+    it('leaves a job still running after the stop to its lease, so that no other runner starts it meanwhile', async () => {
+      const sql = await setup();
+      const spans: Array<{ start: number; end?: number }> = [];
+      // Like outbound mail: the handler does not listen to the signal and takes longer than the stop waits.
+      const stubborn = async () => {
+        const span: { start: number; end?: number } = { start: Date.now() };
+        spans.push(span);
+        await new Promise((resolve) => setTimeout(resolve, spans.length === 1 ? 1_300 : 0));
+        span.end = Date.now();
+      };
+      const stopping = runner(sql, { leaseMs: 1_500 });
+      stopping.register({ name: 'test.stubborn', run: stubborn }, null);
+      stopping.start();
+      const { id } = await stopping.enqueue({ name: 'test.stubborn' });
+      await until(async () => (await stopping.get({ id }))?.status === 'running');
+      await stopping.stop(20);
+      expect((await stopping.get({ id }))?.status).toBe('running');
+      const next = runner(sql, { leaseMs: 1_500 });
+      next.register({ name: 'test.stubborn', run: stubborn }, null);
+      next.start();
+      await until(async () => (await next.get({ id }))?.status === 'succeeded', 8_000);
+      expect(spans).toHaveLength(2);
+      expect(spans[1]!.start).toBeGreaterThanOrEqual(spans[0]!.end!);
+    });
+
     it('picks up a job whose lease expired (its process died)', async () => {
       const sql = await setup();
       const dead = runner(sql, { leaseMs: 100 });
@@ -355,6 +380,15 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       ).join('\n');
       expect(plan).toContain('core_jobs_ready_group_index');
       expect(plan).toContain('core_jobs_queued_ungrouped_index');
+      // The statement before it, which marks newly due grouped jobs ready, reads only the waiting ones.
+      const marking = (jobs as unknown as { readyMarking(now: number): { sql: string; bindings: unknown[] } }).readyMarking(Date.now());
+      const markingPlan = await sql.knex.raw(`${explain} ${marking.sql}`, marking.bindings as never);
+      expect(
+        (sql.dialect === 'sqlite'
+          ? (markingPlan as Array<{ detail: string }>).map((row) => row.detail)
+          : (markingPlan as { rows: Array<Record<string, string>> }).rows.map((row) => Object.values(row)[0])
+        ).join('\n'),
+      ).toContain('core_jobs_waiting_group_index');
     });
 
     it('runs grouped jobs scheduled for later once they are due, and grouped retries after their back-off', async () => {
