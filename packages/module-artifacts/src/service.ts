@@ -260,7 +260,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * @throws InputError when `expires_at` is not in the future; ConflictError when the
      *   artifact is pending or expired; NotFoundError when the artifact or `to_agent`
      *   does not exist (the recipient is looked up only after the caller's access to
-     *   the artifact is established, so the answer tells nobody else which agents exist);
+     *   the artifact is established: someone else's artifact answers 404 for the artifact);
      *   NotAllowedError.
      */
     async grant(body: GrantRequest, principal: Principal): Promise<GrantResponse> {

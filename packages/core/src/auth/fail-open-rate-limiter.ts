@@ -7,11 +7,20 @@ const RATE_LIMIT_DEADLINE_MS = 250;
 /** After a failed check, checks skip the store this long (ms) before asking it again. */
 const PAUSE_MS = 5_000;
 
-/** `work`'s answer, or a rejection once {@link RATE_LIMIT_DEADLINE_MS} has passed without one. */
+/**
+ * `work`'s answer, or a rejection once {@link RATE_LIMIT_DEADLINE_MS} has passed without one.
+ * When the deadline's timer fires, the sockets get one turn of the event loop first: after
+ * this process stalled (a long synchronous task, a GC pause), Node runs expired timers
+ * before it reads the answers that arrived meanwhile, and a healthy store must not be
+ * taken for a dead one (that would switch the limits off for anyone who can stall it).
+ */
 async function withinDeadline<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${RATE_LIMIT_DEADLINE_MS} ms`)), RATE_LIMIT_DEADLINE_MS);
+    timer = setTimeout(
+      () => setImmediate(() => reject(new Error(`no answer within ${RATE_LIMIT_DEADLINE_MS} ms`))),
+      RATE_LIMIT_DEADLINE_MS,
+    );
     timer.unref();
   });
   try {

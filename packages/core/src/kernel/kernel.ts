@@ -36,7 +36,7 @@ import { createSettingsService } from '../settings/settings-service.js';
 import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
 import { createHttpApp, FUNCTIONS_BASE, type HttpMount } from './http.js';
 import { createJsonParsePool } from './json-parse-pool.js';
-import { migrateLatest, migrationSetsOf, pendingMigrations } from './migrations.js';
+import { migrateLatest, migrationSetsOf, pendingMigrations, refuseNewerSchema } from './migrations.js';
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { AnyPortRef } from './port-ref.js';
@@ -395,6 +395,8 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     async migrate() {
       return sql.exclusive({ key: 'agentinfra:migrations' }, async () => {
+        // Every table is checked before any migration runs, so a newer schema is refused before anything changes.
+        for (const set of migrationSets) await refuseNewerSchema({ knex: sql.knex, table: set.table, migrations: set.migrations });
         const results: Array<{ module: string; applied: string[] }> = [];
         for (const set of migrationSets) {
           const applied = await migrateLatest({ knex: sql.knex, table: set.table, migrations: set.migrations });
