@@ -138,6 +138,14 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not JSON.');
         }
+        // Each JSON-RPC message counts toward the credential's rate limit, as an API request does (a tool call's own
+        // API request counts once more): a batch of 100 listings is 100 requests' worth of answers.
+        try {
+          await kernel.rateLimit(principal, { cost: Array.isArray(parsedBody) ? Math.max(1, parsedBody.length) : 1 });
+        } catch (error) {
+          if (error instanceof RateLimitError) return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
+          throw error;
+        }
         const requestId = info?.requestId ?? requestIdFrom(request.headers.get('x-request-id'));
         const server = createMcpServer({
           catalog,

@@ -244,12 +244,17 @@ async function authenticate(
  * body is read: requests that then fail validation or authorization count
  * too, so a caller cannot send unlimited bad requests. The bridge key and
  * unauthenticated routes are not limited here.
+ * @param cost units counted (1 per request; a JSON-RPC batch at /mcp counts each message).
  * @throws RateLimitError (429 with Retry-After) over the limit.
  */
-async function enforceRateLimit(principal: Principal | null, options: HttpOptions): Promise<void> {
+export async function enforceRateLimit(
+  principal: Principal | null,
+  options: Pick<HttpOptions, 'rateLimitPerMinute' | 'rateLimiter'>,
+  cost = 1,
+): Promise<void> {
   if (!principal || principal.kind === 'bridge' || options.rateLimitPerMinute === 0) return;
   const key = principal.kind === 'device' ? `http:${principal.deviceId}` : `http:${principal.delegationId}`;
-  const decision = await options.rateLimiter().consume({ key, limit: options.rateLimitPerMinute, windowMs: 60_000 });
+  const decision = await options.rateLimiter().consume({ key, limit: options.rateLimitPerMinute, windowMs: 60_000, cost });
   if (!decision.allowed) {
     throw new RateLimitError(
       `Rate limit of ${options.rateLimitPerMinute} requests per minute for this credential reached.`,

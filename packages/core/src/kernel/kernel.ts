@@ -34,7 +34,7 @@ import { createMemoryRateLimiter } from '../services/memory-rate-limiter.js';
 import { createAesGcmSecretBox } from '../services/secret-box.js';
 import { createSettingsService } from '../settings/settings-service.js';
 import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
-import { createHttpApp, FUNCTIONS_BASE, type HttpMount } from './http.js';
+import { createHttpApp, enforceRateLimit, FUNCTIONS_BASE, type HttpMount } from './http.js';
 import { createJsonParsePool } from './json-parse-pool.js';
 import { migrateLatest, migrationSetsOf, pendingMigrations, refuseNewerSchema } from './migrations.js';
 import type { AnyModule, PortMap, PortName } from './module.js';
@@ -110,6 +110,14 @@ export interface Kernel {
    * @throws RateLimitError (429) when `client` is over the failed-authentication limit.
    */
   authenticate(credential: string | null, options?: { client?: string }): Promise<Principal | null>;
+  /**
+   * Counts `cost` units (default 1) against a device key's or delegation
+   * token's per-minute limit (`http.rateLimitPerMinute`), as every API
+   * request does; surfaces beside the API (`/mcp`) call it for their own
+   * requests. The bridge key is not limited.
+   * @throws RateLimitError (429) over the limit.
+   */
+  rateLimit(principal: Principal, options?: { cost?: number }): Promise<void>;
   /** Applies core and module migrations. @returns what was applied per module. */
   migrate(): Promise<Array<{ module: string; applied: string[] }>>;
   /** Migrates, runs module start hooks (start-up checks) and starts the job runner. */
@@ -393,6 +401,12 @@ export function createKernel(options: KernelOptions): Kernel {
       if (principal === null && client !== undefined) await failedAuth.fail(client, credential === null ? 'missing' : 'unknown');
       return principal;
     },
+    rateLimit: (principal, limitOptions) =>
+      enforceRateLimit(
+        principal,
+        { rateLimitPerMinute: config.http.rateLimitPerMinute, rateLimiter: () => httpRateLimiter },
+        limitOptions?.cost,
+      ),
     async migrate() {
       return sql.exclusive({ key: 'agentinfra:migrations' }, async () => {
         // Every table is checked before any migration runs, so a newer schema is refused before anything changes.

@@ -37,6 +37,8 @@ export async function startMcpTestServer(
     logger?: ReturnType<typeof createLogger>;
     /** The API's `http.bodyTimeoutMs` (default 30 s). */
     bodyTimeoutMs?: number;
+    /** The API's `http.rateLimitPerMinute` (default 0 here: off). */
+    rateLimitPerMinute?: number;
   } = {},
 ): Promise<McpTestServer> {
   let listenUrl = 'http://127.0.0.1';
@@ -55,7 +57,10 @@ export async function startMcpTestServer(
     },
     config: {
       allowPrivateCallbacks: true,
-      ...(options.bodyTimeoutMs === undefined ? {} : { http: { bodyTimeoutMs: options.bodyTimeoutMs } }),
+      http: {
+        ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
+        ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
+      },
     },
     ...(options.logger ? { logger: options.logger } : {}),
     surfaces: [mcpSurface({ maxInlineBytes: options.maxInlineBytes })],
