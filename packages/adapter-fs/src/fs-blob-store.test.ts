@@ -128,6 +128,16 @@ describe('fs blob store specifics', () => {
     expect(await good.text()).toBe('hello');
   });
 
+  it('serves an object whose stored media type is no valid header value as application/octet-stream, not a 500', async () => {
+    for (const contentType of ['text/plain; a="\u0101"', 'text/plain; a="\u0001"']) {
+      const { url } = await fs.store.createDownloadUrl({ key: 'reports/2026/q1.txt', expiresInSeconds: 60, contentType });
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/octet-stream');
+      expect(await response.text()).toBe('hello');
+    }
+  });
+
   it('expires URLs by the injected clock, to the millisecond', async () => {
     const upload = await fs.store.createUploadUrl({ key: 'clocked', size: 2, contentType: 'text/plain', expiresInSeconds: 10 });
     now += 9_999;

@@ -16,6 +16,8 @@ import { UploadSizeError } from './fs-adapter-error.js';
 import type { ByteSource, ObjectFolder } from './object-folder.js';
 import { readSignedQuery, type SignedFields, verifyFields } from './url-signature.js';
 
+/** A value Node accepts in a response header: tab, space and visible ASCII. */
+const HEADER_SAFE = /^[\t\x20-\x7E]*$/;
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'content-length, content-range, content-disposition, accept-ranges',
@@ -102,7 +104,8 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
       const headers: Record<string, string> = {
         ...CORS,
         ...SAFE_DOWNLOAD,
-        'content-type': fields.type ?? 'application/octet-stream',
+        // A media type stored before registrations were held to header-safe ASCII is served as bytes instead of failing.
+        'content-type': fields.type !== undefined && HEADER_SAFE.test(fields.type) ? fields.type : 'application/octet-stream',
         'accept-ranges': 'bytes',
         'last-modified': mtime.toUTCString(),
       };

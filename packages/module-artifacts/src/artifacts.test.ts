@@ -230,6 +230,10 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         [{ ...base, key: 'é'.repeat(513) }, 400],
         [{ ...base, mime: 'text/html\r\nx-injected: 1' }, 400],
         [{ ...base, mime: 'nope' }, 400],
+        // Anything that could not be a Content-Type header value on download (beyond Latin-1, control characters).
+        [{ ...base, mime: 'text/plain; a="\u0101"' }, 400],
+        [{ ...base, mime: 'text/plain; a="\u0001x"' }, 400],
+        [{ ...base, mime: 'text/plain;\u2028a=b' }, 400],
         [{ ...base, size: 0 }, 400],
         [{ ...base, size: -1 }, 400],
         [{ ...base, size: 1.5 }, 400],

@@ -1,16 +1,19 @@
 import { z } from 'zod';
 
 const TOKEN = '[A-Za-z0-9!#$&^_.+-]';
+/** A quoted parameter value's characters (RFC 9110 qdtext without obs-text): tab, space and visible ASCII but `"` and `\`. */
+const QDTEXT = '[\\t\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]';
 
 /**
  * A media type (RFC 6838 `type/subtype`, optional `; name=value` parameters),
- * at most 255 characters; no CR/LF can reach a header.
+ * at most 255 characters of visible ASCII, so that it is always a valid
+ * `Content-Type` header value (no control characters, nothing outside ASCII).
  */
 export const mimeSchema = z
   .string()
   .max(255)
   .regex(
-    new RegExp(`^${TOKEN}{1,127}/${TOKEN}{1,127}(\\s*;\\s*${TOKEN}+=(${TOKEN}+|"[^"\\\\\\r\\n]*"))*$`),
+    new RegExp(`^${TOKEN}{1,127}/${TOKEN}{1,127}([ \\t]*;[ \\t]*${TOKEN}+=(${TOKEN}+|"${QDTEXT}*"))*$`),
     'must be a media type like "application/pdf" or "text/plain; charset=utf-8"',
   );
 
