@@ -70,6 +70,17 @@ export const postboxConfigSchema = z
   .object({
     /** Domain of allocated addresses (`<local_part>@<mailDomain>`). */
     mailDomain: mailDomainSchema.default('localhost'),
+    /**
+     * Local parts no agent may allocate (case-insensitive): the role mailboxes
+     * of RFC 2142 and RFC 5321 (postmaster), the addresses a certificate
+     * authority may use to validate control of the domain (CA/Browser Forum
+     * Baseline Requirements 3.2.2.4.4: admin, administrator, webmaster,
+     * hostmaster, postmaster), root and mailer-daemon. Set `[]` to allow every one.
+     */
+    reservedLocalParts: z
+      .array(z.string().min(1).max(64))
+      .max(1_000)
+      .default(['postmaster', 'abuse', 'hostmaster', 'webmaster', 'security', 'noc', 'admin', 'administrator', 'root', 'mailer-daemon']),
     smtp: smtpSchema.default({
       port: 2525,
       host: '127.0.0.1',

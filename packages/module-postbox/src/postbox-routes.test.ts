@@ -75,6 +75,17 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
       expect(await count('postbox_addresses')).toBe(before);
     });
 
+    it('refuses the reserved role addresses (postmaster, abuse, a CA’s validation addresses) with 403, in any case', async () => {
+      const before = await count('postbox_addresses');
+      for (const localPart of ['postmaster', 'Abuse', 'ADMIN', 'administrator', 'hostmaster', 'webmaster', 'root', 'mailer-daemon']) {
+        const response = await t.postbox('alloc', { agent_id: 'alice', local_part: localPart }, 'alice');
+        expect(response.status, localPart).toBe(403);
+        expect(response.body.error.message).toContain('reserved role address');
+      }
+      expect(await count('postbox_addresses')).toBe(before);
+      expect((await t.postbox('alloc', { agent_id: 'alice', local_part: 'postmaster.alice' }, 'alice')).status).toBe(200);
+    });
+
     it('takes the agent’s device key (403 for another agent’s or the bridge key) and refuses no credential (401)', async () => {
       expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'mine' }, 'alice')).status).toBe(403);
       expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'mine' }, {})).status).toBe(401);

@@ -1,4 +1,12 @@
-import { ConflictError, createListCursor, InputError, isoTimestamp, NotFoundError, PayloadTooLargeError } from '@agentinfra/core';
+import {
+  ConflictError,
+  createListCursor,
+  InputError,
+  isoTimestamp,
+  NotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '@agentinfra/core';
 import { z } from 'zod';
 import { createAcceptedRecipients } from './accepted-recipients.js';
 import { localPartProblem, normalizeAddress } from './addresses.js';
@@ -72,6 +80,7 @@ export interface PostboxServiceOptions {
 export function createPostboxService(deps: PostboxDeps, options: PostboxServiceOptions = {}) {
   const knex = () => deps.sql.knex;
   const config = deps.moduleConfig;
+  const reserved = new Set(config.reservedLocalParts.map((part) => part.toLowerCase()));
   const fallbackScorer = createLocalInjectionScorer();
   const scorer: InjectionScorer =
     options.scorer ??
@@ -129,11 +138,17 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * Allocates `<local_part>@<mailDomain>` to an agent (lower-cased: mailboxes
      * are case-insensitive here).
      * @throws InputError (400, field `local_part`) for a local part that is not an RFC 5321
-     *   Dot-string of at most 64 octets; ConflictError (409) when the address is taken.
+     *   Dot-string of at most 64 octets; NotAllowedError (403) for a reserved role address
+     *   (`postbox.reservedLocalParts`: postmaster, abuse, admin …); ConflictError (409) when the address is taken.
      */
     async alloc(request: AllocRequest): Promise<AllocResponse> {
       const problem = localPartProblem(request.local_part);
       if (problem) throw new InputError('Invalid local_part.', { fields: [{ path: 'local_part', message: problem }] });
+      if (reserved.has(request.local_part.toLowerCase())) {
+        throw new NotAllowedError(
+          `"${request.local_part.toLowerCase()}" is a reserved role address (postbox.reservedLocalParts): the operator's, not an agent's.`,
+        );
+      }
       const address = normalizeAddress(`${request.local_part}@${config.mailDomain}`);
       try {
         await knex()('postbox_addresses').insert({ address, agent_id: request.agent_id, created_at: deps.clock.now() });
