@@ -88,7 +88,7 @@ const examples: Record<string, Record<string, unknown>> = {
   'agent-mesh/peer/register': { agent_id: 'alice', pubkey: Buffer.alloc(32, 9).toString('base64'), endpoint: '203.0.113.7:51820' },
   'agent-mesh/peer/heartbeat': { agent_id: 'alice' },
   'agent-mesh/acl/put': { from_agent: 'bob', to_agent: 'alice', port: 22, proto: 'tcp' },
-  'agent-mesh/acl/revoke': { from_agent: 'bob', to_agent: 'alice', port: 22, proto: 'tcp' },
+  'agent-mesh/acl/revoke': { from_agent: 'carol', to_agent: 'alice', port: 22, proto: 'tcp' },
   'agent-mesh/netmap': { agent_id: 'alice' },
   'agent-mesh/wg_config': { agent_id: 'alice' },
   'agent-mesh/psk/rotate': { a: 'alice', b: 'carol' },

@@ -234,9 +234,12 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect(await db.knex('mesh_acls').count({ n: '*' }).first()).toEqual(before);
     });
 
-    it('revokes idempotently, authorised by to_agent only', async () => {
+    it('revokes idempotently, authorised by either side of the ACL only', async () => {
       expect((await t.mesh('acl/put', acl('gw-c', 'gw-d', 'udp', 9999), t.bridge)).status).toBe(200);
-      expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 1), 'alice')).status).toBe(403);
+      expect((await t.mesh('acl/revoke', acl('gw-c', 'gw-d', 'udp', 9999), 'alice')).status).toBe(403);
+      // from_agent refuses a peer it did not ask for: bob granted alice access to bob, alice takes bob out of her configuration.
+      expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 1), 'bob')).status).toBe(200);
+      expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 1), 'alice')).body).toEqual({ revoked: 1 });
       expect((await t.mesh('acl/revoke', acl('gw-c', 'gw-d', 'udp', 9999), t.bridge)).body).toEqual({ revoked: 1 });
       expect((await t.mesh('acl/revoke', acl('gw-c', 'gw-d', 'udp', 9999), t.bridge)).body).toEqual({ revoked: 0 });
       expect((await t.mesh('acl/revoke', acl('bob', 'alice', 'udp', 53), 'alice')).body).toEqual({ revoked: 1 });

@@ -72,13 +72,14 @@ export const meshRoutes = [
   }),
   route({
     path: '/acl/revoke',
-    summary: 'Remove an ACL (authorised by to_agent or the bridge key). Idempotent.',
+    summary: 'Remove an ACL (authorised by to_agent, by from_agent, or the bridge key). Idempotent.',
     description:
-      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Returns how many rules were removed.',
+      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent withdraws the access it granted, from_agent refuses a peer it did not ask for in its WireGuard configuration. Returns how many rules were removed.',
     effects: { destructive: true, idempotent: true },
     request: aclRequestSchema,
     response: revokeAclResponseSchema,
-    auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
+    // from_agent too: an ACL puts to_agent's peer (and its endpoint) into from_agent's configuration, so from_agent may refuse it.
+    auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent, body.from_agent] },
     handler: ({ body, service }) => service.revokeAcl(body),
   }),
   route({

@@ -632,7 +632,7 @@ export interface Routes {
       proto: string;
     };
   };
-  /** Remove an ACL (authorised by to_agent or the bridge key). Idempotent. */
+  /** Remove an ACL (authorised by to_agent, by from_agent, or the bridge key). Idempotent. */
   'agent-mesh/acl/revoke': {
     request: {
       from_agent: string;
