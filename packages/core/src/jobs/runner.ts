@@ -514,7 +514,7 @@ export class JobRunner implements JobQueue {
           log.warn('job still running at the shutdown; another process takes it over once its lease expires');
           return;
         }
-        await this.release(row, message);
+        await this.requeue(row, message, { delayMs: 0, uncount: true });
         log.info('job interrupted by the shutdown; back in the queue, the attempt not counted');
         return;
       }
@@ -524,7 +524,7 @@ export class JobRunner implements JobQueue {
         log.warn({ error: message }, 'job failed for good');
       } else {
         const delay = this.backoff(row.attempts);
-        await this.retryLater(row, message, delay);
+        await this.requeue(row, message, { delayMs: delay, uncount: false });
         log.info({ error: message, retry_in_ms: delay }, 'job attempt failed; retrying');
       }
     } finally {
@@ -558,8 +558,12 @@ export class JobRunner implements JobQueue {
       .update({ status, last_error: error, locked_by: null, locked_until: null, finished_at: now, updated_at: now });
   }
 
-  /** Puts an interrupted job back in the queue, due now, with its attempt uncounted. */
-  private async release(row: JobRow, error: string): Promise<void> {
+  /**
+   * Puts the job back in the queue: due after `delayMs` (a failed attempt's
+   * back-off), or due now with its attempt uncounted (`uncount`: a shutdown
+   * interrupted it). A grouped job due now is ready for the next claim's walk.
+   */
+  private async requeue(row: JobRow, error: string, options: { delayMs: number; uncount: boolean }): Promise<void> {
     const now = this.options.clock.now();
     await this.options.sql
       .knex(TABLE)
@@ -567,25 +571,9 @@ export class JobRunner implements JobQueue {
       .update({
         status: 'queued',
         last_error: error,
-        run_at: now,
-        attempts: this.options.sql.knex.raw('attempts - 1'),
-        group_ready: row.job_group === null ? 0 : 1,
-        locked_by: null,
-        locked_until: null,
-        updated_at: now,
-      });
-  }
-
-  private async retryLater(row: JobRow, error: string, delayMs: number): Promise<void> {
-    const now = this.options.clock.now();
-    await this.options.sql
-      .knex(TABLE)
-      .where({ id: row.id, locked_by: this.workerId })
-      .update({
-        status: 'queued',
-        last_error: error,
-        run_at: now + delayMs,
-        group_ready: 0,
+        run_at: now + options.delayMs,
+        ...(options.uncount ? { attempts: this.options.sql.knex.raw('attempts - 1') } : {}),
+        group_ready: row.job_group !== null && options.delayMs <= 0 ? 1 : 0,
         locked_by: null,
         locked_until: null,
         updated_at: now,
