@@ -457,11 +457,19 @@ export class JobRunner implements JobQueue {
   private execute(row: JobRow): void {
     const registered = this.handlers.get(row.name);
     const controller = new AbortController();
-    const done = this.runAttempt(row, registered, controller).finally(() => {
-      this.inFlight.delete(row.id);
-      // A freed slot may take the next due job now rather than at the next idle poll.
-      this.wake();
-    });
+    const done = this.runAttempt(row, registered, controller)
+      // The outcome could not be written (the database went away): the lease, no longer renewed, expires and the job is retried.
+      .catch((error: unknown) =>
+        this.options.logger.error(
+          { err: error, job: row.name, job_id: row.id },
+          'could not record the outcome of a job attempt; it is retried once its lease expires',
+        ),
+      )
+      .finally(() => {
+        this.inFlight.delete(row.id);
+        // A freed slot may take the next due job now rather than at the next idle poll.
+        this.wake();
+      });
     this.inFlight.set(row.id, { controller, done });
   }
 

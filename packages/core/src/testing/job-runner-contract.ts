@@ -241,6 +241,32 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect(spans[1]!.start).toBeGreaterThanOrEqual(spans[0]!.end!);
     });
 
+    it('survives a database error while it records an attempt: logs it, and the job is retried after its lease', async () => {
+      const sql = await setup();
+      const jobs = runner(sql, { leaseMs: 300 });
+      let calls = 0;
+      jobs.register(
+        {
+          name: 'test.outage',
+          run: async () => {
+            calls += 1;
+            if (calls > 1) return;
+            // The database goes away while the attempt runs: its outcome cannot be written.
+            await sql.knex.schema.renameTable('core_jobs', 'core_jobs_away');
+            throw new Error('the receiver failed');
+          },
+        },
+        null,
+      );
+      jobs.start();
+      const { id } = await jobs.enqueue({ name: 'test.outage' });
+      await until(async () => (await sql.knex.schema.hasTable('core_jobs_away')) && calls === 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sql.knex.schema.renameTable('core_jobs_away', 'core_jobs');
+      await until(async () => (await jobs.get({ id }))?.status === 'succeeded', 5_000);
+      expect(calls).toBe(2);
+    });
+
     it('picks up a job whose lease expired (its process died)', async () => {
       const sql = await setup();
       const dead = runner(sql, { leaseMs: 100 });
