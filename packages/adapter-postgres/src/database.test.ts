@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 import type { SqlDatabase } from '@agentinfra/core';
 import { postgresAvailability, testDatabaseUrl } from '@agentinfra/test-services';
 import pg from 'pg';
@@ -135,4 +136,56 @@ describe.runIf(postgresAvailability().available)('createPostgresDatabase on a se
     expect(db.isUniqueViolation({ code: '23503' })).toBe(false);
     expect(db.isUniqueViolation({ code: 23505 })).toBe(false);
   });
+});
+
+/** A TCP proxy to PostgreSQL that can stop forwarding without closing anything: a server or network that goes silent. */
+async function startStallingProxy(target: URL) {
+  let stalled = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('data', (chunk) => {
+      if (!stalled) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!stalled) client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    stall: () => {
+      stalled = true;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.runIf(postgresAvailability().available)('createPostgresDatabase when the server goes silent', () => {
+  it('fails a query 5 s after statement_timeout instead of waiting for ever', async () => {
+    const target = new URL(testDatabaseUrl());
+    const proxy = await startStallingProxy(target);
+    const proxied = new URL(target);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    const db = createPostgresDatabase({ url: proxied.toString(), statementTimeoutMs: 200 });
+    try {
+      await db.ping();
+      proxy.stall();
+      const started = Date.now();
+      await expect(db.ping()).rejects.toThrow(/did not answer/);
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      await proxy.close();
+      await db.close();
+    }
+  }, 20_000);
 });

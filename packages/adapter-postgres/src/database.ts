@@ -24,7 +24,10 @@ export const postgresDatabaseOptions = z.object({
     .optional(),
   /** Most connections the pool opens. */
   poolMax: z.number().int().min(1).default(10),
-  /** Server-side `statement_timeout` of every connection, in milliseconds; 0 keeps the server's default (normally none). */
+  /**
+   * Server-side `statement_timeout` of every connection, in milliseconds; 0 keeps the server's default (normally none).
+   * The client also stops waiting 5 s after it, for a server that no longer answers at all.
+   */
   statementTimeoutMs: z.number().int().min(0).default(30_000),
   /** Receives each server NOTICE/WARNING as one line `SEVERITY: message`. Absent: notices are dropped. */
   onNotice: z.custom<(line: string) => void>((value) => typeof value === 'function').optional(),
@@ -36,6 +39,11 @@ export const postgresDatabaseOptions = z.object({
   onClientLog: z.custom<(level: ClientLogLevel, message: string) => void>((value) => typeof value === 'function').optional(),
 });
 export type PostgresDatabaseOptions = z.input<typeof postgresDatabaseOptions>;
+
+/** How much longer (ms) than `statement_timeout` the client waits for an answer before it gives up on its own. */
+const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
+/** How long (ms) opening a connection may take. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** SQLSTATE `unique_violation` (PostgreSQL Appendix A, class 23). */
 const UNIQUE_VIOLATION = '23505';
@@ -90,7 +98,17 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
 
   const knex = knexFactory({
     client: 'pg',
-    connection: { connectionString: url, statement_timeout: statementTimeoutMs, types: connectionTypes() },
+    connection: {
+      connectionString: url,
+      statement_timeout: statementTimeoutMs,
+      // The server enforces statement_timeout only while it can be reached: a server or network that stops answering
+      // (no reset) would hold a query, a request and the job runner forever. The client gives up a little later instead,
+      // a connection attempt after 10 s, and TCP keepalive lets the system find a dead peer of an idle connection.
+      ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      types: connectionTypes(),
+    },
     ...(schema === undefined ? {} : { searchPath: [schema, 'public'] }),
     ...(onClientLog === undefined
       ? {}
