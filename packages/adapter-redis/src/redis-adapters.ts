@@ -20,7 +20,8 @@ const redisAdaptersOptionsSchema = z.object({
  * - `url`: `redis[s]://[[user][:password]@]host[:port][/db]`;
  * - `keyPrefix`: prefix of every key (default `agentinfra:`);
  * - `connectTimeoutMs`: how long the first connection may take, retries included (default 10 000);
- * - `commandTimeoutMs`: how long a call may wait, including while reconnecting (default 5 000);
+ * - `commandTimeoutMs`: how long a call may wait, including while reconnecting and after its
+ *   command was sent to a server that went silent (default 5 000);
  * - `onError`: told about connection errors (lost connection, failed reconnect attempt);
  *   calls made meanwhile wait for the reconnection or fail on their own.
  */
@@ -88,8 +89,8 @@ export async function createRedisAdapters(options: RedisAdaptersOptions): Promis
 
   return {
     client,
-    rateLimiter: createRedisRateLimiter({ client, keyPrefix }),
-    lock: createRedisLock({ client, keyPrefix }),
+    rateLimiter: createRedisRateLimiter({ client, keyPrefix, commandTimeoutMs }),
+    lock: createRedisLock({ client, keyPrefix, commandTimeoutMs }),
     describe: () => location,
     async close() {
       if (!client.isOpen) return;

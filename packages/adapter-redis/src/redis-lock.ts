@@ -8,6 +8,8 @@ import { wrapRedisErrors } from './redis-adapter-error.js';
 const redisLockOptionsSchema = z.object({
   client: z.custom<RedisClientType>((value) => typeof (value as { set?: unknown } | null)?.set === 'function'),
   keyPrefix: z.string().default('agentinfra:'),
+  /** How long (ms) a call waits for Redis's answer, sent or not (default 5 000). */
+  commandTimeoutMs: z.number().int().positive().default(5_000),
 });
 
 /** Options of {@link createRedisLock}. */
@@ -37,22 +39,24 @@ return 0
  *   (an acquire that timed out may still have taken the key, which then frees itself after `ttlMs`).
  */
 export function createRedisLock(options: RedisLockOptions): Lock {
-  const { client, keyPrefix } = redisLockOptionsSchema.parse(options);
+  const { client, keyPrefix, commandTimeoutMs } = redisLockOptionsSchema.parse(options);
 
   return {
     async tryAcquire(rawOptions): Promise<LockLease | null> {
       const { key, ttlMs } = parseLockAcquire(rawOptions);
       const redisKey = `${keyPrefix}lock:${key}`;
       const token = randomBytes(16).toString('base64url');
-      const reply = await wrapRedisErrors('lock acquire', () =>
-        client.set(redisKey, token, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } }),
+      const reply = await wrapRedisErrors(
+        'lock acquire',
+        () => client.set(redisKey, token, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } }),
+        commandTimeoutMs,
       );
       if (reply !== 'OK') return null;
       let released = false;
       return {
         async release() {
           if (released) return;
-          await wrapRedisErrors('lock release', () => releaseScript.run(client, [redisKey], [token]));
+          await wrapRedisErrors('lock release', () => releaseScript.run(client, [redisKey], [token]), commandTimeoutMs);
           released = true;
         },
       };

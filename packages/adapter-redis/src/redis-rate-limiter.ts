@@ -8,6 +8,8 @@ import { consumeScript, peekScript } from './sliding-window-scripts.js';
 const redisRateLimiterOptionsSchema = z.object({
   client: z.custom<RedisClientType>((value) => typeof (value as { evalSha?: unknown } | null)?.evalSha === 'function'),
   keyPrefix: z.string().default('agentinfra:'),
+  /** How long (ms) a call waits for Redis's answer, sent or not (default 5 000). */
+  commandTimeoutMs: z.number().int().positive().default(5_000),
 });
 
 /** Options of {@link createRedisRateLimiter}. */
@@ -43,18 +45,21 @@ function rateLimitKeys(keyPrefix: string, key: string): [string, string] {
  *   a call that timed out may still have been counted.
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  const { client, keyPrefix } = redisRateLimiterOptionsSchema.parse(options);
+  const { client, keyPrefix, commandTimeoutMs } = redisRateLimiterOptionsSchema.parse(options);
 
   return {
     async consume(rawOptions): Promise<RateDecision> {
       const request = parseRateLimitOptions(rateLimitConsumeSchema, rawOptions);
-      const reply = await wrapRedisErrors('rate limiter consume', () =>
-        consumeScript.run(client, rateLimitKeys(keyPrefix, request.key), [
-          String(request.windowMs),
-          String(request.limit),
-          String(request.cost),
-          randomUUID(),
-        ]),
+      const reply = await wrapRedisErrors(
+        'rate limiter consume',
+        () =>
+          consumeScript.run(client, rateLimitKeys(keyPrefix, request.key), [
+            String(request.windowMs),
+            String(request.limit),
+            String(request.cost),
+            randomUUID(),
+          ]),
+        commandTimeoutMs,
       );
       const [allowed, remaining, retryAfterMs] = decisionReplySchema.parse(reply);
       return { allowed: allowed === 1, remaining, retryAfterMs };
@@ -62,8 +67,10 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
 
     async peek(rawOptions): Promise<number> {
       const request = parseRateLimitOptions(rateLimitPeekSchema, rawOptions);
-      const reply = await wrapRedisErrors('rate limiter peek', () =>
-        peekScript.run(client, rateLimitKeys(keyPrefix, request.key), [String(request.windowMs)]),
+      const reply = await wrapRedisErrors(
+        'rate limiter peek',
+        () => peekScript.run(client, rateLimitKeys(keyPrefix, request.key), [String(request.windowMs)]),
+        commandTimeoutMs,
       );
       return z.number().parse(reply);
     },
