@@ -4,6 +4,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { connectionLocation } from './connection-location.js';
 import { createPgLexicalIndex } from './lexical-index.js';
+import { disposeOnReadTimeout } from './read-timeout.js';
 import { createPgVectorIndex } from './vector-index.js';
 
 /** Levels of the messages knex itself logs (its `log` option). */
@@ -102,11 +103,13 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
       connectionString: url,
       statement_timeout: statementTimeoutMs,
       // The server enforces statement_timeout only while it can be reached: a server or network that stops answering
-      // (no reset) would hold a query, a request and the job runner forever. The client gives up a little later instead,
-      // a connection attempt after 10 s, and TCP keepalive lets the system find a dead peer of an idle connection.
+      // (no reset) would hold a query, a request and the job runner forever. The client gives up a little later instead
+      // (and closes that connection, see disposeOnReadTimeout), a connection attempt after 10 s, and TCP keepalive
+      // probes idle connections after 10 s.
       ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       types: connectionTypes(),
     },
     ...(schema === undefined ? {} : { searchPath: [schema, 'public'] }),
@@ -124,6 +127,7 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
       min: 0,
       max: poolMax,
       afterCreate(connection: RawConnection, done: (error: Error | null, connection: RawConnection) => void) {
+        disposeOnReadTimeout(connection);
         if (onNotice !== undefined) {
           connection.on('notice', (notice) => onNotice(`${notice.severity ?? 'NOTICE'}: ${notice.message ?? ''}`));
         }

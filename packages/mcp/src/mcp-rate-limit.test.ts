@@ -45,5 +45,13 @@ describe('/mcp and the per-credential rate limit', () => {
     expect(Number(over.retryAfter)).toBeGreaterThan(0);
     // Another credential has its own minute.
     expect((await post(t, t.keys.bob, [listTools(7)])).status).toBe(200);
+    // A batch bigger than a whole minute is refused outright, and does not switch the limits off for anyone.
+    const huge = await post(
+      t,
+      t.keys.bob,
+      Array.from({ length: 6 }, (_, i) => listTools(10 + i)),
+    );
+    expect(huge.status).toBe(429);
+    expect((await post(t, t.keys.alice, [listTools(20)])).status).toBe(429);
   });
 });

@@ -59,6 +59,8 @@ export function failOpenRateLimiter(options: {
       failedAt = null;
       return answer;
     } catch (error) {
+      // A refused argument is the caller's mistake, not an outage: it must not switch the limits off.
+      if (error instanceof RangeError) throw error;
       options.onFailure?.();
       if (failedAt === null) {
         logger.warn({ reason: (error as Error).message }, 'rate limiter unreachable; requests are not rate-limited until it answers');

@@ -253,6 +253,10 @@ export async function enforceRateLimit(
   cost = 1,
 ): Promise<void> {
   if (!principal || principal.kind === 'bridge' || options.rateLimitPerMinute === 0) return;
+  if (cost > options.rateLimitPerMinute) {
+    // More than a whole minute's worth at once: never allowed, whatever the window holds (the store would refuse the call).
+    throw new RateLimitError(`One request of ${cost} counts more than the limit of ${options.rateLimitPerMinute} per minute.`, 60_000);
+  }
   const key = principal.kind === 'device' ? `http:${principal.deviceId}` : `http:${principal.delegationId}`;
   const decision = await options.rateLimiter().consume({ key, limit: options.rateLimitPerMinute, windowMs: 60_000, cost });
   if (!decision.allowed) {
