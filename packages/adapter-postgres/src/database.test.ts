@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type Socket } from 'node:net';
 import type { SqlDatabase } from '@agentinfra/core';
-import { postgresAvailability, testDatabaseUrl } from '@agentinfra/test-services';
+import { postgresAvailability, startTcpProxy, testDatabaseUrl } from '@agentinfra/test-services';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionLocation } from './connection-location.js';
@@ -138,49 +137,18 @@ describe.runIf(postgresAvailability().available)('createPostgresDatabase on a se
   });
 });
 
-/** A TCP proxy to PostgreSQL that can stop forwarding without closing anything: a server or network that goes silent. */
-async function startStallingProxy(target: URL) {
-  const silenced = new WeakSet<Socket>();
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    client.on('data', (chunk) => {
-      if (!silenced.has(client)) upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      if (!silenced.has(client)) client.write(chunk);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    /** The connections open now go silent for good; new ones work (a path that died while the server lives on). */
-    stall: () => {
-      for (const socket of sockets) silenced.add(socket);
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 describe.runIf(postgresAvailability().available)('createPostgresDatabase when the server goes silent', () => {
   it('fails a query 5 s after statement_timeout instead of waiting for ever, and never uses that connection again', async () => {
     const target = new URL(testDatabaseUrl());
-    const proxy = await startStallingProxy(target);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const proxied = new URL(target);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
     const db = createPostgresDatabase({ url: proxied.toString(), statementTimeoutMs: 200 });
     try {
       await db.ping();
-      proxy.stall();
+      // The connections open now go silent for good; new ones work (a path that died while the server lives on).
+      proxy.silence();
       const started = Date.now();
       await expect(db.ping()).rejects.toThrow(/did not answer/);
       expect(Date.now() - started).toBeLessThan(8_000);
@@ -189,7 +157,7 @@ describe.runIf(postgresAvailability().available)('createPostgresDatabase when th
       await db.ping();
       expect(Date.now() - again).toBeLessThan(2_000);
     } finally {
-      await proxy.close();
+      await proxy.cut();
       await db.close();
     }
   }, 20_000);

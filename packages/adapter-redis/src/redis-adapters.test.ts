@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { connect as connectTcp, createServer, type Socket } from 'node:net';
 import { runLockContract, runRateLimiterContract } from '@agentinfra/core/testing';
-import { redisAvailability, testRedisUrl } from '@agentinfra/test-services';
+import { redisAvailability, startTcpProxy, testRedisUrl } from '@agentinfra/test-services';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisAdapterError } from './redis-adapter-error.js';
 import { createRedisAdapters, type RedisAdapters } from './redis-adapters.js';
@@ -156,39 +155,23 @@ describe('createRedisAdapters without a server', () => {
 
 describe.runIf(redis.available)('Redis adapters when the server goes silent', () => {
   it('fail a command already sent after commandTimeoutMs instead of waiting for ever', async () => {
-    // A TCP proxy that stops forwarding without closing anything: a dead host, a firewall dropping packets.
     const target = new URL(url);
-    let stalled = false;
-    const sockets = new Set<Socket>();
-    const proxy = createServer((client) => {
-      const upstream = connectTcp(Number(target.port || 6379), target.hostname);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('error', () => undefined);
-      }
-      client.on('data', (chunk: Buffer) => {
-        if (!stalled) upstream.write(chunk);
-      });
-      upstream.on('data', (chunk: Buffer) => {
-        if (!stalled) client.write(chunk);
-      });
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     const proxied = new URL(url);
     proxied.hostname = '127.0.0.1';
-    proxied.port = String((proxy.address() as { port: number }).port);
+    proxied.port = String(proxy.port);
     const adapters = await createRedisAdapters({ url: proxied.toString(), keyPrefix, connectTimeoutMs: 1_000, commandTimeoutMs: 300 });
     try {
       expect(await adapters.rateLimiter.peek({ key: 'silent', windowMs: 1_000 })).toBe(0);
-      stalled = true;
+      // A dead host, a firewall dropping packets: the open connection goes silent without closing.
+      proxy.silence();
       const started = Date.now();
       await expect(adapters.lock.tryAcquire({ key: 'silent', ttlMs: 1_000 })).rejects.toThrow(/no answer within 300 ms/);
       await expect(adapters.rateLimiter.consume({ key: 'silent', limit: 1, windowMs: 1_000 })).rejects.toBeInstanceOf(RedisAdapterError);
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
-      for (const socket of sockets) socket.destroy();
       adapters.client.destroy();
-      proxy.close();
+      await proxy.cut();
     }
   });
 });

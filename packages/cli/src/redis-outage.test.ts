@@ -1,45 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redisAvailability, testRedisUrl } from '@agentinfra/testkit';
+import { redisAvailability, startTcpProxy, type TcpProxy, testRedisUrl } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, type ServeProcess, startServe } from './serve-process.test-support.js';
-
-/** A TCP proxy to Redis that the test can cut, as a network partition or a Redis crash would. */
-async function startProxy(target: URL): Promise<{ port: number; cut: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    cut: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
 
 // The rate-limit store (Redis) is a defence against floods, not a dependency of every request.
 describe.runIf(redisAvailability().available)('agentinfra serve when its Redis goes away', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-redis-outage-'));
   const bridgeKey = `bk_${randomBytes(32).toString('base64url')}`;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let proxy: TcpProxy;
   let server: ServeProcess;
 
   beforeAll(async () => {
     const redis = new URL(testRedisUrl());
-    proxy = await startProxy(redis);
+    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
     const env = {
       AGENTINFRA_DATA_DIR: join(dir, 'data'),
       AGENTINFRA_BRIDGE_KEY: bridgeKey,

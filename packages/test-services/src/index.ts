@@ -8,3 +8,4 @@ export {
   testDatabaseUrl,
   testRedisUrl,
 } from './service-urls.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
