@@ -119,6 +119,20 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         }
         // Only an agent's credential is named to the access log: naming the bridge key would also audit it as a use.
         info?.identify(principal);
+        // Each JSON-RPC message counts toward the credential's rate limit, as an API request does (a tool call's own API
+        // request counts once more); the request itself counts before its body is read, as on the API.
+        const rateLimited = async (cost: number): Promise<Response | null> => {
+          if (cost <= 0) return null;
+          try {
+            await kernel.rateLimit(principal, { cost });
+            return null;
+          } catch (error) {
+            if (error instanceof RateLimitError) return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
+            throw error;
+          }
+        };
+        const refused = await rateLimited(1);
+        if (refused) return refused;
         // The API's body deadline (http.bodyTimeoutMs): a body sent slowly holds the connection no longer than a JSON route's would.
         const raw = await readLimited(withinDeadline(body, kernel.config.http.bodyTimeoutMs), bodyLimit);
         if (raw === null) {
@@ -138,14 +152,9 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not JSON.');
         }
-        // Each JSON-RPC message counts toward the credential's rate limit, as an API request does (a tool call's own
-        // API request counts once more): a batch of 100 listings is 100 requests' worth of answers.
-        try {
-          await kernel.rateLimit(principal, { cost: Array.isArray(parsedBody) ? Math.max(1, parsedBody.length) : 1 });
-        } catch (error) {
-          if (error instanceof RateLimitError) return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
-          throw error;
-        }
+        // The rest of a batch: each further message counts too (a batch of 100 listings is 100 requests' worth of answers).
+        const refusedBatch = await rateLimited(Array.isArray(parsedBody) ? parsedBody.length - 1 : 0);
+        if (refusedBatch) return refusedBatch;
         const requestId = info?.requestId ?? requestIdFrom(request.headers.get('x-request-id'));
         const server = createMcpServer({
           catalog,

@@ -38,7 +38,17 @@ describe('/mcp and the per-credential rate limit', () => {
     const batch = await post(t, t.keys.alice, [listTools(1), listTools(2), listTools(3), listTools(4)]);
     expect(batch.status).toBe(200);
     expect(batch.body).toHaveLength(4);
-    expect((await post(t, t.keys.alice, [listTools(5)])).status).toBe(200);
+    // A body that is not even JSON counts as a request too, as on the API.
+    const notJson = await fetch(`${t.server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.keys.alice}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{not json',
+    });
+    expect(notJson.status).toBe(400);
     const over = await post(t, t.keys.alice, [listTools(6)]);
     expect(over.status).toBe(429);
     expect((over.body as { error: { code: string } }).error.code).toBe('rate_limited');
