@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UploadSizeError } from './fs-adapter-error.js';
 
@@ -11,6 +11,8 @@ export type ByteSource = AsyncIterable<Uint8Array>;
 const WRITE_BATCH = 1 << 20;
 /** Chunks gathered before one `writev`, so a body sent in tiny chunks cannot pile up objects in memory. */
 const WRITE_BATCH_CHUNKS = 256;
+/** Bytes of a body read and dropped after the disk refused a write, before giving up on reading the rest. */
+const MAX_DRAIN_BYTES = 8 << 20;
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -43,12 +45,43 @@ export interface ObjectFolder {
   remove(key: string): Promise<void>;
 }
 
-/** Creates the folders (synchronously, once) and returns the layout over `dir`. */
+/** A temp file nobody has written to for this long (ms) was left by a process that died mid-write. */
+export const STALE_PART_MS = 60 * 60_000;
+
+/**
+ * Removes the `.part` files in `tmp` last written over {@link STALE_PART_MS}
+ * ago (a write in progress touches its file with every batch), so that an
+ * upload cut off by a crash or a kill does not hold disk space for ever.
+ * Best effort: files that vanish or cannot be removed are skipped.
+ * @returns how many were removed.
+ */
+export async function removeStaleParts(tmp: string, now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(tmp).catch(() => [] as string[])) {
+    if (!name.endsWith('.part')) continue;
+    const path = join(tmp, name);
+    const modified = await stat(path).then(
+      (stats) => stats.mtimeMs,
+      () => now,
+    );
+    if (now - modified < STALE_PART_MS) continue;
+    await rm(path, { force: true }).then(
+      () => {
+        removed += 1;
+      },
+      () => undefined,
+    );
+  }
+  return removed;
+}
+
+/** Creates the folders (synchronously, once), starts removing stale temp files, and returns the layout over `dir`. */
 export function createObjectFolder(options: { dir: string; durable: boolean }): ObjectFolder {
   const objects = join(options.dir, 'objects');
   const tmp = join(options.dir, 'tmp');
   mkdirSync(objects, { recursive: true });
   mkdirSync(tmp, { recursive: true });
+  void removeStaleParts(tmp);
 
   const pathOf = (key: string) => {
     const hex = createHash('sha256').update(key, 'utf8').digest('hex');
@@ -67,36 +100,61 @@ export function createObjectFolder(options: { dir: string; durable: boolean }): 
       const handle = await open(temp, 'wx');
       let handleOpen = true;
       let written = 0;
-      // One batch (about WRITE_BATCH bytes) is being written while the next one is received.
-      let inFlight: Promise<unknown> = Promise.resolve();
+      // One batch (about WRITE_BATCH bytes) is being written while the next one is received. Its failure (ENOSPC)
+      // is caught at once (a rejection nobody awaits would end the process).
+      let inFlight: Promise<void> = Promise.resolve();
+      let writeFailure = null as { error: unknown } | null;
       let batch: Uint8Array[] = [];
       let batchBytes = 0;
+      const discard = async () => {
+        await inFlight;
+        if (handleOpen) {
+          handleOpen = false;
+          await handle.close().catch(() => undefined);
+        }
+        await rm(temp, { force: true });
+      };
       const flush = async () => {
         await inFlight;
-        inFlight = batch.length > 0 ? handle.writev(batch) : Promise.resolve();
+        if (batch.length > 0 && writeFailure === null) {
+          inFlight = handle.writev(batch).then(
+            () => undefined,
+            (error: unknown) => {
+              writeFailure = { error };
+            },
+          );
+        }
         batch = [];
         batchBytes = 0;
       };
       try {
+        let drained = 0;
         for await (const chunk of source) {
           written += chunk.byteLength;
           if (exactSize !== undefined && written > exactSize) throw new UploadSizeError('too_large', exactSize);
+          if (writeFailure) {
+            // The disk refused: free what the temp file holds at once, then read (and drop) a little more of the
+            // body so that a client still sending gets the answer rather than a reset connection.
+            if (drained === 0) await discard();
+            drained += chunk.byteLength;
+            if (drained > MAX_DRAIN_BYTES) break;
+            continue;
+          }
           batch.push(chunk);
           batchBytes += chunk.byteLength;
           if (batchBytes >= WRITE_BATCH || batch.length >= WRITE_BATCH_CHUNKS) await flush();
         }
-        if (exactSize !== undefined && written < exactSize) throw new UploadSizeError('too_small', exactSize);
+        if (writeFailure === null && exactSize !== undefined && written < exactSize) throw new UploadSizeError('too_small', exactSize);
         await flush();
         await inFlight;
+        if (writeFailure) throw writeFailure.error;
         if (options.durable) await handle.datasync();
         handleOpen = false;
         await handle.close();
         await renameInto(temp, pathOf(key));
         return written;
       } catch (error) {
-        await inFlight.catch(() => undefined);
-        if (handleOpen) await handle.close().catch(() => undefined);
-        await rm(temp, { force: true });
+        await discard();
         throw error;
       }
     },

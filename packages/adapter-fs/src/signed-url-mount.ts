@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import {
   AgentInfraError,
   type Clock,
+  dependencyFailure,
   errorBody,
   type HttpMount,
   InputError,
@@ -161,12 +162,19 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
 
   return {
     path: basePath,
-    async fetch(request, body) {
+    async fetch(request, body, info) {
       try {
         return await answer(request, body);
       } catch (error) {
         if (error instanceof AgentInfraError) return errorResponse(error);
-        throw error;
+        // A full disk (507) or a busy one (503) is answered here, with the CORS headers a browser needs to read it, and
+        // logged through the kernel. An upload's body may not have been read to the end: close the connection.
+        const failure = dependencyFailure(error);
+        if (failure === null) throw error;
+        info?.logFailure(error);
+        const response = errorResponse(failure);
+        if (request.method === 'PUT') response.headers.set('connection', 'close');
+        return response;
       }
     },
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { SqlDatabase } from '@agentinfra/core';
+import { dependencyFailure, ServiceUnavailableError, type SqlDatabase } from '@agentinfra/core';
 import { postgresAvailability, startTcpProxy, testDatabaseUrl } from '@agentinfra/test-services';
+import knexFactory from 'knex';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionLocation } from './connection-location.js';
@@ -120,6 +121,44 @@ describe.runIf(postgresAvailability().available)('createPostgresDatabase on a se
     const { db } = open({ onNotice: (line) => lines.push(line) });
     await db.knex.raw("do $$ begin raise notice 'index % built', 7; end $$");
     expect(lines).toEqual(['NOTICE: index 7 built']);
+  });
+
+  it('fails in ways the kernel answers 503: no server, no free pooled connection, a cancelled statement, a lock not granted', async () => {
+    const quiet = () => undefined;
+    const unreachable = createPostgresDatabase({ url: 'postgres://app@127.0.0.1:1/agents', onClientLog: quiet });
+    const refused = await unreachable.knex.raw('select 1').catch((error: unknown) => error);
+    await unreachable.close();
+    const { db } = open({ statementTimeoutMs: 100 });
+    const cancelled = await db.knex.raw('select pg_sleep(1)').catch((error: unknown) => error);
+    await db.knex.schema.createTable('counters', (table) => table.string('id').primary());
+    await db.knex('counters').insert({ id: 'a' });
+    const lockWait = await db.knex
+      .transaction(async (holder) => {
+        await holder('counters').where({ id: 'a' }).forUpdate();
+        return db.knex.transaction(async (waiter) => {
+          await waiter.raw("set local lock_timeout = '50ms'");
+          await waiter('counters').where({ id: 'a' }).forUpdate();
+        });
+      })
+      .catch((error: unknown) => error);
+    const small = knexFactory({
+      client: 'pg',
+      connection: url,
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 100,
+      log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
+    });
+    const exhausted = await small
+      .transaction(() => small.raw('select 1'))
+      .catch((error: unknown) => error)
+      .finally(() => small.destroy());
+    expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(cancelled).toMatchObject({ code: '57014' });
+    expect(lockWait).toMatchObject({ code: '55P03' });
+    expect(exhausted).toMatchObject({ name: 'KnexTimeoutError' });
+    for (const failure of [refused, cancelled, lockWait, exhausted]) {
+      expect(dependencyFailure(failure), String(failure)).toBeInstanceOf(ServiceUnavailableError);
+    }
   });
 
   it('recognises SQLSTATE 23505 only', async () => {

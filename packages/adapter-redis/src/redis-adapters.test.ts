@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { dependencyFailure, ServiceUnavailableError } from '@agentinfra/core';
 import { runLockContract, runRateLimiterContract } from '@agentinfra/core/testing';
 import { redisAvailability, startTcpProxy, testRedisUrl } from '@agentinfra/test-services';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { RedisAdapterError } from './redis-adapter-error.js';
 import { createRedisAdapters, type RedisAdapters } from './redis-adapters.js';
 
@@ -125,7 +126,9 @@ describe.runIf(redis.available)('Redis adapters', () => {
     await adapters.close();
     await adapters.close();
     await expect(adapters.rateLimiter.consume({ key: 'closed', limit: 1, windowMs: 1_000 })).rejects.toThrow(RedisAdapterError);
-    await expect(adapters.lock.tryAcquire({ key: 'closed', ttlMs: 1_000 })).rejects.toThrow(RedisAdapterError);
+    const acquire = await adapters.lock.tryAcquire({ key: 'closed', ttlMs: 1_000 }).catch((error: unknown) => error);
+    expect(acquire).toBeInstanceOf(RedisAdapterError);
+    expect(dependencyFailure(acquire)).toBeInstanceOf(ServiceUnavailableError);
   });
 
   it('refuses a wrong password without printing it', async () => {
@@ -166,12 +169,36 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
       // A dead host, a firewall dropping packets: the open connection goes silent without closing.
       proxy.silence();
       const started = Date.now();
-      await expect(adapters.lock.tryAcquire({ key: 'silent', ttlMs: 1_000 })).rejects.toThrow(/no answer within 300 ms/);
+      const acquire = await adapters.lock.tryAcquire({ key: 'silent', ttlMs: 1_000 }).catch((error: unknown) => error);
+      expect(acquire).toBeInstanceOf(RedisAdapterError);
+      expect((acquire as Error).message).toMatch(/no answer within 300 ms/);
+      // The SET was written and may have taken the key: not a request that certainly did nothing.
+      expect(dependencyFailure(acquire)).toBeNull();
       await expect(adapters.rateLimiter.consume({ key: 'silent', limit: 1, windowMs: 1_000 })).rejects.toBeInstanceOf(RedisAdapterError);
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
       adapters.client.destroy();
       await proxy.cut();
+    }
+  });
+
+  it('mark a command never written (the connection is down, the client reconnecting) as unavailable (503)', async () => {
+    const target = new URL(url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const proxied = new URL(url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    const adapters = await createRedisAdapters({ url: proxied.toString(), keyPrefix, connectTimeoutMs: 1_000, commandTimeoutMs: 300 });
+    try {
+      expect(await adapters.rateLimiter.peek({ key: 'cut', windowMs: 1_000 })).toBe(0);
+      await proxy.cut();
+      // A command written just before the cut may have run; once the client knows the connection is gone, none is written.
+      await vi.waitFor(() => expect(adapters.client.isReady).toBe(false));
+      const acquire = await adapters.lock.tryAcquire({ key: 'cut', ttlMs: 1_000 }).catch((error: unknown) => error);
+      expect(acquire).toBeInstanceOf(RedisAdapterError);
+      expect(dependencyFailure(acquire)).toBeInstanceOf(ServiceUnavailableError);
+    } finally {
+      adapters.client.destroy();
     }
   });
 });

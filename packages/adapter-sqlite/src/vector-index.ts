@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import * as sqliteVec from 'sqlite-vec';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
+import { revealFullDatabase } from './storage-full.js';
 import { attachRows } from './vector-attach.js';
 import { vectorBlob } from './vector-blob.js';
 import { createSqliteVectorTables, sqliteVectorTables } from './vector-tables.js';
@@ -164,10 +165,14 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
             keys: itemVisibilityKeys(item),
             blob: vectorBlob(toUnitVector(item.vector, held, `vector of item ${item.id}`)),
           }));
-          db.transaction(() => {
-            if (prepared.length > 0) writeItems(db, tables, prepared);
-            if (rows !== null) insertRows(db, rows);
-          }).immediate();
+          try {
+            db.transaction(() => {
+              if (prepared.length > 0) writeItems(db, tables, prepared);
+              if (rows !== null) insertRows(db, rows);
+            }).immediate();
+          } catch (error) {
+            throw revealFullDatabase(db, error);
+          }
         }),
       );
     },

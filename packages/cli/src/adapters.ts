@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import { join } from 'node:path';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
-import type { BlobStore, CoreConfig, Embedder, HttpMount, KernelAdapters, SqlDatabase } from '@agentinfra/core';
+import type { BlobStore, CoreConfig, Embedder, HttpMount, KernelAdapters, SqlDatabase, WatchedDisk } from '@agentinfra/core';
 import type { Logger } from 'pino';
 import { ensureDatabaseFile, ensureDataDir, sqliteFileIn } from './data-dir.js';
 
@@ -95,6 +95,14 @@ export async function openBlobStore(
   return { blobStore: store, mounts: [mount], summary: store.describe() };
 }
 
+/** The local folders the configured adapters write to (the SQLite file's, the fs blob store's), for /ready and /metrics. */
+function localDisks(config: CoreConfig): WatchedDisk[] {
+  return [
+    ...(config.databaseUrl ? [] : [{ name: 'database', path: config.dataDir }]),
+    ...(config.s3 ? [] : [{ name: 'blobs', path: join(config.dataDir, 'blobs') }]),
+  ];
+}
+
 /**
  * Builds every adapter from the validated config: SQLite or PostgreSQL,
  * in-process or Redis limits and locks, and the embedder.
@@ -106,7 +114,7 @@ export async function openAdapters(config: CoreConfig, logger?: Logger): Promise
     const embedder = await openEmbedder(config);
     let listenUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
     const blobs = await openBlobStore(config, () => listenUrl);
-    const adapters: KernelAdapters = { sql, embedder, blobStore: blobs.blobStore, mounts: blobs.mounts };
+    const adapters: KernelAdapters = { sql, embedder, blobStore: blobs.blobStore, mounts: blobs.mounts, disks: localDisks(config) };
     let limits = 'in-process';
     if (config.redisUrl) {
       const { createRedisAdapters } = await import('@agentinfra/adapter-redis');

@@ -38,7 +38,11 @@ describe.runIf(redisAvailability().available)('agentinfra serve when its Redis g
     const before = await fetch(`${server.url}/ready`);
     expect(before.status).toBe(200);
     expect(await before.json()).toEqual(
-      expect.objectContaining({ status: 'ready', checks: expect.objectContaining({ rate_limiter: 'ok' }) }),
+      // `degraded` only when this host's disk is nearly full (checks["disk:…"]), never because of Redis.
+      expect.objectContaining({
+        status: expect.stringMatching(/^(ready|degraded)$/),
+        checks: expect.objectContaining({ rate_limiter: 'ok' }),
+      }),
     );
 
     await proxy.cut();
@@ -59,5 +63,23 @@ describe.runIf(redisAvailability().available)('agentinfra serve when its Redis g
     expect(body.status).toBe('degraded');
     expect(body.checks.rate_limiter).toMatch(/^unreachable: /);
     expect(server.output()).toContain('rate limiter unreachable; requests are not rate-limited until it answers');
+
+    // The send quota guards a resource and fails closed: 503 with Retry-After, and nothing is sent or stored.
+    const alloc = await post(server.url, 'agent-postbox/alloc', { agent_id: 'alice', local_part: 'alice' }, device.body.device_key);
+    expect(alloc.status).toBe(200);
+    const mail = { agent_id: 'alice', from: alloc.body.address, to: 'bob@example.com', subject: 'During the outage', body: 'Hello.' };
+    const send = await fetch(`${server.url}/functions/v1/agent-postbox/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${device.body.device_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(mail),
+    });
+    expect(send.status).toBe(503);
+    expect(send.headers.get('retry-after')).toBe('2');
+    const refusal = (await send.json()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe('unavailable');
+    expect(refusal.error.message).toContain('Redis server');
+    expect(refusal.error.message).not.toContain(String(proxy.port));
+    const sent = await post(server.url, 'agent-postbox/list', { agent_id: 'alice', direction: 'out' }, device.body.device_key);
+    expect(sent.body.messages).toEqual([]);
   }, 30_000);
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentInfraError, createClient } from './index.js';
+import { AgentInfraError, createClient, DEFAULT_RETRY_POLICY } from './index.js';
+import { retryDelayMs } from './retry-policy.js';
 import { type StubServer, sendError, sendJson, startStubServer } from './test-support/stub-server.js';
 
 let stub: StubServer | undefined;
@@ -17,6 +18,15 @@ describe('retries, timeouts and aborts on a real port', () => {
     expect(await client.memory.write(write).catch((error) => error)).toEqual({ hits: [] });
     const [first, second] = stub.arrivals as [number, number];
     expect(second - first).toBeGreaterThanOrEqual(950);
+  });
+
+  it('spreads waits of Retry-After over up to 20 % more, so callers refused together come back apart', () => {
+    const refusal = new AgentInfraError({ status: 503, code: 'unavailable', message: 'busy', retryAfterSeconds: 2 });
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, refusal, () => 0)).toBe(2_000);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, refusal, () => 0.5)).toBe(2_200);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, refusal, () => 0.999)).toBeCloseTo(2_400, -1);
+    const tooLong = new AgentInfraError({ status: 429, code: 'rate_limited', message: 'later', retryAfterSeconds: 11 });
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, 1, tooLong)).toBeUndefined();
   });
 
   it('a 500 is retried for idempotent routes only', async () => {

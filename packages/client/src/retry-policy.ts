@@ -24,15 +24,19 @@ export function isRetryable(error: AgentInfraError, idempotent: boolean): boolea
   return error.status === 0 && error.code === 'network_error' && idempotent;
 }
 
+/** Share of a `Retry-After` added at random, so that callers refused together do not all come back at the same instant. */
+const RETRY_AFTER_SPREAD = 0.2;
+
 /**
  * Milliseconds to wait before retry number `attempt` (1-based): the
- * server's `Retry-After` when it sent one, else the jittered exponential
- * backoff; `undefined` when `Retry-After` exceeds `maxDelayMs` (give up).
+ * server's `Retry-After` plus up to 20 % at random when it sent one, else
+ * the jittered exponential backoff; `undefined` when `Retry-After` exceeds
+ * `maxDelayMs` (give up).
  */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, error: AgentInfraError, random = Math.random): number | undefined {
   if (error.retryAfterSeconds !== undefined) {
     const ms = error.retryAfterSeconds * 1000;
-    return ms > policy.maxDelayMs ? undefined : ms;
+    return ms > policy.maxDelayMs ? undefined : Math.min(policy.maxDelayMs, ms * (1 + RETRY_AFTER_SPREAD * random()));
   }
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) * random();
 }

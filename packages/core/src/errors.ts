@@ -104,6 +104,34 @@ export class RateLimitError extends AgentInfraError {
   }
 }
 
+/**
+ * 503 `unavailable`: a dependency the request needs (the database, Redis,
+ * the blob store) could not be reached or refused to start the work, so the
+ * request did not take effect; `Retry-After` says when to try again
+ * (RFC 9110 §15.6.4). Failures that may have taken effect (a connection lost
+ * while a statement ran) stay 500: only the caller knows whether repeating
+ * is safe.
+ */
+export class ServiceUnavailableError extends AgentInfraError {
+  /** Seconds to wait before retrying (whole seconds, at least 1). */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, 'unavailable', message, { details: { retry_after_seconds: retryAfterSeconds } });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * 507 `insufficient_storage` (RFC 4918 §11.5): the server's disk (or its
+ * database's size limit) is full, so the write was refused whole. Retrying
+ * helps only once an operator frees space.
+ */
+export class InsufficientStorageError extends AgentInfraError {
+  constructor(message: string) {
+    super(507, 'insufficient_storage', message);
+  }
+}
+
 /** The CONTRACT.md error body. */
 export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };

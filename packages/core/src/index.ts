@@ -36,6 +36,7 @@ export {
   WEBHOOK_SECRET_PREFIX,
   webhookSigningKey,
 } from './delivery/index.js';
+export { DependencyUnavailableError, dependencyFailure, UNAVAILABLE_RETRY_AFTER_SECONDS } from './dependency-failure.js';
 export * from './errors.js';
 export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
 export { JobInterruptedError } from './jobs/job.js';
@@ -73,6 +74,7 @@ export {
 export { loadServerConfig, type ServerConfig } from './kernel/server-config.js';
 export { createLogger, type LogFormat, switchLogLevelOnSignal } from './logger.js';
 export type { CoreMetrics } from './observability/core-metrics.js';
+export type { WatchedDisk } from './observability/disk-space.js';
 export { METRICS_PATH } from './observability/metrics-endpoint.js';
 export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type MetricsRegistry } from './observability/metrics-registry.js';
 export { requestIdFrom } from './observability/request-observer.js';

@@ -44,7 +44,9 @@ export async function invokeRoute(caller: CallerContext, module: string, path: s
     ok: false,
     status: response.status,
     error: errorBodyOf(response.status, text),
-    ...(response.status === 429 && Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    ...((response.status === 429 || response.status === 503) && Number.isFinite(retryAfter) && retryAfter > 0
+      ? { retryAfterSeconds: retryAfter }
+      : {}),
   };
 }
 

@@ -7,7 +7,7 @@ export interface ErrorBody {
 
 /**
  * A failed tool call as the model sees it: `isError: true`, the first line
- * `<code>: <message>` (plus `Retry after N s.` for `rate_limited`), then the
+ * `<code>: <message>` (plus `Retry after N s.` for `rate_limited` and `unavailable`), then the
  * CONTRACT.md error body as JSON so `details` (the invalid fields, the TXT
  * record to publish) is there too.
  */

@@ -8,7 +8,7 @@ import { type MemoryTestServer, startMemoryTestServer } from './test-support/mem
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
-describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ create }) => {
+describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ name, create }) => {
   let t: MemoryTestServer;
   let db: SqlDatabase;
   let cleanup: () => Promise<void>;
@@ -309,6 +309,40 @@ describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ create }) =>
     expect(value.status).toBe(413);
     const bigQuery = await query('alice', 'q'.repeat(40_000));
     expect(bigQuery.status).toBe(413);
+  });
+
+  it.runIf(name === 'sqlite')('answers a write to a full database with 507 insufficient_storage and stores none of it', async () => {
+    const rows = async () => Number((await db.knex('memory_records').count({ n: '*' }).first())?.n);
+    const vectors = db.vectorIndex({ table: 'memory_vectors' });
+    const [{ page_count: pages }] = (await db.knex.raw('pragma page_count')) as [{ page_count: number }];
+    await db.knex.raw(`pragma max_page_count = ${pages}`);
+    try {
+      // Earlier tests freed pages that writes reuse first: write until the file would have to grow.
+      let counts: number[] = [];
+      let answer: { status: number; body: { error?: unknown } } | undefined;
+      for (let attempt = 0; attempt < 100 && answer?.status !== 507; attempt += 1) {
+        counts = [await rows(), await vectors.count()];
+        answer = await t.memory(
+          'mem/write',
+          {
+            agent_id: 'alice',
+            kind: 'semantic',
+            text: `${'disk '.repeat(6_000)}full ${attempt}`,
+            provenance: 'disk-full',
+            scope: ['self'],
+          },
+          'alice',
+        );
+        expect([200, 507]).toContain(answer.status);
+      }
+      expect(answer?.status).toBe(507);
+      expect(answer?.body.error).toEqual({ code: 'insufficient_storage', message: expect.stringContaining('nothing was stored') });
+      expect([await rows(), await vectors.count()]).toEqual(counts);
+    } finally {
+      await db.knex.raw('pragma max_page_count = 4294967294');
+    }
+    await write('alice', 'written once space was freed');
+    expect((await t.memory('mem/forget', { agent_id: 'alice', provenance: 'disk-full' }, 'alice')).status).toBe(200);
   });
 
   it('stores nothing when the embedder fails (500 without details), and still writes episodes', async () => {

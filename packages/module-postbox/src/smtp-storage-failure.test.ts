@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './t
 describe.each(sqlDatabases())('bundled SMTP server with a failing blob store on $name', ({ create }) => {
   let t: PostboxTestServer;
   let cleanup: () => Promise<void>;
-  let failWrites = true;
+  let failure: Error | null = new Error('The blob store is unreachable');
 
   beforeAll(async () => {
     const fixture = await create();
@@ -18,9 +19,9 @@ describe.each(sqlDatabases())('bundled SMTP server with a failing blob store on 
       wrapBlobStore: (store) => ({
         ...store,
         async put(options) {
-          if (!failWrites) return store.put(options);
+          if (failure === null) return store.put(options);
           await new Promise((resolve) => setTimeout(resolve, 5));
-          throw new Error('No space left on device');
+          throw failure;
         },
       }),
     });
@@ -31,7 +32,7 @@ describe.each(sqlDatabases())('bundled SMTP server with a failing blob store on 
     await cleanup?.();
   });
 
-  it('answers 451 and stores nothing when the raw message cannot be written, then accepts the retry', async () => {
+  it('answers 451 (452 when the disk is full) and stores nothing when the raw message cannot be written, then accepts the retry', async () => {
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
     const mail = {
       from: 'news@shop.example',
@@ -48,7 +49,19 @@ describe.each(sqlDatabases())('bundled SMTP server with a failing blob store on 
       expect(refused?.responseCode).toBe(451);
       const listed = async () => (await t.postbox('list', { agent_id: 'alice', limit: 500 }, 'alice')).body.messages as unknown[];
       expect(await listed()).toEqual([]);
-      failWrites = false;
+      // A full disk (a real ENOSPC, from /dev/full) is RFC 3463's 4.3.1 "mail system full".
+      failure = await writeFile('/dev/full', 'mail').then(
+        () => null,
+        (error: Error) => error,
+      );
+      const full = await transport.sendMail(mail).then(
+        () => null,
+        (error: { responseCode?: number; response?: string }) => error,
+      );
+      expect(full?.responseCode).toBe(452);
+      expect(full?.response).toMatch(/^452 4\.3\.1 /);
+      expect(await listed()).toEqual([]);
+      failure = null;
       const accepted = await transport.sendMail(mail);
       expect(accepted.response).toMatch(/^250 .*queued as msg_/);
       expect(await listed()).toHaveLength(1);

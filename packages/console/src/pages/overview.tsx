@@ -67,7 +67,9 @@ export function registerOverview(app: ConsoleApp, { api, kernel, base }: PageDep
         </section>
         <section aria-labelledby="readiness">
           <h2 id="readiness">Readiness</h2>
-          <p class={ready.ok ? 'badge ok' : 'badge bad'}>{ready.ok ? 'Ready' : 'Not ready'}</p>
+          <p class={!ready.ok ? 'badge bad' : ready.degraded ? 'badge warn' : 'badge ok'}>
+            {!ready.ok ? 'Not ready' : ready.degraded ? 'Degraded' : 'Ready'}
+          </p>
           <ul class="checks">
             {Object.entries(ready.checks).map(([name, state]) => (
               <li>

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { publicReason } from '../dependency-failure.js';
 import type { Clock } from '../ports/clock.js';
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js';
 
@@ -86,6 +87,6 @@ export async function probeRateLimiter(limiter: RateLimiter): Promise<string> {
     await withinDeadline(limiter.peek({ key: 'ready-probe', windowMs: 1_000 }));
     return 'ok';
   } catch (error) {
-    return `unreachable: ${(error as Error).message.split('\n')[0]}`;
+    return `unreachable: ${publicReason(error)}`;
   }
 }

@@ -6,6 +6,7 @@ import { readCredential } from '../auth/credential-transport.js';
 import type { FailedAuthLimit } from '../auth/failed-auth-limit.js';
 import type { Principal } from '../auth/principal.js';
 import { equalsSecret } from '../credentials.js';
+import { dependencyFailure } from '../dependency-failure.js';
 import {
   AgentInfraError,
   AuthenticationError,
@@ -14,6 +15,7 @@ import {
   PayloadTooLargeError,
   RateLimitError,
   RequestTimeoutError,
+  ServiceUnavailableError,
 } from '../errors.js';
 import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
@@ -63,6 +65,8 @@ export interface MountRequestInfo {
   client: string;
   requestId: string;
   identify(principal: Principal): void;
+  /** Logs a failure the mount answered itself (a dependency failure it turned into a 503 or 507), with the request id. */
+  logFailure(error: unknown): void;
 }
 
 /** What the HTTP layer needs from the kernel. */
@@ -96,7 +100,7 @@ type Variables = RequestVariables;
 
 /** The JSON error response for a domain error (plus `Retry-After` / `WWW-Authenticate` where they apply). */
 export function errorResponse(c: Context, error: AgentInfraError): Response {
-  if (error instanceof RateLimitError) c.header('Retry-After', String(error.retryAfterSeconds));
+  if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) c.header('Retry-After', String(error.retryAfterSeconds));
   if (error.status === 401) c.header('WWW-Authenticate', 'Bearer');
   // The rest of the body is never read: close the connection so the client does not reuse it.
   if (error instanceof PayloadTooLargeError || error instanceof RequestTimeoutError) c.header('Connection', 'close');
@@ -153,6 +157,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         client: c.get('client'),
         requestId,
         identify: (principal) => c.set('principal', principal),
+        logFailure: (error) => logger.error({ err: error, request_id: requestId, path: c.req.path }, 'dependency failure'),
       });
       return response.headers.has('x-request-id') ? response : withRequestId(response, requestId);
     };
@@ -209,6 +214,11 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
   app.notFound((c) => errorResponse(c, new NotFoundError(`No route ${c.req.method} ${c.req.path}.`)));
   app.onError((error, c) => {
     if (error instanceof AgentInfraError) return errorResponse(c, error);
+    const failure = dependencyFailure(error);
+    if (failure) {
+      logger.error({ err: error, request_id: c.get('requestId'), path: c.req.path, status: failure.status }, 'dependency failure');
+      return errorResponse(c, failure);
+    }
     logger.error({ err: error, request_id: c.get('requestId'), path: c.req.path }, 'unhandled error');
     return c.json({ error: { code: 'internal', message: 'Internal error. The request id is in the x-request-id header.' } }, 500);
   });

@@ -13,9 +13,11 @@ import { type CredentialVerifier, credentialsPort, type Principal } from '../aut
 import { type CoreConfig, parseConfigSection } from '../config.js';
 import { equalsSecret } from '../credentials.js';
 import { createHttpDelivery } from '../delivery/index.js';
+import { publicReason } from '../dependency-failure.js';
 import { JobRunner, pruneFinishedJobs } from '../jobs/runner.js';
 import { createLogger } from '../logger.js';
 import { createCoreMetrics } from '../observability/core-metrics.js';
+import { diskCheck, type WatchedDisk } from '../observability/disk-space.js';
 import { guardedMetricsMount, type MetricsListener, startMetricsListener } from '../observability/metrics-endpoint.js';
 import { createMetricsRegistry, type MetricsRegistry } from '../observability/metrics-registry.js';
 import { observedDelivery, observedEmbedder } from '../observability/observed-adapters.js';
@@ -60,6 +62,14 @@ export interface KernelAdapters {
   mounts?: readonly HttpMount[];
   /** Called last on stop, for resources the adapters share (e.g. one Redis connection behind the limiter and lock). */
   dispose?: () => Promise<void>;
+  /**
+   * Folders on local disks the adapters write to (the SQLite file's, the fs
+   * blob store's): `/ready` reports `degraded` with `checks["disk:<name>"]`
+   * when one has under 64 MiB, or under 1 % of the disk (at most 1 GiB),
+   * free, and `/metrics` exports
+   * `agentinfra_disk_free_bytes{disk}`.
+   */
+  disks?: readonly WatchedDisk[];
 }
 
 /** Options of {@link createKernel}. */
@@ -136,8 +146,11 @@ export interface Kernel {
   openapi(): Record<string, unknown>;
   /** What started modules report for the banner (listeners, modes), in module order. */
   describeModules(): string[];
-  /** Readiness: database reachable (pinged on every call) and every migration applied (re-read at most once a minute once found applied). */
-  ready(): Promise<{ ok: boolean; checks: Record<string, string> }>;
+  /**
+   * Readiness: database reachable (pinged on every call) and every migration applied (re-read at most once a minute
+   * once found applied); `degraded` when an optional dependency is down (the rate-limit store) or a watched disk is low.
+   */
+  ready(): Promise<{ ok: boolean; degraded?: boolean; checks: Record<string, string> }>;
 }
 
 /**
@@ -170,7 +183,8 @@ export function createKernel(options: KernelOptions): Kernel {
   const metrics = createMetricsRegistry({
     onCollectError: (metric, error) => logger.warn({ err: error, metric }, 'metrics: a gauge could not be collected'),
   });
-  const coreMetrics = createCoreMetrics({ metrics, knex: sql.knex, clock });
+  const disks = options.adapters.disks ?? [];
+  const coreMetrics = createCoreMetrics({ metrics, knex: sql.knex, clock, disks });
   /** Per-request measurements (and the embedder's and webhook deliveries'), off with `metrics.enabled: false`. */
   const requestMetrics = config.metrics.enabled ? coreMetrics : null;
   const audit = createAuditLog({ knex: sql.knex, clock, enabled: config.audit.enabled });
@@ -306,13 +320,16 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       if (!remembered && Object.values(checks).every((check) => check === 'ok')) migrationsOkUntil = clock.now() + READY_MIGRATIONS_TTL_MS;
     } catch (error) {
-      checks.database = `unreachable: ${(error as Error).message.split('\n')[0]}`;
+      checks.database = `unreachable: ${publicReason(error)}`;
     }
     const ok = Object.values(checks).every((check) => check === 'ok');
-    // A rate-limit store of its own (Redis) is reported, not required: while it is down requests go on unlimited.
-    if (!options.adapters.rateLimiter) return { ok, checks };
-    checks.rate_limiter = await probeRateLimiter(options.adapters.rateLimiter);
-    return { ok, degraded: checks.rate_limiter !== 'ok', checks };
+    // Reported, not required: while a rate-limit store of its own (Redis) is down requests go on unlimited, and while
+    // a disk is full reads are still answered (writes get 507).
+    const optional: Record<string, string> = {};
+    if (options.adapters.rateLimiter) optional.rate_limiter = await probeRateLimiter(options.adapters.rateLimiter);
+    for (const disk of disks) optional[`disk:${disk.name}`] = await diskCheck(disk);
+    Object.assign(checks, optional);
+    return { ok, degraded: Object.values(optional).some((check) => check !== 'ok'), checks };
   };
 
   let openapiDocument: Record<string, unknown> | undefined;

@@ -120,6 +120,23 @@ const ERROR_RESPONSES: readonly ErrorResponse[] = [
     description: 'An unexpected failure; nothing was written. Report it with the `x-request-id` header.',
     message: 'Internal error.',
   },
+  {
+    status: '503',
+    name: 'Unavailable',
+    code: 'unavailable',
+    description:
+      'A dependency the request needs (database, Redis, blob store) could not be reached or was busy; the request did not take effect. Retry after `Retry-After` seconds.',
+    message: 'The database this request needs is unavailable right now, so nothing was done; try again in 2 s.',
+    details: { retry_after_seconds: 2 },
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } },
+  },
+  {
+    status: '507',
+    name: 'InsufficientStorage',
+    code: 'insufficient_storage',
+    description: "The server's disk or database is full; nothing was stored. Retrying helps once an operator frees space.",
+    message: 'The server is out of disk space; nothing was stored. Try again once an operator has freed space.',
+  },
 ];
 
 /** `components.responses`: one reusable response per CONTRACT.md error status, with an example body. */
@@ -151,7 +168,7 @@ export function errorResponsesOf(route: AnyRoute<unknown>): Record<string, { $re
   const authenticated = route.auth.kind !== 'none';
   const proof = route.auth.kind === 'none' && route.auth.credentialField !== undefined;
   const writes = route.effects?.readOnly !== true;
-  const applies: Record<string, boolean> = { '401': authenticated || proof, '403': authenticated, '422': writes };
+  const applies: Record<string, boolean> = { '401': authenticated || proof, '403': authenticated, '422': writes, '507': writes };
   return Object.fromEntries(
     ERROR_RESPONSES.filter((entry) => applies[entry.status] ?? true).map((entry) => [
       entry.status,

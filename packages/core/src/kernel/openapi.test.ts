@@ -82,6 +82,8 @@ describe('buildOpenApiDocument', () => {
     expect(put.security).toEqual([{ deviceKey: [] }, { delegationToken: ['toy.write'] }, { bridgeKey: [] }]);
     expect(put.responses['401']).toEqual({ $ref: '#/components/responses/Unauthenticated' });
     expect(put.responses['422']).toEqual({ $ref: '#/components/responses/VerificationFailed' });
+    expect(put.responses['507']).toEqual({ $ref: '#/components/responses/InsufficientStorage' });
+    expect(put.responses['503']).toEqual({ $ref: '#/components/responses/Unavailable' });
     expect(put.requestBody.content['application/json'].example).toEqual({
       agent_id: 'alice',
       tree: { label: 'example', children: [{ label: 'example', children: [] }] },
@@ -93,7 +95,7 @@ describe('buildOpenApiDocument', () => {
     const status = build().paths['/functions/v1/agent-toy/status']!.post;
     expect(status.requestBody.content['application/json'].example).toEqual({ verbose: true });
     expect(status.security).toEqual([]);
-    expect(Object.keys(status.responses).sort()).toEqual(['200', '400', '404', '405', '408', '409', '413', '415', '429', '500']);
+    expect(Object.keys(status.responses).sort()).toEqual(['200', '400', '404', '405', '408', '409', '413', '415', '429', '500', '503']);
   });
 
   // Docs walkthrough: /openapi.json disagreed with the server on these four points.

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { Clock } from '../ports/clock.js';
+import { diskSpace, type WatchedDisk } from './disk-space.js';
 import type { MetricsRegistry } from './metrics-registry.js';
 
 /** The kernel's own series (modules add theirs through the `metrics` port). */
@@ -33,10 +34,30 @@ const LATENESS_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300
 /**
  * Registers the kernel's series, plus gauges read at scrape time: the job
  * queue depth (queued jobs already due, by job name, from `core_jobs`) and
- * the database pool (connections in use, callers waiting for one).
+ * the database pool (connections in use, callers waiting for one), and the
+ * free bytes on each of `disks`.
  */
-export function createCoreMetrics(options: { metrics: MetricsRegistry; knex: Knex; clock: Clock }): CoreMetrics {
-  const { metrics, knex, clock } = options;
+export function createCoreMetrics(options: {
+  metrics: MetricsRegistry;
+  knex: Knex;
+  clock: Clock;
+  disks: readonly WatchedDisk[];
+}): CoreMetrics {
+  const { metrics, knex, clock, disks } = options;
+  if (disks.length > 0) {
+    metrics.gauge<'disk'>({
+      name: 'agentinfra_disk_free_bytes',
+      help: 'Bytes the server may still write on the disk of each folder it writes to (database, blobs), from statfs.',
+      labelNames: ['disk'],
+      collect: async (gauge) => {
+        for (const disk of disks) {
+          const space = await diskSpace(disk).catch(() => null);
+          if (space === null) gauge.remove({ disk: disk.name });
+          else gauge.set({ disk: disk.name }, space.freeBytes);
+        }
+      },
+    });
+  }
   metrics.gauge<'job'>({
     name: 'agentinfra_job_queue_depth',
     help: 'Queued jobs that are due (waiting for a worker), by job name.',

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import type { PortMap } from '@agentinfra/core';
+import { dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
@@ -185,6 +185,11 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
             }
             metrics?.messages.inc({ outcome: 'failed' });
             logger.error({ err: error }, 'smtp: storing a message failed');
+            // RFC 5321 §4.2.2 452 with RFC 3463's 4.3.1 "mail system full": the sender keeps the message and retries later.
+            if (dependencyFailure(error) instanceof InsufficientStorageError) {
+              callback(smtpReply(452, '4.3.1 Insufficient system storage, try again later'));
+              return;
+            }
             callback(smtpReply(451, '4.3.0 Temporary failure while storing the message, try again later'));
           },
         );
