@@ -170,6 +170,29 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       expect(other.status).toBe(409);
     });
 
+    it('keeps the upload when the commit fails for another reason than the bytes, so that repeating it commits', async () => {
+      const bytes = randomBytes(5_000);
+      const { artifactId } = await upload(bytes);
+      const sqlite = db.dialect === 'sqlite';
+      // A failure of the commit's own transaction, injected as a trigger (on PostgreSQL through a function).
+      if (sqlite) {
+        await db.knex.raw("create trigger fail_commit before update on artifacts_items begin select raise(abort, 'injected'); end");
+      } else {
+        await db.knex.raw("create function fail_commit() returns trigger language plpgsql as $$ begin raise exception 'injected'; end $$");
+        await db.knex.raw('create trigger fail_commit before update on artifacts_items for each row execute function fail_commit()');
+      }
+      try {
+        const failed = await t.artifacts('commit', { artifact_id: artifactId, sha256: sha256(bytes) }, 'alice');
+        expect(failed.status).toBe(500);
+      } finally {
+        await db.knex.raw(sqlite ? 'drop trigger fail_commit' : 'drop trigger fail_commit on artifacts_items');
+        if (!sqlite) await db.knex.raw('drop function fail_commit()');
+      }
+      const repeated = await t.artifacts('commit', { artifact_id: artifactId, sha256: sha256(bytes) }, 'alice');
+      expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
+      expect(await row(artifactId)).toMatchObject({ status: 'committed', sha256: sha256(bytes) });
+    });
+
     it('answers commits sent at once with the same body, as a retried commit must be', async () => {
       const bytes = randomBytes(2_000_000);
       const { artifactId } = await upload(bytes);

@@ -13,9 +13,16 @@ const RETRY_MS = 100;
  * commit of it to finish: a client that retries a commit while the first
  * is still hashing then gets the first one's answer instead of "nothing
  * has been uploaded".
+ * @param onReleaseFailure told when the lock store fails to release the lock
+ *   (the commit's answer stands; the lock expires after {@link COMMIT_LOCK_TTL_MS}).
  * @throws ConflictError (409) when the other commit holds it past the wait.
  */
-export async function withCommitLock<T>(lock: Lock, artifactId: string, work: () => Promise<T>): Promise<T> {
+export async function withCommitLock<T>(
+  lock: Lock,
+  artifactId: string,
+  work: () => Promise<T>,
+  onReleaseFailure: (error: unknown) => void,
+): Promise<T> {
   const key = `artifacts:commit:${artifactId}`;
   const deadline = Date.now() + COMMIT_WAIT_MS;
   for (;;) {
@@ -24,7 +31,7 @@ export async function withCommitLock<T>(lock: Lock, artifactId: string, work: ()
       try {
         return await work();
       } finally {
-        await lease.release();
+        await lease.release().catch(onReleaseFailure);
       }
     }
     if (Date.now() >= deadline) throw new ConflictError(`Another commit of artifact "${artifactId}" is still running; try again.`);

@@ -52,7 +52,7 @@ const listCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.
 export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
 
 /** Ports the artifacts service uses. */
-export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock' | 'agents', ArtifactsConfig>;
+export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock' | 'agents' | 'logger', ArtifactsConfig>;
 
 interface ArtifactRow {
   artifact_id: string;
@@ -154,7 +154,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         actual_size: null,
       });
     }
-    let committed = false;
+    let kept = false;
     try {
       const digest = await digestObject(deps.blobStore, objectKey);
       if (!digest || digest.size !== row.size) {
@@ -185,13 +185,24 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         return count;
       });
       if (updated === 0) {
+        await deps.blobStore.delete({ keys: [objectKey] }).catch(() => undefined);
+        kept = true;
         const current = await loadRow(row.artifact_id);
         if (!current) throw new NotFoundError(`Artifact "${row.artifact_id}" does not exist.`);
         return alreadyCommitted(current, body.sha256);
       }
-      committed = true;
-    } finally {
-      if (!committed) await deps.blobStore.delete({ keys: [objectKey] });
+      kept = true;
+    } catch (error) {
+      // Bytes that do not match are dropped (the caller PUTs again). After any other failure (the database or the
+      // blob store was unavailable) they go back to the upload key, so that repeating the commit finds them.
+      if (!kept) {
+        const undo =
+          error instanceof VerificationError
+            ? deps.blobStore.delete({ keys: [objectKey] })
+            : deps.blobStore.move({ from: objectKey, to: uploadKeyOf(row.artifact_id) });
+        await undo.catch(() => undefined);
+      }
+      throw error;
     }
     return { artifact_id: row.artifact_id, status: 'committed' as const, size: row.size, sha256: body.sha256 };
   }
@@ -251,7 +262,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      */
     async commit(body: CommitRequest, principal: Principal): Promise<CommitResponse> {
       await loadFor(body.artifact_id, principal, 'artifacts.write');
-      return withCommitLock(deps.lock, body.artifact_id, () => commitHeld(body));
+      return withCommitLock(
+        deps.lock,
+        body.artifact_id,
+        () => commitHeld(body),
+        (error) =>
+          deps.logger.warn(
+            { err: error, artifact_id: body.artifact_id },
+            'artifacts: could not release a commit lock; it expires on its own',
+          ),
+      );
     },
 
     /**

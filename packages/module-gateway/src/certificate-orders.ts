@@ -1,4 +1,4 @@
-import { NotFoundError, newId } from '@agentinfra/core';
+import { type EnqueueOptions, NotFoundError, newId } from '@agentinfra/core';
 import { inspectCertificateChain } from './acme/certificate-chain.js';
 import type { IssuedCertificate } from './acme/order-processor.js';
 import { AcmeProblemError } from './acme/problem-document.js';
@@ -12,9 +12,6 @@ import {
 } from './gateway-context.js';
 import { certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import type { OrderSummary, RenewCertificatesRequest, RenewCertificatesResponse } from './schemas.js';
-
-/** Milliseconds an order may sit without a job id before recovery enqueues it (a crash between insert and enqueue). */
-const UNDISPATCHED_GRACE_MS = 60_000;
 
 /** Finished orders are kept this long (ms, 30 days) before the daily sweep may delete them. */
 const FINISHED_ORDER_RETENTION_MS = 30 * 86_400_000;
@@ -49,20 +46,26 @@ export function createCertificateOrders(context: GatewayContext) {
   const knex = () => deps.sql.knex;
   const now = () => deps.clock.now();
 
-  async function dispatch(orderId: string): Promise<void> {
+  /** Enqueues the job that runs an order (at most one: the dedupe key names the order) and records its id, inside `trx` when given. */
+  async function dispatch(orderId: string, trx?: EnqueueOptions['trx']): Promise<void> {
     const { id } = await deps.jobs.enqueue({
       name: ORDER_JOB,
       payload: { order_id: orderId },
       dedupeKey: `${ORDER_JOB}:${orderId}`,
       maxAttempts: config.orderMaxAttempts,
+      trx,
     });
-    await knex()('gateway_orders').where({ order_id: orderId }).update({ job_id: id });
+    await (trx ?? knex())('gateway_orders').where({ order_id: orderId }).update({ job_id: id });
   }
 
-  /** Whether a live order still has a job that will run it; enqueues one left undispatched by a crash. */
+  /**
+   * Whether a live order still has a job that will run it. An order without
+   * a job id (stored by a version that inserted and enqueued in two steps,
+   * and crashed between them) is dispatched now.
+   */
   async function ensureRunning(order: OrderRow): Promise<boolean> {
     if (order.job_id === null) {
-      if (now() - order.created_at >= UNDISPATCHED_GRACE_MS) await dispatch(order.order_id);
+      await dispatch(order.order_id);
       return true;
     }
     const job = await deps.jobs.get({ id: order.job_id });
@@ -112,14 +115,17 @@ export function createCertificateOrders(context: GatewayContext) {
       finished_at: null,
     };
     try {
-      await knex()('gateway_orders').insert(row);
+      // The order and its job commit together: no order is left without a job, whatever fails.
+      await knex().transaction(async (trx) => {
+        await trx('gateway_orders').insert(row);
+        await dispatch(row.order_id, trx);
+      });
     } catch (error) {
       if (!deps.sql.isUniqueViolation(error)) throw error;
       const winner = (await knex()('gateway_orders').where({ active_host: host }).first()) as OrderRow | undefined;
       if (winner) return summary(winner);
       throw error;
     }
-    await dispatch(row.order_id);
     return summary(row);
   }
 

@@ -157,8 +157,8 @@ export function createHostBindings(context: GatewayContext) {
           });
           revocation = true;
         }
+        if (cancelledJobs.length > 0) await deps.jobs.cancel({ ids: cancelledJobs, trx });
       });
-      if (cancelledJobs.length > 0) await deps.jobs.cancel({ ids: cancelledJobs });
       return {
         host,
         released_at: isoTimestamp(releasedAt),

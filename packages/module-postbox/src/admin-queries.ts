@@ -178,9 +178,15 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
       const row = await requireQuarantined(input.id);
       const deleted = await knex()('postbox_messages').where({ id: row.id, quarantined: true }).delete();
       if (deleted === 0) throw new ConflictError(`Message "${input.id}" is not quarantined.`);
-      if (row.mime_owned && row.mime_ref?.startsWith(MIME_PREFIX)) {
-        const shared = await knex()('postbox_messages').where({ mime_ref: row.mime_ref }).first('id');
-        if (!shared) await deps.blobStore.delete({ keys: [row.mime_ref] });
+      const mimeRef = row.mime_owned && row.mime_ref?.startsWith(MIME_PREFIX) ? row.mime_ref : null;
+      if (mimeRef !== null) {
+        // The message is gone: a failure to remove its raw MIME now leaves an unreferenced blob, not a failed delete.
+        try {
+          const shared = await knex()('postbox_messages').where({ mime_ref: mimeRef }).first('id');
+          if (!shared) await deps.blobStore.delete({ keys: [mimeRef] });
+        } catch (error) {
+          deps.logger.warn({ err: error, message_id: row.id }, 'postbox: could not remove the raw MIME of a deleted message');
+        }
       }
       return { id: row.id, agent_id: row.agent_id, deleted: true as const };
     },

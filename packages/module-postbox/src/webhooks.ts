@@ -299,8 +299,10 @@ export function createWebhooks(deps: PostboxDeps) {
     /** Deletes a webhook; deliveries still queued for it are dropped. @throws NotFoundError (404). */
     async remove(body: DeleteWebhookRequest): Promise<DeleteWebhookResponse> {
       const row = await owned(body.agent_id, body.webhook_id);
-      await knex()('postbox_webhooks').where({ id: row.id }).delete();
-      await deps.jobs.cancel({ dedupeKeyPrefix: `${WEBHOOK_JOB}:${row.id}:` });
+      await knex().transaction(async (trx) => {
+        await trx('postbox_webhooks').where({ id: row.id }).delete();
+        await deps.jobs.cancel({ dedupeKeyPrefix: `${WEBHOOK_JOB}:${row.id}:`, trx });
+      });
       return { webhook_id: row.id, deleted: true };
     },
 

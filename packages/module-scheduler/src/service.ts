@@ -64,9 +64,17 @@ export function createSchedulerService(deps: SchedulerDeps) {
 
   const notFound = (name: string) => new NotFoundError(`No job named "${name}" for this agent.`);
 
+  /**
+   * Cancels queue jobs a committed change superseded. Best effort: one left
+   * queued finds its fire stale when it runs (epoch and status checks) and
+   * does nothing, so a failure here must not fail the change.
+   */
   async function cancelQueued(ids: Array<string | null>): Promise<void> {
     const present = ids.filter((id): id is string => id !== null);
-    if (present.length > 0) await deps.jobs.cancel({ ids: present });
+    if (present.length === 0) return;
+    await deps.jobs.cancel({ ids: present }).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, 'scheduler: could not cancel superseded fires; they will find themselves stale');
+    });
   }
 
   /** Upserts in one transaction. @returns the job id, its next fire and a superseded queue job to cancel. */
@@ -195,14 +203,13 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * @throws NotFoundError (404) when the agent has no such job.
      */
     async deleteJob(body: JobRefRequest): Promise<JobStatusResponse> {
-      const jobId = await knex().transaction(async (trx: Knex.Transaction) => {
+      await knex().transaction(async (trx: Knex.Transaction) => {
         const job = await lockJob(trx, body.agent_id, body.name);
         if (!job) throw notFound(body.name);
         await trx(RUNS).where({ job_id: job.id }).delete();
         await trx(JOBS).where({ id: job.id }).delete();
-        return job.id;
+        await deps.jobs.cancel({ dedupeKeyPrefix: jobKeyPrefix(job.id), trx });
       });
-      await deps.jobs.cancel({ dedupeKeyPrefix: jobKeyPrefix(jobId) });
       return { name: body.name, status: 'deleted' };
     },
 

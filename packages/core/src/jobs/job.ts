@@ -86,8 +86,12 @@ export interface JobRecord {
 export interface JobQueue {
   /** Adds a job. @returns its id and whether it was newly created (false on a dedupe hit). */
   enqueue(options: EnqueueOptions): Promise<{ id: string; created: boolean }>;
-  /** Cancels queued jobs by id or by dedupe-key prefix. @returns how many were cancelled. */
-  cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string }): Promise<number>;
+  /**
+   * Cancels queued jobs by id or by dedupe-key prefix, inside `trx` when given
+   * (so that the change that makes them pointless commits with it).
+   * @returns how many were cancelled.
+   */
+  cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string; trx?: Knex.Transaction }): Promise<number>;
   /** Reads one job. */
   get(options: { id: string }): Promise<JobRecord | null>;
 }

@@ -163,9 +163,9 @@ export class JobRunner implements JobQueue {
     return { id: existing.id as string, created: false };
   }
 
-  async cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string }): Promise<number> {
+  async cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string; trx?: Knex.Transaction }): Promise<number> {
     if (!options.ids && options.dedupeKeyPrefix === undefined) return 0;
-    const query = this.options.sql.knex(TABLE).where({ status: 'queued' });
+    const query = (options.trx ?? this.options.sql.knex)(TABLE).where({ status: 'queued' });
     if (options.ids) query.whereIn('id', [...options.ids]);
     if (options.dedupeKeyPrefix !== undefined) {
       const prefix = options.dedupeKeyPrefix;

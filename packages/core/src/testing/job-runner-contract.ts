@@ -134,6 +134,22 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect((await jobs.get({ id: first.id }))?.status).toBe('cancelled');
     });
 
+    it('cancels inside a transaction: a rolled-back one leaves the job queued, a committed one cancels it', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      jobs.register({ name: 'test.noop', run: async () => undefined }, null);
+      const { id } = await jobs.enqueue({ name: 'test.noop', runAt: Date.now() + 60_000 });
+      await expect(
+        sql.knex.transaction(async (trx) => {
+          expect(await jobs.cancel({ ids: [id], trx })).toBe(1);
+          throw new Error('the change this cancel belonged to failed');
+        }),
+      ).rejects.toThrow('failed');
+      expect((await jobs.get({ id }))?.status).toBe('queued');
+      await sql.knex.transaction((trx) => jobs.cancel({ ids: [id], trx }));
+      expect((await jobs.get({ id }))?.status).toBe('cancelled');
+    });
+
     it('aborts a job at its timeout and retries it', async () => {
       const sql = await setup();
       const jobs = runner(sql);
