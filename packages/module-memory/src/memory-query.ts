@@ -26,8 +26,8 @@ const ATTACH = { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS };
  * leg starts after the loop polled for I/O once ({@link nextIoTurn}), so on
  * SQLite, where each leg's statements run synchronously, the two legs never
  * hold the event loop in one stretch. Searches share
- * {@link QUERY_CANDIDATE_BUDGET} candidate rows: a query waits (in arrival
- * order) while the others hold too many.
+ * {@link QUERY_CANDIDATE_BUDGET} candidate rows: a query waits while the
+ * others hold too many, each agent's in arrival order, the agents in turn.
  */
 export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
   const bulkhead = createQueryBulkhead(QUERY_CANDIDATE_BUDGET);
@@ -50,7 +50,7 @@ export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startu
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
       const candidates = input.k + FUSION_EXTRA_CANDIDATES;
-      return bulkhead.run(candidates, () => search(input, scopes, candidates));
+      return bulkhead.run(input.agent_id, candidates, () => search(input, scopes, candidates));
     },
   };
 
