@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  dropUnresolvableEndpoints,
   fillPrivateKey,
   generateHostKeyPair,
   MeshCallError,
@@ -61,6 +62,48 @@ describe('host command pieces', () => {
     }
     expect(() => fillPrivateKey('[Interface]\nAddress = 1.2.3.4/32\n', 'K=')).toThrow(/0 PrivateKey lines/);
     expect(() => fillPrivateKey('[Peer]\nPrivateKey = x\n', 'K=')).toThrow(/0 PrivateKey lines/);
+  });
+
+  it('leaves out only the endpoints whose names do not resolve, looking each name up once', async () => {
+    const text = [
+      '[Interface]',
+      'ListenPort = 51820',
+      '',
+      '[Peer]',
+      '# bob',
+      'Endpoint = bob.example:51820',
+      '',
+      '[Peer]',
+      '# carol',
+      'Endpoint = gone.example:51821',
+      '',
+      '[Peer]',
+      '# dora',
+      'Endpoint = gone.example:51822',
+      '',
+      '[Peer]',
+      '# erin',
+      'Endpoint = 192.0.2.7:51820',
+      '',
+      '[Peer]',
+      '# frank',
+      'Endpoint = [2001:db8::1]:51820',
+      '',
+    ].join('\n');
+    const asked: string[] = [];
+    const resolve = async (host: string) => {
+      asked.push(host);
+      if (host === 'gone.example') throw Object.assign(new Error('getaddrinfo ENOTFOUND gone.example'), { code: 'ENOTFOUND' });
+      return { address: '198.51.100.1', family: 4 };
+    };
+    const { text: kept, dropped } = await dropUnresolvableEndpoints(text, resolve);
+    expect(asked.sort()).toEqual(['bob.example', 'gone.example']);
+    expect(dropped).toEqual([
+      { peer: 'carol', endpoint: 'gone.example:51821', reason: 'ENOTFOUND' },
+      { peer: 'dora', endpoint: 'gone.example:51822', reason: 'ENOTFOUND' },
+    ]);
+    expect(kept).toBe(text.replace('Endpoint = gone.example:51821\n', '').replace('Endpoint = gone.example:51822\n', ''));
+    expect(await dropUnresolvableEndpoints(kept, resolve)).toEqual({ text: kept, dropped: [] });
   });
 });
 
@@ -151,6 +194,24 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
     const result = await watching;
     expect(result.peers).toBe(1);
     expect(await modeOf(out)).toBe(0o600);
+  });
+
+  it('writes a peer whose endpoint name does not resolve without its Endpoint, which wg would refuse the whole file for', async () => {
+    // mallory registers a name that never resolves (RFC 6761 .invalid) and grants herself a place in alice's config.
+    await t.register('mallory', 'mallory.agentinfra.invalid:51820');
+    const granted = await t.mesh('acl/put', { from_agent: 'alice', to_agent: 'mallory', proto: 'tcp', port: 80 }, t.bridge);
+    expect(granted.status).toBe(200);
+    const out = join(dir, 'wireguard', 'agent0.conf');
+    const before = lines.length;
+    const result = await runWgConfig({ url: t.server.url, key: t.keys.alice, privateKeyFile: join(dir, 'keys', 'alice.key'), out, log });
+    const peers = configPeers(await readFile(out, 'utf8'));
+    expect(result.peers).toBe(peers.size);
+    expect(peers.get('mallory')?.PublicKey).toBeDefined();
+    expect(peers.get('mallory')?.Endpoint).toBeUndefined();
+    expect(peers.get('bob')?.Endpoint).toBe('10.0.0.2:51820');
+    expect(lines.slice(before).join('\n')).toMatch(
+      /peer mallory: its endpoint mallory\.agentinfra\.invalid:51820 does not resolve here \((ENOTFOUND|EAI_AGAIN)\); written without Endpoint/,
+    );
   });
 
   it('acts for agent_id with the bridge key', async () => {

@@ -2,6 +2,7 @@ import { writeConfigFile } from './atomic-file.js';
 import { MeshCallError, MeshHostError } from './host-error.js';
 import { loadOrCreateHostKey } from './host-keys.js';
 import { type MeshConnection, meshCall, meshConnection, parseInterval } from './mesh-connection.js';
+import { dropUnresolvableEndpoints } from './peer-endpoints.js';
 import { stopSignal, waitOrStop } from './stop-signal.js';
 import { fillPrivateKey } from './wg-config-text.js';
 
@@ -45,8 +46,10 @@ export interface WgConfigResult {
 /**
  * `agentinfra wg-config`: makes or reads the host's private key, registers
  * its public key when an endpoint is given (always when the key was just
- * generated), fetches /wg_config, fills in `PrivateKey` locally and writes
- * the file (0600, atomically). With `watch`, repeats at the interval and
+ * generated), fetches /wg_config, fills in `PrivateKey` locally, leaves out
+ * the `Endpoint` of peers whose DNS name does not resolve on this host (wg
+ * would refuse the whole file; see {@link dropUnresolvableEndpoints}) and
+ * writes the file (0600, atomically). With `watch`, repeats at the interval and
  * rewrites only on change; passing errors (server unreachable, 429, 5xx)
  * are logged and retried, refusals (401, 403, 404) end the run.
  * @throws MeshHostError (exit 2) for bad options; MeshCallError (exit 1) when the server refuses.
@@ -82,10 +85,17 @@ export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigRes
 
   const pass = async (signal?: AbortSignal): Promise<WgConfigResult> => {
     const text = await meshCall<string>(connection, '/wg_config', acting, { text: true, signal });
-    const filled = fillPrivateKey(text, keys.privateKey);
-    const changed = await writeConfigFile(out, filled);
-    const peers = filled.split('\n').filter((line) => line.trim() === '[Peer]').length;
-    if (changed) log(`wrote ${out} (${peers} peer${peers === 1 ? '' : 's'})`);
+    const checked = await dropUnresolvableEndpoints(fillPrivateKey(text, keys.privateKey));
+    const changed = await writeConfigFile(out, checked.text);
+    const peers = checked.text.split('\n').filter((line) => line.trim() === '[Peer]').length;
+    if (changed) {
+      log(`wrote ${out} (${peers} peer${peers === 1 ? '' : 's'})`);
+      for (const { peer, endpoint, reason } of checked.dropped) {
+        log(
+          `peer ${peer}: its endpoint ${endpoint} does not resolve here (${reason}); written without Endpoint, so WireGuard waits for ${peer} to connect first`,
+        );
+      }
+    }
     return { file: out, publicKey: keys.publicKey, generated: keys.created, ...(address ? { address } : {}), changed, peers };
   };
 
