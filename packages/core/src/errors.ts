@@ -73,10 +73,10 @@ export class ClientClosedRequestError extends AgentInfraError {
   }
 }
 
-/** 413 `payload_too_large`: the body or a declared size is over the limit. */
+/** 413 `payload_too_large`: the body or a declared size is over the limit (or over what a quota has left; `details` says). */
 export class PayloadTooLargeError extends AgentInfraError {
-  constructor(message: string) {
-    super(413, 'payload_too_large', message);
+  constructor(message: string, details?: unknown) {
+    super(413, 'payload_too_large', message, { details });
   }
 }
 

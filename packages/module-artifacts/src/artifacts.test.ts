@@ -471,6 +471,49 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       expect(await blobs.store.stat({ key: uploadKeyOf(recent) })).toEqual({ size: 50 });
       const keptRow = await row(kept);
       expect(await blobs.store.stat({ key: keptRow.object_key })).toEqual({ size: 50 });
+      // Usage follows the rows: what is left of alice's artifacts, to the byte.
+      const live = await db.knex('artifacts_items').where({ agent_id: 'alice' }).sum({ bytes: 'size' }).first();
+      const usage = await db.knex('artifacts_usage').where({ agent_id: 'alice' }).first();
+      expect(Number(usage?.bytes)).toBe(Number(live?.bytes));
+    });
+
+    it("holds each agent's live artifacts to its quota of bytes, reserved at /register", async () => {
+      const bridge = { credential: t.server.bridgeKey };
+      const setQuota = (value: number) =>
+        t.server.call('agent-identity/settings/set', { key: 'artifacts_max_bytes_per_agent', value }, bridge);
+      await db.knex('artifacts_items').where({ agent_id: 'carol' }).delete();
+      await db.knex('artifacts_usage').where({ agent_id: 'carol' }).delete();
+      expect((await setQuota(1_048_576)).status).toBe(200);
+      try {
+        const register = (size: number, key: string) =>
+          t.artifacts('register', { agent_id: 'carol', key, mime: 'application/octet-stream', size }, 'carol');
+        expect((await register(600_000, 'quota/a.bin')).status).toBe(200);
+        const over = await register(500_000, 'quota/b.bin');
+        expect(over.status).toBe(413);
+        expect(over.body.error).toMatchObject({
+          code: 'payload_too_large',
+          message: expect.stringContaining('artifacts_max_bytes_per_agent'),
+          details: { quota_bytes: 1_048_576, used_bytes: 600_000 },
+        });
+        expect(await db.knex('artifacts_items').where({ agent_id: 'carol' })).toHaveLength(1);
+        expect((await register(448_576, 'quota/exactly.bin')).status).toBe(200);
+        expect((await register(1, 'quota/one-more.bin')).status).toBe(413);
+        // Registrations at once cannot pass it together.
+        const racing = await Promise.all(
+          [1, 2, 3, 4].map((n) =>
+            t.artifacts(
+              'register',
+              { agent_id: 'bob', key: `quota/race-${n}.bin`, mime: 'application/octet-stream', size: 400_000 },
+              'bob',
+            ),
+          ),
+        );
+        const bobUsage = Number((await db.knex('artifacts_usage').where({ agent_id: 'bob' }).first())?.bytes ?? 0);
+        expect(racing.filter((response) => response.status === 200).length).toBeLessThanOrEqual(Math.floor(1_048_576 / 400_000));
+        expect(bobUsage).toBeLessThanOrEqual(1_048_576);
+      } finally {
+        expect((await setQuota(50 * 2 ** 30)).status).toBe(200);
+      }
     });
   });
 

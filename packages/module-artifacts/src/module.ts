@@ -18,7 +18,7 @@ export const artifactsModule = defineModule({
   name: 'agent-artifacts',
   description:
     'Files: register, PUT the bytes to a signed URL, commit with a verified SHA-256, share with grants, download by short-lived signed URLs.',
-  ports: ['sql', 'blobStore', 'clock', 'jobs', 'lock', 'agents', 'logger'],
+  ports: ['sql', 'blobStore', 'clock', 'jobs', 'lock', 'agents', 'logger', 'settings'],
   migrations: artifactsMigrations,
   permissions: artifactsPermissions,
   config: { key: 'artifacts', schema: artifactsConfigSchema, env: artifactsEnv },

@@ -13,6 +13,7 @@ import {
   type Principal,
   VerificationError,
 } from '@agentinfra/core';
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { createArtifactsAdmin } from './admin-queries.js';
 import { filenameOf } from './artifact-key.js';
@@ -52,7 +53,7 @@ const listCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.
 export const UPLOAD_CLEANUP_JOB = 'artifacts.upload-cleanup';
 
 /** Ports the artifacts service uses. */
-export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock' | 'agents' | 'logger', ArtifactsConfig>;
+export type ArtifactsDeps = ModuleDeps<'sql' | 'blobStore' | 'clock' | 'jobs' | 'lock' | 'agents' | 'logger' | 'settings', ArtifactsConfig>;
 
 interface ArtifactRow {
   artifact_id: string;
@@ -80,6 +81,7 @@ interface GrantRow {
 
 const ITEMS = 'artifacts_items';
 const GRANTS = 'artifacts_grants';
+const USAGE = 'artifacts_usage';
 
 /**
  * agent-artifacts without HTTP. Bytes never pass through this service on
@@ -125,17 +127,48 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     return committedView(row);
   }
 
-  /** Deletes artifacts (objects first, then grants and rows in one transaction). @returns how many. */
+  /**
+   * Deletes artifacts (objects first, then grants and rows in one
+   * transaction, which also takes their bytes off their owners' usage).
+   * @returns how many.
+   */
   async function purge(rows: ReadonlyArray<Pick<ArtifactRow, 'artifact_id' | 'object_key'>>): Promise<number> {
     if (rows.length === 0) return 0;
     const keys = rows.flatMap((row) => [uploadKeyOf(row.artifact_id), ...(row.object_key ? [row.object_key] : [])]);
     await deps.blobStore.delete({ keys });
     const ids = rows.map((row) => row.artifact_id);
     await knex().transaction(async (trx) => {
+      const owners = (await trx(ITEMS).select('agent_id').sum({ bytes: 'size' }).whereIn('artifact_id', ids).groupBy('agent_id')) as Array<{
+        agent_id: string;
+        bytes: number | string;
+      }>;
       await trx(GRANTS).whereIn('artifact_id', ids).delete();
       await trx(ITEMS).whereIn('artifact_id', ids).delete();
+      for (const owner of owners) {
+        await trx(USAGE).where({ agent_id: owner.agent_id }).decrement('bytes', Number(owner.bytes));
+      }
     });
     return rows.length;
+  }
+
+  /**
+   * Adds `size` bytes to the agent's usage inside `trx` if they fit `quota`
+   * (setting `artifacts_max_bytes_per_agent`, read before the transaction):
+   * one conditional update, so concurrent registrations cannot pass it together.
+   * @throws PayloadTooLargeError (413, details `{ quota_bytes, used_bytes }`) when they do not fit.
+   */
+  async function reserveBytes(trx: Knex.Transaction, agentId: string, size: number, quota: number): Promise<void> {
+    await trx(USAGE).insert({ agent_id: agentId, bytes: 0 }).onConflict('agent_id').ignore();
+    const reserved = await trx(USAGE)
+      .where({ agent_id: agentId })
+      .andWhere('bytes', '<=', quota - size)
+      .increment('bytes', size);
+    if (reserved > 0) return;
+    const used = Number((await trx(USAGE).select('bytes').where({ agent_id: agentId }).first())?.bytes ?? 0);
+    throw new PayloadTooLargeError(
+      `Agent "${agentId}" has ${used} bytes of artifacts; ${size} more would pass its quota of ${quota} bytes (setting artifacts_max_bytes_per_agent).`,
+      { quota_bytes: quota, used_bytes: used },
+    );
   }
 
   /** The commit itself, holding the artifact's commit lock: re-reads the row, then moves, hashes and marks the upload committed. */
@@ -211,12 +244,13 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     /**
      * Registers an artifact and returns the URL to PUT its bytes to.
      * @param body.size bytes, 1 to the configured maximum.
-     * @throws PayloadTooLargeError (413) when `size` is over the maximum.
+     * @throws PayloadTooLargeError (413) when `size` is over the maximum, or over what the agent's quota has left.
      */
     async register(body: RegisterRequest): Promise<RegisterResponse> {
       if (body.size > config.maxSizeBytes) {
         throw new PayloadTooLargeError(`size ${body.size} is over the limit of ${config.maxSizeBytes} bytes.`);
       }
+      const quota = await deps.settings.get<number>('artifacts_max_bytes_per_agent');
       const artifactId = newId('art_');
       const createdAt = now();
       const upload = await deps.blobStore.createUploadUrl({
@@ -225,20 +259,23 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         contentType: body.mime,
         expiresInSeconds: config.uploadUrlSeconds,
       });
-      await knex()(ITEMS).insert({
-        artifact_id: artifactId,
-        agent_id: body.agent_id,
-        key: body.key,
-        mime: body.mime,
-        size: body.size,
-        ttl_days: body.ttl_days,
-        status: 'pending',
-        sha256: null,
-        object_key: null,
-        created_at: createdAt,
-        upload_expires_at: upload.expiresAt,
-        committed_at: null,
-        expires_at: createdAt + body.ttl_days * DAY_MS,
+      await knex().transaction(async (trx) => {
+        await reserveBytes(trx, body.agent_id, body.size, quota);
+        await trx(ITEMS).insert({
+          artifact_id: artifactId,
+          agent_id: body.agent_id,
+          key: body.key,
+          mime: body.mime,
+          size: body.size,
+          ttl_days: body.ttl_days,
+          status: 'pending',
+          sha256: null,
+          object_key: null,
+          created_at: createdAt,
+          upload_expires_at: upload.expiresAt,
+          committed_at: null,
+          expires_at: createdAt + body.ttl_days * DAY_MS,
+        });
       });
       return {
         artifact_id: artifactId,

@@ -32,6 +32,17 @@ export const settingsCatalog: readonly SettingDefinition[] = [
     default: 0.5,
   },
   {
+    key: 'artifacts_max_bytes_per_agent',
+    description:
+      "Bytes each agent's live artifacts may take together (pending registrations at their declared size); a /register past it gets 413.",
+    schema: z
+      .number()
+      .int()
+      .min(1_048_576)
+      .max(2 ** 50),
+    default: 50 * 2 ** 30,
+  },
+  {
     key: 'audit_retention_days',
     description:
       'Days audit events are kept before the hourly sweep removes them; the hash of the last removed event is kept, so the rest still verifies.',

@@ -1,7 +1,9 @@
 import type { ModuleMigrations } from '@agentinfra/core';
 import { artifactsTables } from './20261122000200_artifacts_tables.js';
+import { artifactsUsage } from './20261130000000_artifacts_usage.js';
 
 /** agent-artifacts migrations, applied in name order with the table `artifacts_migrations`. */
 export const artifactsMigrations: ModuleMigrations = {
   '20261122000200_artifacts_tables': artifactsTables,
+  '20261130000000_artifacts_usage': artifactsUsage,
 };
