@@ -1,26 +1,39 @@
 import { isoTimestamp, NotFoundError } from '@agentinfra/core';
 import type { MemoryConfig } from './config.js';
 import type { MemoryDeps } from './memory-deps.js';
+import { createRowQuota } from './row-quota.js';
 import type { KvGetRequest, KvGetResponse, KvPutRequest, KvPutResponse } from './schemas.js';
 import { assertTeamScopes, normalizeScopes } from './scopes.js';
 import { assertMaxBytes } from './size-limits.js';
 
 /** Scoped key/value entries of an agent (`/kv/put`, `/kv/get`). */
-export function createMemoryKv(deps: Pick<MemoryDeps, 'sql' | 'clock' | 'teams'>, config: MemoryConfig) {
+export function createMemoryKv(deps: Pick<MemoryDeps, 'sql' | 'clock' | 'teams' | 'settings'>, config: MemoryConfig) {
   const knex = () => deps.sql.knex;
+  const quota = createRowQuota({
+    knex,
+    table: 'memory_kv',
+    setting: 'memory_max_kv_entries_per_agent',
+    what: 'kv entries',
+    settings: () => deps.settings,
+    clock: deps.clock,
+  });
   return {
     /**
      * Stores `value` (any JSON value) under `key` for `agent_id` with its
      * scopes, replacing an earlier value and scope.
      * @returns `{ key, updated_at }`.
      * @throws PayloadTooLargeError (413) when the JSON of `value` is over `memory.maxValueBytes` (default 64 KiB);
-     *   NotAllowedError (403) for a team the agent is not in.
+     *   NotAllowedError (403) for a team the agent is not in; ConflictError (409) when the agent holds its quota of keys
+     *   (setting `memory_max_kv_entries_per_agent`); replacing the value of a key it has always works.
      */
     async kvPut(input: KvPutRequest): Promise<KvPutResponse> {
       const value = JSON.stringify(input.value);
       assertMaxBytes(value, 'value', config.maxValueBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
+      await quota.take(input.agent_id, async () =>
+        Boolean(await knex()('memory_kv').select('key').where({ agent_id: input.agent_id, key: input.key }).first()),
+      );
       const at = deps.clock.now();
       await knex()('memory_kv')
         .insert({ agent_id: input.agent_id, key: input.key, value, scope: JSON.stringify(scopes), created_at: at, updated_at: at })

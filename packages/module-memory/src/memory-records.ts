@@ -2,6 +2,7 @@ import { createGroupCommit, type ItemOutcome, isoTimestamp, newTimeOrderedId } f
 import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
 import type { MemoryDeps } from './memory-deps.js';
+import { createRowQuota } from './row-quota.js';
 import type { ForgetRequest, ForgetResponse, WriteRequest, WriteResponse } from './schemas.js';
 import { assertTeamScopes, normalizeScopes } from './scopes.js';
 import { assertMaxBytes } from './size-limits.js';
@@ -45,6 +46,14 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
  */
 export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
   const knex = () => deps.sql.knex;
+  const quota = createRowQuota({
+    knex,
+    table: 'memory_records',
+    setting: 'memory_max_records_per_agent',
+    what: 'memories',
+    settings: () => deps.settings,
+    clock: deps.clock,
+  });
 
   /**
    * Stores a batch of semantic memories: one embedder call, then one
@@ -89,12 +98,14 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
      * group commit per kind); each answers only after its own commit.
      * @returns `{ id: 'mem_…', created_at: ISO 8601 UTC with ms }`.
      * @throws PayloadTooLargeError (413) when `text` is over `memory.maxTextBytes` (UTF-8); NotAllowedError (403) for a
-     *   `team:<name>` scope of a team the agent is not in; Error (500) when the embedder fails.
+     *   `team:<name>` scope of a team the agent is not in; ConflictError (409) when the agent holds its quota of
+     *   memories (setting `memory_max_records_per_agent`); Error (500) when the embedder fails.
      */
     async write(input: WriteRequest): Promise<WriteResponse> {
       assertMaxBytes(input.text, 'text', config.maxTextBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
+      await quota.take(input.agent_id);
       const createdAt = deps.clock.now();
       const id = newTimeOrderedId('mem_', createdAt);
       const row: RecordRow = {
@@ -137,6 +148,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
           deleted += await trx('memory_records').where({ agent_id: input.agent_id }).whereIn('id', chunk).delete();
         }
       });
+      quota.release(input.agent_id, deleted);
       return { deleted };
     },
   };

@@ -17,7 +17,7 @@ import { createMemoryService } from './service.js';
 export const memoryModule = defineModule({
   name: 'agent-memory',
   description: 'Episodes and semantic memories ranked by meaning, key/value entries, named sets, and forgetting by provenance.',
-  ports: ['sql', 'vectorIndex', 'embedder', 'teams', 'clock', 'logger'],
+  ports: ['sql', 'vectorIndex', 'embedder', 'teams', 'clock', 'logger', 'settings'],
   migrations: memoryMigrations,
   permissions: memoryPermissions,
   config: { key: 'memory', schema: memoryConfigSchema, env: memoryEnv },

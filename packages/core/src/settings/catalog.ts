@@ -43,6 +43,20 @@ export const settingsCatalog: readonly SettingDefinition[] = [
     default: 50 * 2 ** 30,
   },
   {
+    key: 'memory_max_records_per_agent',
+    description:
+      'Memories (/mem/write, every kind) each agent may hold; the next write gets 409 until it forgets some. Checked per process against a count refreshed every minute.',
+    schema: z.number().int().min(1).max(1_000_000_000),
+    default: 1_000_000,
+  },
+  {
+    key: 'memory_max_kv_entries_per_agent',
+    description:
+      'Keys (/kv/put) each agent may hold; a put of a new key gets 409 beyond it. Checked per process against a count refreshed every minute.',
+    schema: z.number().int().min(1).max(1_000_000_000),
+    default: 100_000,
+  },
+  {
     key: 'audit_retention_days',
     description:
       'Days audit events are kept before the hourly sweep removes them; the hash of the last removed event is kept, so the rest still verifies.',

@@ -1,0 +1,60 @@
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBagOfWordsEmbedder } from './test-support/bag-of-words-embedder.js';
+import { type MemoryTestServer, startMemoryTestServer } from './test-support/memory-test-server.js';
+
+describe.each(sqlDatabases())('per-agent memory quotas on $name', ({ create }) => {
+  let t: MemoryTestServer;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    t = await startMemoryTestServer({ db: fixture.db, embedder: createBagOfWordsEmbedder() });
+    // Set before the first write: each process reads the quota settings again once a minute.
+    const bridge = { credential: t.server.bridgeKey };
+    for (const [key, value] of [
+      ['memory_max_records_per_agent', 3],
+      ['memory_max_kv_entries_per_agent', 2],
+    ] as const) {
+      expect((await t.server.call('agent-identity/settings/set', { key, value }, bridge)).status).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await t?.server.stop();
+    await cleanup?.();
+  });
+
+  const write = (as: 'alice' | 'bob', text: string, provenance = 'quota') =>
+    t.memory('mem/write', { agent_id: as, kind: text.startsWith('note') ? 'episode' : 'semantic', text, provenance, scope: ['self'] }, as);
+
+  it('refuses the memory past the quota with 409, for that agent only, and takes one again once it forgets', async () => {
+    for (const text of ['gardening in spring', 'note: water the roses', 'pruning the apple tree']) {
+      expect((await write('alice', text, text.startsWith('note') ? 'notes' : 'quota')).status).toBe(200);
+    }
+    const refused = await write('alice', 'one memory too many');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('memory_max_records_per_agent'),
+      details: { quota: 3, used: 3 },
+    });
+    expect((await write('bob', 'bob has room')).status).toBe(200);
+    expect((await t.memory('mem/forget', { agent_id: 'alice', provenance: 'notes' }, 'alice')).body).toEqual({ deleted: 1 });
+    expect((await write('alice', 'room again after forgetting')).status).toBe(200);
+    expect((await write('alice', 'and full again')).status).toBe(409);
+  });
+
+  it('refuses a new kv key past the quota, and still replaces the value of a key the agent has', async () => {
+    const put = (key: string, value: unknown) => t.memory('kv/put', { agent_id: 'alice', key, value, scope: ['self'] }, 'alice');
+    expect((await put('first', 1)).status).toBe(200);
+    expect((await put('second', 2)).status).toBe(200);
+    const refused = await put('third', 3);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details).toEqual({ quota: 2, used: 2 });
+    expect((await put('first', 'replaced')).status).toBe(200);
+    const read = await t.memory('kv/get', { agent_id: 'alice', key: 'first', scope: ['self'] }, 'alice');
+    expect(read.body.value).toBe('replaced');
+  });
+});

@@ -1,0 +1,77 @@
+import { type Clock, ConflictError, type SettingsService } from '@agentinfra/core';
+import type { Knex } from 'knex';
+
+/** How long (ms) an agent's counted rows, and the quota setting, are trusted before they are read again. */
+export const RECOUNT_MS = 60_000;
+/** An agent found at its quota is counted again at most this often (ms) before a write is refused. */
+const RECOUNT_AT_QUOTA_MS = 1_000;
+
+/** A per-agent cap on the rows of one table, checked before each write. */
+export interface RowQuota {
+  /**
+   * Counts one more row for `agentId`, or refuses it when the agent already
+   * holds the quota's number of rows (counted again first, when the count is
+   * over a second old, so that rows deleted meanwhile are seen).
+   * @param replaces at the quota, asked whether the write replaces a row of the agent (a kv put of a key it
+   *   has), which is then let through without counting.
+   * @throws ConflictError (409, details `{ quota, used }`) at the quota.
+   */
+  take(agentId: string, replaces?: () => Promise<boolean>): Promise<void>;
+  /** Takes `rows` deleted rows off the agent's count. */
+  release(agentId: string, rows: number): void;
+}
+
+/**
+ * A {@link RowQuota} on `table` (with an `agent_id` column, indexed) whose
+ * limit is the integer setting `setting`. The count is kept per process: read
+ * with `count(*)` at an agent's first write and again once a minute, and
+ * moved by this process's own writes and deletions in between, so writes of
+ * other replicas within the minute may pass the quota by that much (a soft
+ * limit that keeps one agent from filling the disk, not an exact one).
+ * @param what the rows' name in the refusal (`memories`, `kv entries`).
+ */
+export function createRowQuota(options: {
+  knex: () => Knex;
+  table: string;
+  setting: string;
+  what: string;
+  settings: () => SettingsService;
+  clock: Clock;
+}): RowQuota {
+  const { knex, table, setting, what, clock } = options;
+  const counted = new Map<string, { rows: number; countedAt: number }>();
+  let limit: { value: number; readAt: number } | null = null;
+
+  const limitNow = async (now: number): Promise<number> => {
+    if (limit === null || now - limit.readAt >= RECOUNT_MS) limit = { value: await options.settings().get<number>(setting), readAt: now };
+    return limit.value;
+  };
+  const count = async (agentId: string, now: number) => {
+    const row = (await knex()(table).count({ n: '*' }).where({ agent_id: agentId }).first()) as { n: number | string } | undefined;
+    const entry = { rows: Number(row?.n ?? 0), countedAt: now };
+    counted.set(agentId, entry);
+    return entry;
+  };
+
+  return {
+    async take(agentId, replaces) {
+      const now = clock.now();
+      const quota = await limitNow(now);
+      let entry = counted.get(agentId);
+      if (entry === undefined || now - entry.countedAt >= RECOUNT_MS) entry = await count(agentId, now);
+      if (entry.rows >= quota && now - entry.countedAt >= RECOUNT_AT_QUOTA_MS) entry = await count(agentId, now);
+      if (entry.rows >= quota) {
+        if (replaces && (await replaces())) return;
+        throw new ConflictError(`Agent "${agentId}" holds ${entry.rows} ${what}, its quota (setting ${setting}); delete some first.`, {
+          quota,
+          used: entry.rows,
+        });
+      }
+      entry.rows += 1;
+    },
+    release(agentId, rows) {
+      const entry = counted.get(agentId);
+      if (entry) entry.rows = Math.max(0, entry.rows - rows);
+    },
+  };
+}
