@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  dropUnresolvableEndpoints,
   fillPrivateKey,
   generateHostKeyPair,
   MeshCallError,
@@ -12,6 +11,7 @@ import {
   meshConnection,
   parseInterval,
   publicKeyOf,
+  resolvePeerEndpoints,
   runMeshHeartbeat,
   runWgConfig,
 } from './host/index.js';
@@ -64,46 +64,39 @@ describe('host command pieces', () => {
     expect(() => fillPrivateKey('[Peer]\nPrivateKey = x\n', 'K=')).toThrow(/0 PrivateKey lines/);
   });
 
-  it('leaves out only the endpoints whose names do not resolve, looking each name up once', async () => {
+  it('writes the address of each endpoint name that resolves, leaves out the others, and looks each name up once', async () => {
+    const peer = (name: string, endpoint: string) => ['[Peer]', `# ${name}`, `Endpoint = ${endpoint}`, ''];
     const text = [
       '[Interface]',
       'ListenPort = 51820',
       '',
-      '[Peer]',
-      '# bob',
-      'Endpoint = bob.example:51820',
-      '',
-      '[Peer]',
-      '# carol',
-      'Endpoint = gone.example:51821',
-      '',
-      '[Peer]',
-      '# dora',
-      'Endpoint = gone.example:51822',
-      '',
-      '[Peer]',
-      '# erin',
-      'Endpoint = 192.0.2.7:51820',
-      '',
-      '[Peer]',
-      '# frank',
-      'Endpoint = [2001:db8::1]:51820',
-      '',
+      ...peer('bob', 'bob.example:51820'),
+      ...peer('carol', 'gone.example:51821'),
+      ...peer('dora', 'gone.example:51822'),
+      ...peer('erin', '192.0.2.7:51820'),
+      ...peer('frank', '[2001:db8::1]:51820'),
+      ...peer('gina', 'v6.example:51823'),
     ].join('\n');
     const asked: string[] = [];
     const resolve = async (host: string) => {
       asked.push(host);
       if (host === 'gone.example') throw Object.assign(new Error('getaddrinfo ENOTFOUND gone.example'), { code: 'ENOTFOUND' });
-      return { address: '198.51.100.1', family: 4 };
+      return host === 'v6.example' ? { address: '2001:db8::7', family: 6 } : { address: '198.51.100.1', family: 4 };
     };
-    const { text: kept, dropped } = await dropUnresolvableEndpoints(text, resolve);
-    expect(asked.sort()).toEqual(['bob.example', 'gone.example']);
+    const { text: written, dropped } = await resolvePeerEndpoints(text, resolve);
+    expect(asked.sort()).toEqual(['bob.example', 'gone.example', 'v6.example']);
     expect(dropped).toEqual([
       { peer: 'carol', endpoint: 'gone.example:51821', reason: 'ENOTFOUND' },
       { peer: 'dora', endpoint: 'gone.example:51822', reason: 'ENOTFOUND' },
     ]);
-    expect(kept).toBe(text.replace('Endpoint = gone.example:51821\n', '').replace('Endpoint = gone.example:51822\n', ''));
-    expect(await dropUnresolvableEndpoints(kept, resolve)).toEqual({ text: kept, dropped: [] });
+    expect(written).toBe(
+      text
+        .replace('Endpoint = bob.example:51820', 'Endpoint = 198.51.100.1:51820')
+        .replace('Endpoint = gone.example:51821\n', '')
+        .replace('Endpoint = gone.example:51822\n', '')
+        .replace('Endpoint = v6.example:51823', 'Endpoint = [2001:db8::7]:51823'),
+    );
+    expect(await resolvePeerEndpoints(written, resolve)).toEqual({ text: written, dropped: [] });
   });
 });
 

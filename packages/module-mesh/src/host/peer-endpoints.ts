@@ -5,8 +5,8 @@ import { parseEndpoint } from '../endpoint.js';
 /** How long (ms) a peer's endpoint name may take to resolve before it counts as not resolving. */
 const LOOKUP_TIMEOUT_MS = 5_000;
 
-/** Resolves a host name to an address; rejects when it does not resolve. */
-export type NameLookup = (host: string) => Promise<unknown>;
+/** Resolves a host name to one address (as `dns.lookup` does); rejects when it does not resolve. */
+export type NameLookup = (host: string) => Promise<{ address: string; family: number }>;
 
 /** A `[Peer]` whose `Endpoint` line was left out, and why. */
 export interface DroppedEndpoint {
@@ -17,19 +17,30 @@ export interface DroppedEndpoint {
   reason: string;
 }
 
-/** `lookup` of `host` within {@link LOOKUP_TIMEOUT_MS}: `null` when it resolves, else the reason. */
-async function resolveFailure(host: string, resolve: NameLookup): Promise<string | null> {
+/**
+ * Lookups still running, by name: `dns.lookup` runs on libuv's thread pool
+ * and cannot be cancelled, so a name whose lookup outlived its timeout is
+ * not looked up again (taking another thread) until that one ends.
+ */
+const running = new Map<string, Promise<{ address: string; family: number }>>();
+
+/** `resolve(host)` within {@link LOOKUP_TIMEOUT_MS}: the address, or the reason it has none. */
+async function resolveWithin(host: string, resolve: NameLookup): Promise<{ address: string; family: number } | { reason: string }> {
+  let lookup = running.get(host);
+  if (lookup === undefined) {
+    lookup = resolve(host);
+    running.set(host, lookup);
+    const forget = () => running.delete(host);
+    lookup.then(forget, forget);
+  }
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((done) => {
-    timer = setTimeout(() => done('timeout'), LOOKUP_TIMEOUT_MS);
+  const timeout = new Promise<{ reason: string }>((done) => {
+    timer = setTimeout(() => done({ reason: 'timeout' }), LOOKUP_TIMEOUT_MS);
     timer.unref();
   });
   try {
     return await Promise.race([
-      resolve(host).then(
-        () => null,
-        (error: unknown) => String((error as { code?: unknown }).code ?? 'unresolvable'),
-      ),
+      lookup.catch((error: unknown) => ({ reason: String((error as { code?: unknown }).code ?? 'unresolvable') })),
       timeout,
     ]);
   } finally {
@@ -38,53 +49,50 @@ async function resolveFailure(host: string, resolve: NameLookup): Promise<string
 }
 
 /**
- * Leaves out the `Endpoint` line of each `[Peer]` of a wg-quick text whose
- * DNS name does not resolve on this host. wg(8) resolves endpoint names
- * when it loads a configuration and refuses the whole file when one fails,
- * so any agent that registered an unresolvable name (or let its DNS lapse)
- * and was given access to this agent would take this host's whole mesh
- * down. Without an `Endpoint`, WireGuard waits for that peer to connect
- * first and learns its address then. IP endpoints are kept as they are;
- * each distinct name is looked up once, all at the same time.
- * @param resolve the resolver (default: the system's, `getaddrinfo` through `dns.lookup`).
+ * Resolves each `[Peer]`'s DNS-name `Endpoint` of a wg-quick text on this
+ * host and writes the address in its place (IPv6 in brackets), or leaves
+ * the line out when the name does not resolve within 5 s. wg(8) resolves
+ * names when it loads a configuration and refuses the whole file when one
+ * fails, so a name that another agent registered and let lapse (or answers
+ * only sometimes) would take this host's whole mesh down the next time the
+ * file is loaded: with addresses, nothing is resolved then. Without an
+ * `Endpoint`, WireGuard waits for that peer to connect first and learns its
+ * address then. IP endpoints are kept as they are; each distinct name is
+ * looked up once, all at the same time.
+ * @param resolve the resolver (default: the system's, `getaddrinfo` through `dns.lookup`, as wg itself uses).
  * @returns the text to write and the endpoints left out.
  */
-export async function dropUnresolvableEndpoints(
+export async function resolvePeerEndpoints(
   text: string,
   resolve: NameLookup = (host) => lookup(host),
 ): Promise<{ text: string; dropped: DroppedEndpoint[] }> {
   const lines = text.split('\n');
-  const names = new Set<string>();
-  for (const line of lines) {
-    const endpoint = /^Endpoint\s*=\s*(\S+)\s*$/.exec(line.trim())?.[1];
-    const parsed = endpoint === undefined ? null : parseEndpoint(endpoint);
-    if (parsed && 'host' in parsed && isName(parsed.host)) names.add(parsed.host);
-  }
-  const failures = new Map<string, string>();
-  await Promise.all(
-    [...names].map(async (name) => {
-      const failure = await resolveFailure(name, resolve);
-      if (failure !== null) failures.set(name, failure);
-    }),
-  );
-  if (failures.size === 0) return { text, dropped: [] };
+  const endpointOf = (line: string) => {
+    const value = /^Endpoint\s*=\s*(\S+)\s*$/.exec(line.trim())?.[1];
+    const parsed = value === undefined ? null : parseEndpoint(value);
+    return value !== undefined && parsed && 'host' in parsed && isName(parsed.host) ? { value, ...parsed } : null;
+  };
+  const names = new Set(lines.flatMap((line) => endpointOf(line)?.host ?? []));
+  const answers = new Map(await Promise.all([...names].map(async (name) => [name, await resolveWithin(name, resolve)] as const)));
 
   const dropped: DroppedEndpoint[] = [];
   let peer = '';
-  const kept = lines.filter((line) => {
+  const written = lines.flatMap((line) => {
     const trimmed = line.trim();
     if (trimmed === '[Peer]') peer = '';
     const comment = /^#\s*(\S+)\s*$/.exec(trimmed)?.[1];
     if (comment !== undefined && peer === '') peer = comment;
-    const endpoint = /^Endpoint\s*=\s*(\S+)\s*$/.exec(trimmed)?.[1];
-    if (endpoint === undefined) return true;
-    const parsed = parseEndpoint(endpoint);
-    const reason = 'host' in parsed ? failures.get(parsed.host) : undefined;
-    if (reason === undefined) return true;
-    dropped.push({ peer: peer || 'unnamed peer', endpoint, reason });
-    return false;
+    const endpoint = endpointOf(line);
+    const answer = endpoint ? answers.get(endpoint.host) : undefined;
+    if (!endpoint || !answer) return [line];
+    if ('reason' in answer) {
+      dropped.push({ peer: peer || 'unnamed peer', endpoint: endpoint.value, reason: answer.reason });
+      return [];
+    }
+    const address = answer.family === 6 ? `[${answer.address}]` : answer.address;
+    return [`Endpoint = ${address}:${endpoint.port}`];
   });
-  return { text: kept.join('\n'), dropped };
+  return { text: written.join('\n'), dropped };
 }
 
 /** Whether an endpoint host is a DNS name (not an IPv4 address or a bracketed IPv6 one). */

@@ -2,7 +2,7 @@ import { writeConfigFile } from './atomic-file.js';
 import { MeshCallError, MeshHostError } from './host-error.js';
 import { loadOrCreateHostKey } from './host-keys.js';
 import { type MeshConnection, meshCall, meshConnection, parseInterval } from './mesh-connection.js';
-import { dropUnresolvableEndpoints } from './peer-endpoints.js';
+import { resolvePeerEndpoints } from './peer-endpoints.js';
 import { stopSignal, waitOrStop } from './stop-signal.js';
 import { fillPrivateKey } from './wg-config-text.js';
 
@@ -46,10 +46,11 @@ export interface WgConfigResult {
 /**
  * `agentinfra wg-config`: makes or reads the host's private key, registers
  * its public key when an endpoint is given (always when the key was just
- * generated), fetches /wg_config, fills in `PrivateKey` locally, leaves out
- * the `Endpoint` of peers whose DNS name does not resolve on this host (wg
- * would refuse the whole file; see {@link dropUnresolvableEndpoints}) and
- * writes the file (0600, atomically). With `watch`, repeats at the interval and
+ * generated), fetches /wg_config, fills in `PrivateKey` locally, puts the
+ * address of each peer's DNS-name endpoint in its place, or leaves out the
+ * `Endpoint` of a peer whose name does not resolve on this host (wg would
+ * refuse the whole file; see {@link resolvePeerEndpoints}) and writes the
+ * file (0600, atomically). With `watch`, repeats at the interval and
  * rewrites only on change; passing errors (server unreachable, 429, 5xx)
  * are logged and retried, refusals (401, 403, 404) end the run.
  * @throws MeshHostError (exit 2) for bad options; MeshCallError (exit 1) when the server refuses.
@@ -85,7 +86,7 @@ export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigRes
 
   const pass = async (signal?: AbortSignal): Promise<WgConfigResult> => {
     const text = await meshCall<string>(connection, '/wg_config', acting, { text: true, signal });
-    const checked = await dropUnresolvableEndpoints(fillPrivateKey(text, keys.privateKey));
+    const checked = await resolvePeerEndpoints(fillPrivateKey(text, keys.privateKey));
     const changed = await writeConfigFile(out, checked.text);
     const peers = checked.text.split('\n').filter((line) => line.trim() === '[Peer]').length;
     if (changed) {
