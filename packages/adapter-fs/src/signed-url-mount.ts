@@ -9,6 +9,7 @@ import {
   NotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
 } from '@agentinfra/core';
 import { create as contentDisposition } from 'content-disposition';
 import { keyOfUrlPath } from './blob-url-path.js';
@@ -44,6 +45,7 @@ function errorResponse(error: AgentInfraError): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...CORS };
   // The rest of a refused body is never read: close the connection so the client does not reuse it.
   if (error instanceof PayloadTooLargeError) headers.connection = 'close';
+  if (error instanceof ServiceUnavailableError) headers['retry-after'] = String(error.retryAfterSeconds);
   return new Response(JSON.stringify(errorBody(error)), { status: error.status, headers });
 }
 

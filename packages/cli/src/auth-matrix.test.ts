@@ -36,6 +36,7 @@ const examples: Record<string, Record<string, unknown>> = {
   'agent-memory/set/get': { agent_id: 'alice', name: 's' },
   'agent-memory/kv/put': { agent_id: 'alice', key: 'k', value: 1, scope: ['self'] },
   'agent-memory/kv/get': { agent_id: 'alice', key: 'k', scope: ['self'] },
+  'agent-memory/kv/delete': { agent_id: 'alice', key: 'k' },
   'agent-artifacts/register': { agent_id: 'alice', key: 'reports/q1.pdf', mime: 'application/pdf', size: 10, ttl_days: 1 },
   'agent-artifacts/commit': { artifact_id: 'art_matrix_unknown', sha256: 'a'.repeat(64) },
   'agent-artifacts/grant': { artifact_id: 'art_matrix_unknown', to_agent: 'bob', expires_at: future },

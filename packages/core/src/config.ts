@@ -104,7 +104,7 @@ export const coreConfigSchema = z.object({
        * closed (Node's socket timeout), for every path, blob uploads included.
        */
       idleTimeoutMs: z.number().int().min(1_000).default(120_000),
-      /** Requests per minute per device key, and per agent for all its delegation tokens together (429 above); 0 turns the limit off. The bridge key is not limited. */
+      /** Requests per minute per device key, and per granting and receiving agent for delegation tokens (429 above); 0 turns the limit off. The bridge key is not limited. */
       rateLimitPerMinute: z.number().int().min(0).default(6_000),
       /**
        * Failed authentications per client address per minute before every

@@ -87,5 +87,6 @@ describe('publicReason', () => {
     expect(publicReason(new Error('connect to db.internal:5432 timed out\nstack'))).toBe('connect to <address> timed out');
     expect(publicReason(new Error('no route to 10.0.0.5:5432 or [fd00::5]:5432'))).toBe('no route to <address> or <address>');
     expect(publicReason(new Error('no answer within 250 ms'))).toBe('no answer within 250 ms');
+    expect(publicReason(new Error('connect to fd00::5 port 5432 failed'))).toBe('connect to <address> port 5432 failed');
   });
 });

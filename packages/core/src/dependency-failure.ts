@@ -137,5 +137,5 @@ export function publicReason(error: unknown): string {
   const line = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   return line
     .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<address>')
-    .replace(/\[[0-9a-f:]+\](:\d+)?|\b[\w-]+(\.[\w-]+)+(:\d+)?|\b[\w-]+:\d{2,5}\b/gi, '<address>');
+    .replace(/\[[0-9a-f:]+\](:\d+)?|\b[\w-]+(\.[\w-]+)+(:\d+)?|\b[\w-]+:\d{2,5}\b|\b[0-9a-f]{0,4}(:[0-9a-f]{0,4}){2,7}\b/gi, '<address>');
 }

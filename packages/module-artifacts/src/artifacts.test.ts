@@ -511,6 +511,20 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         const bobUsage = Number((await db.knex('artifacts_usage').where({ agent_id: 'bob' }).first())?.bytes ?? 0);
         expect(racing.filter((response) => response.status === 200).length).toBeLessThanOrEqual(Math.floor(1_048_576 / 400_000));
         expect(bobUsage).toBeLessThanOrEqual(1_048_576);
+
+        // What expired still counts until the daily sweep; a registration over the quota purges it first.
+        await db
+          .knex('artifacts_items')
+          .where({ agent_id: 'carol' })
+          .update({ expires_at: Date.now() - 1 });
+        expect((await register(1_000_000, 'quota/after-expiry.bin')).status).toBe(200);
+        expect(await db.knex('artifacts_items').where({ agent_id: 'carol' }).select('key')).toEqual([{ key: 'quota/after-expiry.bin' }]);
+        expect(Number((await db.knex('artifacts_usage').where({ agent_id: 'carol' }).first())?.bytes)).toBe(1_000_000);
+
+        // The sweep recounts usage from the artifacts (a replica of an older build did not keep it).
+        await db.knex('artifacts_usage').where({ agent_id: 'carol' }).update({ bytes: 7 });
+        await t.service.sweep();
+        expect(Number((await db.knex('artifacts_usage').where({ agent_id: 'carol' }).first())?.bytes)).toBe(1_000_000);
       } finally {
         expect((await setQuota(50 * 2 ** 30)).status).toBe(200);
       }

@@ -138,17 +138,62 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     await deps.blobStore.delete({ keys });
     const ids = rows.map((row) => row.artifact_id);
     await knex().transaction(async (trx) => {
-      const owners = (await trx(ITEMS).select('agent_id').sum({ bytes: 'size' }).whereIn('artifact_id', ids).groupBy('agent_id')) as Array<{
+      // The rows this transaction deletes, locked first on PostgreSQL: a purge running beside it (two sweeps, a sweep
+      // and a /register reclaiming) then finds them gone and takes nothing off the usage twice.
+      const select = trx(ITEMS).select('agent_id', 'size').whereIn('artifact_id', ids).orderBy('artifact_id');
+      const deleting = (await (deps.sql.capabilities.multiProcess ? select.forUpdate() : select)) as Array<{
         agent_id: string;
-        bytes: number | string;
+        size: number | string;
       }>;
+      const owners = new Map<string, number>();
+      for (const row of deleting) owners.set(row.agent_id, (owners.get(row.agent_id) ?? 0) + Number(row.size));
       await trx(GRANTS).whereIn('artifact_id', ids).delete();
       await trx(ITEMS).whereIn('artifact_id', ids).delete();
-      for (const owner of owners) {
-        await trx(USAGE).where({ agent_id: owner.agent_id }).decrement('bytes', Number(owner.bytes));
+      // In agent order, so that two purges never wait for each other's usage rows in opposite orders.
+      for (const [agentId, bytes] of [...owners].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        await trx(USAGE).where({ agent_id: agentId }).decrement('bytes', bytes);
       }
     });
     return rows.length;
+  }
+
+  /**
+   * Sets every agent's usage to the sum of its artifacts' sizes. Register and
+   * purge keep it, so this changes nothing unless something did not: a
+   * replica of a build from before the quota serving beside this one during
+   * an upgrade. (On PostgreSQL a registration committing while this runs may
+   * be left out until the next recount.)
+   */
+  async function recountUsage(): Promise<void> {
+    await knex().raw(
+      `insert into ${USAGE} (agent_id, bytes) select distinct agent_id, 0 from ${ITEMS}
+       where agent_id not in (select agent_id from ${USAGE})`,
+    );
+    await knex()(USAGE).update({
+      bytes: knex().raw(`(select coalesce(sum(size), 0) from ${ITEMS} where ${ITEMS}.agent_id = ${USAGE}.agent_id)`),
+    });
+  }
+
+  /**
+   * Purges the agent's artifacts that expired and its registrations left
+   * uncommitted past `abandonPendingAfterSeconds` (at most one sweep batch),
+   * which the daily sweep would remove later: their bytes stop counting
+   * against its quota now. @returns how many were purged.
+   */
+  async function reclaimFor(agentId: string): Promise<number> {
+    const at = now();
+    const rows = (await knex()(ITEMS)
+      .select('artifact_id', 'object_key')
+      .where({ agent_id: agentId })
+      .andWhere((query) => {
+        query
+          .where('expires_at', '<=', at)
+          .orWhere((pending) =>
+            pending.where({ status: 'pending' }).andWhere('created_at', '<=', at - config.abandonPendingAfterSeconds * 1000),
+          );
+      })
+      .limit(SWEEP_BATCH)) as ArtifactRow[];
+    return purge(rows);
   }
 
   /**
@@ -227,13 +272,17 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       kept = true;
     } catch (error) {
       // Bytes that do not match are dropped (the caller PUTs again). After any other failure (the database or the
-      // blob store was unavailable) they go back to the upload key, so that repeating the commit finds them.
+      // blob store was unavailable) they go back to the upload key, so that repeating the commit finds them, unless
+      // the row says the commit happened after all (a COMMIT whose answer was lost) or cannot be read: then they stay.
       if (!kept) {
-        const undo =
-          error instanceof VerificationError
-            ? deps.blobStore.delete({ keys: [objectKey] })
-            : deps.blobStore.move({ from: objectKey, to: uploadKeyOf(row.artifact_id) });
-        await undo.catch(() => undefined);
+        if (error instanceof VerificationError) {
+          await deps.blobStore.delete({ keys: [objectKey] }).catch(() => undefined);
+        } else {
+          const current = await loadRow(row.artifact_id).catch(() => null);
+          if (current?.status === 'pending' && !current.object_key) {
+            await deps.blobStore.move({ from: objectKey, to: uploadKeyOf(row.artifact_id) }).catch(() => undefined);
+          }
+        }
       }
       throw error;
     }
@@ -250,7 +299,6 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       if (body.size > config.maxSizeBytes) {
         throw new PayloadTooLargeError(`size ${body.size} is over the limit of ${config.maxSizeBytes} bytes.`);
       }
-      const quota = await deps.settings.get<number>('artifacts_max_bytes_per_agent');
       const artifactId = newId('art_');
       const createdAt = now();
       const upload = await deps.blobStore.createUploadUrl({
@@ -259,24 +307,33 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         contentType: body.mime,
         expiresInSeconds: config.uploadUrlSeconds,
       });
-      await knex().transaction(async (trx) => {
-        await reserveBytes(trx, body.agent_id, body.size, quota);
-        await trx(ITEMS).insert({
-          artifact_id: artifactId,
-          agent_id: body.agent_id,
-          key: body.key,
-          mime: body.mime,
-          size: body.size,
-          ttl_days: body.ttl_days,
-          status: 'pending',
-          sha256: null,
-          object_key: null,
-          created_at: createdAt,
-          upload_expires_at: upload.expiresAt,
-          committed_at: null,
-          expires_at: createdAt + body.ttl_days * DAY_MS,
+      const quota = await deps.settings.get<number>('artifacts_max_bytes_per_agent');
+      const store = () =>
+        knex().transaction(async (trx) => {
+          await reserveBytes(trx, body.agent_id, body.size, quota);
+          await trx(ITEMS).insert({
+            artifact_id: artifactId,
+            agent_id: body.agent_id,
+            key: body.key,
+            mime: body.mime,
+            size: body.size,
+            ttl_days: body.ttl_days,
+            status: 'pending',
+            sha256: null,
+            object_key: null,
+            created_at: createdAt,
+            upload_expires_at: upload.expiresAt,
+            committed_at: null,
+            expires_at: createdAt + body.ttl_days * DAY_MS,
+          });
         });
-      });
+      try {
+        await store();
+      } catch (error) {
+        // Over the quota: what expired or was abandoned still counts until the daily sweep. Purge it now and try once more.
+        if (!(error instanceof PayloadTooLargeError) || (await reclaimFor(body.agent_id)) === 0) throw error;
+        await store();
+      }
       return {
         artifact_id: artifactId,
         upload_url: upload.url,
@@ -461,7 +518,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     /**
      * The daily sweep: deletes expired artifacts and registrations never
      * committed within `abandonPendingAfterSeconds` (objects, grants and rows),
-     * and grants that ended more than 7 days ago.
+     * and grants that ended more than 7 days ago, then recounts each agent's usage.
      * @returns counts of what was removed.
      */
     async sweep(): Promise<{ expired: number; abandoned: number; grants: number }> {
@@ -487,6 +544,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       }
       const endedBefore = at - RETAIN_ENDED_GRANTS_MS;
       counts.grants = await knex()(GRANTS).where('expires_at', '<', endedBefore).orWhere('revoked_at', '<', endedBefore).delete();
+      await recountUsage();
       return counts;
     },
 

@@ -2,7 +2,7 @@ import { isoTimestamp, NotFoundError } from '@agentinfra/core';
 import type { MemoryConfig } from './config.js';
 import type { MemoryDeps } from './memory-deps.js';
 import { createRowQuota } from './row-quota.js';
-import type { KvGetRequest, KvGetResponse, KvPutRequest, KvPutResponse } from './schemas.js';
+import type { KvDeleteRequest, KvDeleteResponse, KvGetRequest, KvGetResponse, KvPutRequest, KvPutResponse } from './schemas.js';
 import { assertTeamScopes, normalizeScopes } from './scopes.js';
 import { assertMaxBytes } from './size-limits.js';
 
@@ -14,6 +14,7 @@ export function createMemoryKv(deps: Pick<MemoryDeps, 'sql' | 'clock' | 'teams' 
     table: 'memory_kv',
     setting: 'memory_max_kv_entries_per_agent',
     what: 'kv entries',
+    release: 'delete some with /kv/delete first',
     settings: () => deps.settings,
     clock: deps.clock,
   });
@@ -31,15 +32,25 @@ export function createMemoryKv(deps: Pick<MemoryDeps, 'sql' | 'clock' | 'teams' 
       assertMaxBytes(value, 'value', config.maxValueBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
-      await quota.take(input.agent_id, async () =>
-        Boolean(await knex()('memory_kv').select('key').where({ agent_id: input.agent_id, key: input.key }).first()),
-      );
+      // Replacing a value takes no room: only a new key counts against the quota.
+      const replacing = await knex()('memory_kv').select('key').where({ agent_id: input.agent_id, key: input.key }).first();
+      if (!replacing) await quota.take(input.agent_id);
       const at = deps.clock.now();
       await knex()('memory_kv')
         .insert({ agent_id: input.agent_id, key: input.key, value, scope: JSON.stringify(scopes), created_at: at, updated_at: at })
         .onConflict(['agent_id', 'key'])
         .merge({ value, scope: JSON.stringify(scopes), updated_at: at });
       return { key: input.key, updated_at: isoTimestamp(at) };
+    },
+
+    /**
+     * Deletes `key` of `agent_id`, whatever its scope.
+     * @returns `{ deleted }`: 1, or 0 when the agent had no such key.
+     */
+    async kvDelete(input: KvDeleteRequest): Promise<KvDeleteResponse> {
+      const deleted = await knex()('memory_kv').where({ agent_id: input.agent_id, key: input.key }).delete();
+      quota.release(input.agent_id, deleted);
+      return { deleted };
     },
 
     /**

@@ -46,7 +46,7 @@ describe.each(sqlDatabases())('per-agent memory quotas on $name', ({ create }) =
     expect((await write('alice', 'and full again')).status).toBe(409);
   });
 
-  it('refuses a new kv key past the quota, and still replaces the value of a key the agent has', async () => {
+  it('refuses a new kv key past the quota, still replaces the value of a key the agent has, and takes one after /kv/delete', async () => {
     const put = (key: string, value: unknown) => t.memory('kv/put', { agent_id: 'alice', key, value, scope: ['self'] }, 'alice');
     expect((await put('first', 1)).status).toBe(200);
     expect((await put('second', 2)).status).toBe(200);
@@ -56,5 +56,13 @@ describe.each(sqlDatabases())('per-agent memory quotas on $name', ({ create }) =
     expect((await put('first', 'replaced')).status).toBe(200);
     const read = await t.memory('kv/get', { agent_id: 'alice', key: 'first', scope: ['self'] }, 'alice');
     expect(read.body.value).toBe('replaced');
+    expect(refused.body.error.message).toContain('/kv/delete');
+
+    const remove = (key: string) => t.memory('kv/delete', { agent_id: 'alice', key }, 'alice');
+    expect((await remove('second')).body).toEqual({ deleted: 1 });
+    expect((await remove('second')).body).toEqual({ deleted: 0 });
+    expect((await put('third', 3)).status).toBe(200);
+    expect((await t.memory('kv/get', { agent_id: 'alice', key: 'second', scope: ['self'] }, 'alice')).status).toBe(404);
+    expect((await t.memory('kv/delete', { agent_id: 'alice', key: 'first' }, 'bob')).status).toBe(403);
   });
 });

@@ -51,6 +51,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
     table: 'memory_records',
     setting: 'memory_max_records_per_agent',
     what: 'memories',
+    release: 'forget some with /mem/forget first',
     settings: () => deps.settings,
     clock: deps.clock,
   });

@@ -3,6 +3,8 @@ import type { MemoryPermission } from './permissions.js';
 import {
   forgetRequestSchema,
   forgetResponseSchema,
+  kvDeleteRequestSchema,
+  kvDeleteResponseSchema,
   kvGetRequestSchema,
   kvGetResponseSchema,
   kvPutRequestSchema,
@@ -103,5 +105,16 @@ export const memoryRoutes = [
     response: kvGetResponseSchema,
     auth: agentAuth('memory.read'),
     handler: ({ body, service }) => service.kvGet(body),
+  }),
+  route({
+    path: '/kv/delete',
+    summary: 'Delete a key of the agent (an addition); answers { deleted: 0 } when there was none.',
+    description:
+      'Delete the value stored under a key, whatever its scope, freeing room under the agent’s kv quota. Returns how many keys were deleted (0 or 1). Cannot be undone.',
+    effects: { destructive: true, idempotent: true },
+    request: kvDeleteRequestSchema,
+    response: kvDeleteResponseSchema,
+    auth: agentAuth('memory.forget'),
+    handler: ({ body, service }) => service.kvDelete(body),
   }),
 ];

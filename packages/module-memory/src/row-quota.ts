@@ -12,11 +12,9 @@ export interface RowQuota {
    * Counts one more row for `agentId`, or refuses it when the agent already
    * holds the quota's number of rows (counted again first, when the count is
    * over a second old, so that rows deleted meanwhile are seen).
-   * @param replaces at the quota, asked whether the write replaces a row of the agent (a kv put of a key it
-   *   has), which is then let through without counting.
    * @throws ConflictError (409, details `{ quota, used }`) at the quota.
    */
-  take(agentId: string, replaces?: () => Promise<boolean>): Promise<void>;
+  take(agentId: string): Promise<void>;
   /** Takes `rows` deleted rows off the agent's count. */
   release(agentId: string, rows: number): void;
 }
@@ -29,16 +27,18 @@ export interface RowQuota {
  * other replicas within the minute may pass the quota by that much (a soft
  * limit that keeps one agent from filling the disk, not an exact one).
  * @param what the rows' name in the refusal (`memories`, `kv entries`).
+ * @param release how the agent makes room, for the refusal (`forget some with /mem/forget first`).
  */
 export function createRowQuota(options: {
   knex: () => Knex;
   table: string;
   setting: string;
   what: string;
+  release: string;
   settings: () => SettingsService;
   clock: Clock;
 }): RowQuota {
-  const { knex, table, setting, what, clock } = options;
+  const { knex, table, setting, what, release, clock } = options;
   const counted = new Map<string, { rows: number; countedAt: number }>();
   let limit: { value: number; readAt: number } | null = null;
 
@@ -54,15 +54,14 @@ export function createRowQuota(options: {
   };
 
   return {
-    async take(agentId, replaces) {
+    async take(agentId) {
       const now = clock.now();
       const quota = await limitNow(now);
       let entry = counted.get(agentId);
       if (entry === undefined || now - entry.countedAt >= RECOUNT_MS) entry = await count(agentId, now);
       if (entry.rows >= quota && now - entry.countedAt >= RECOUNT_AT_QUOTA_MS) entry = await count(agentId, now);
       if (entry.rows >= quota) {
-        if (replaces && (await replaces())) return;
-        throw new ConflictError(`Agent "${agentId}" holds ${entry.rows} ${what}, its quota (setting ${setting}); delete some first.`, {
+        throw new ConflictError(`Agent "${agentId}" holds ${entry.rows} ${what}, its quota (setting ${setting}); ${release}.`, {
           quota,
           used: entry.rows,
         });

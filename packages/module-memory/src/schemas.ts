@@ -118,3 +118,9 @@ export const kvGetResponseSchema = z.object({
   updated_at: instantSchema,
 });
 export type KvGetResponse = z.output<typeof kvGetResponseSchema>;
+
+/** POST /kv/delete (an addition): removes one key of the agent, whatever its scope. */
+export const kvDeleteRequestSchema = z.strictObject({ agent_id: agentIdSchema, key: kvKeySchema });
+export type KvDeleteRequest = z.output<typeof kvDeleteRequestSchema>;
+export const kvDeleteResponseSchema = z.object({ deleted: z.number().int().min(0).max(1) });
+export type KvDeleteResponse = z.output<typeof kvDeleteResponseSchema>;

@@ -51,6 +51,7 @@ export function createMemoryService(deps: MemoryDeps) {
     setGet: sets.setGet,
     kvPut: kv.kvPut,
     kvGet: kv.kvGet,
+    kvDelete: kv.kvDelete,
     /** Where the store's vectors stand compared with the configured embedder (read-only; works before `start`). */
     embeddingStatus: startup.status,
     /**

@@ -10,7 +10,8 @@ const principals: Record<string, Principal> = {
   dk_carol: { kind: 'device', agentId: 'carol', deviceId: 'dev_carol' },
   dt_read: { kind: 'delegation', agentId: 'alice', delegationId: 'dlg_1', toAgent: 'bob', permissions: ['toy.read'] },
   dt_dora_1: { kind: 'delegation', agentId: 'dora', delegationId: 'dlg_dora_1', toAgent: 'bob', permissions: ['toy.read'] },
-  dt_dora_2: { kind: 'delegation', agentId: 'dora', delegationId: 'dlg_dora_2', toAgent: 'dora', permissions: ['toy.read'] },
+  dt_dora_2: { kind: 'delegation', agentId: 'dora', delegationId: 'dlg_dora_2', toAgent: 'bob', permissions: ['toy.read'] },
+  dt_dora_3: { kind: 'delegation', agentId: 'dora', delegationId: 'dlg_dora_3', toAgent: 'carol', permissions: ['toy.read'] },
 };
 
 /** The registered agents are those the credentials above act for; the verifier's `missingAgents` answers with the others. */
@@ -265,7 +266,7 @@ describe('kernel HTTP layer', () => {
     expect((await server.call('agent-toy/conflict', {}, { credential: server.bridgeKey })).status).toBe(409);
   });
 
-  it('gives the delegation tokens acting for one agent one limit between them, however many it mints', async () => {
+  it('gives the delegation tokens one agent gave another one limit between them, however many it mints', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < RATE_LIMIT + 2; i += 1) {
       const credential = i % 2 === 0 ? 'dt_dora_1' : 'dt_dora_2';
@@ -274,7 +275,9 @@ describe('kernel HTTP layer', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(RATE_LIMIT);
     const refused = await server.call('agent-toy/echo', { agent_id: 'dora' }, { credential: 'dt_dora_1' });
     expect(refused.status).toBe(429);
-    expect(refused.body.error.message).toContain('the delegation tokens acting for agent "dora"');
+    expect(refused.body.error.message).toContain('the delegation tokens agent "dora" gave agent "bob"');
+    // Another agent dora delegates to has a window of its own.
+    expect((await server.call('agent-toy/echo', { agent_id: 'dora' }, { credential: 'dt_dora_3' })).status).toBe(200);
   });
 
   it('counts requests that fail validation or authorization against the rate limit too', async () => {

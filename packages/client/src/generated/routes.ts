@@ -382,6 +382,16 @@ export interface Routes {
       updated_at: string;
     };
   };
+  /** Delete a key of the agent (an addition); answers { deleted: 0 } when there was none. */
+  'agent-memory/kv/delete': {
+    request: {
+      agent_id: string;
+      key: string;
+    };
+    response: {
+      deleted: number;
+    };
+  };
   /** Memories newest first, filtered by agent, kind and provenance; text cut at 500 characters (operators only). */
   'agent-memory/admin/memories/list': {
     request: {
@@ -1519,6 +1529,7 @@ export const IDEMPOTENT_ROUTES: ReadonlySet<RoutePath> = new Set<RoutePath>([
   'agent-memory/set/get',
   'agent-memory/kv/put',
   'agent-memory/kv/get',
+  'agent-memory/kv/delete',
   'agent-memory/admin/memories/list',
   'agent-memory/admin/provenances/list',
   'agent-memory/admin/summary',
@@ -1630,6 +1641,7 @@ export interface RouteHelpers {
     kv: {
       put: RouteCall<'agent-memory/kv/put'>;
       get: RouteCall<'agent-memory/kv/get'>;
+      delete: RouteCall<'agent-memory/kv/delete'>;
     };
     admin: {
       memories: {
@@ -1793,6 +1805,7 @@ export const ROUTE_HELPERS: ReadonlyArray<readonly [string, RoutePath]> = [
   ['memory.set.get', 'agent-memory/set/get'],
   ['memory.kv.put', 'agent-memory/kv/put'],
   ['memory.kv.get', 'agent-memory/kv/get'],
+  ['memory.kv.delete', 'agent-memory/kv/delete'],
   ['memory.admin.memories.list', 'agent-memory/admin/memories/list'],
   ['memory.admin.provenances.list', 'agent-memory/admin/provenances/list'],
   ['memory.admin.summary', 'agent-memory/admin/summary'],

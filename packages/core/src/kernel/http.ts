@@ -253,10 +253,11 @@ async function authenticate(
  * Counts a request against its credential's per-minute limit, before its
  * body is read: requests that then fail validation or authorization count
  * too, so a caller cannot send unlimited bad requests. Each device key has
- * its own window (the operator issues them); every delegation token acting
- * for one agent shares one window, since an agent can mint delegations
- * itself and would otherwise get a fresh limit with each. The bridge key
- * and unauthenticated routes are not limited here.
+ * its own window (the operator issues them). Delegation tokens share one
+ * window per pair of granting and receiving agent: an agent can mint
+ * delegations itself and would otherwise get a fresh limit with each, while
+ * two agents it delegates to do not use up each other's window. The bridge
+ * key and unauthenticated routes are not limited here.
  * @param cost units counted (1 per request; a JSON-RPC batch at /mcp counts each message).
  * @throws RateLimitError (429 with Retry-After) over the limit.
  */
@@ -270,10 +271,13 @@ export async function enforceRateLimit(
     // More than a whole minute's worth at once: never allowed, whatever the window holds (the store would refuse the call).
     throw new RateLimitError(`One request of ${cost} counts more than the limit of ${options.rateLimitPerMinute} per minute.`, 60_000);
   }
-  const key = principal.kind === 'device' ? `http:${principal.deviceId}` : `http:delegations:${principal.agentId}`;
+  const key = principal.kind === 'device' ? `http:${principal.deviceId}` : `http:delegations:${principal.agentId}>${principal.toAgent}`;
   const decision = await options.rateLimiter().consume({ key, limit: options.rateLimitPerMinute, windowMs: 60_000, cost });
   if (!decision.allowed) {
-    const whose = principal.kind === 'device' ? 'this device key' : `the delegation tokens acting for agent "${principal.agentId}"`;
+    const whose =
+      principal.kind === 'device'
+        ? 'this device key'
+        : `the delegation tokens agent "${principal.agentId}" gave agent "${principal.toAgent}"`;
     throw new RateLimitError(
       `Rate limit of ${options.rateLimitPerMinute} requests per minute for ${whose} reached.`,
       decision.retryAfterMs,

@@ -34,7 +34,7 @@ export const settingsCatalog: readonly SettingDefinition[] = [
   {
     key: 'artifacts_max_bytes_per_agent',
     description:
-      "Bytes each agent's live artifacts may take together (pending registrations at their declared size); a /register past it gets 413.",
+      "Bytes each agent's artifacts may take together (pending registrations at their declared size); a /register past it gets 413 once the agent's expired artifacts are purged.",
     schema: z
       .number()
       .int()
