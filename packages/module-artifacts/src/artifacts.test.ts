@@ -490,6 +490,8 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         expect((await register(600_000, 'quota/a.bin')).status).toBe(200);
         const over = await register(500_000, 'quota/b.bin');
         expect(over.status).toBe(413);
+        // The body was read whole: the connection stays usable (unlike a body refused while it arrived).
+        expect(over.headers.get('connection')).not.toBe('close');
         expect(over.body.error).toMatchObject({
           code: 'payload_too_large',
           message: expect.stringContaining('artifacts_max_bytes_per_agent'),

@@ -292,6 +292,16 @@ describe('kernel HTTP layer', () => {
     expect(next.body.error.code).toBe('rate_limited');
   });
 
+  it('closes the connection after a body refused while it arrived as too large', async () => {
+    const huge = await server.call(
+      'agent-toy/echo',
+      { agent_id: 'alice', padding: 'x'.repeat(1_100_000) },
+      { credential: server.bridgeKey },
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.headers.get('connection')).toBe('close');
+  });
+
   it('accepts Supabase-style apikey headers and answers CORS preflights', async () => {
     const response = await server.call('agent-toy/echo', { agent_id: 'alice', n: 1 }, { headers: { apikey: 'dk_alice' } });
     expect(response.status).toBe(200);

@@ -102,8 +102,10 @@ type Variables = RequestVariables;
 export function errorResponse(c: Context, error: AgentInfraError): Response {
   if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) c.header('Retry-After', String(error.retryAfterSeconds));
   if (error.status === 401) c.header('WWW-Authenticate', 'Bearer');
-  // The rest of the body is never read: close the connection so the client does not reuse it.
-  if (error instanceof PayloadTooLargeError || error instanceof RequestTimeoutError) c.header('Connection', 'close');
+  // A body refused while it arrived is never read to its end: close the connection so the client does not reuse it.
+  // (One parsed whole, refused later for a declared size or a quota, leaves the connection usable.)
+  const parsed = (c as Context<{ Variables: Variables }>).get('body') !== undefined;
+  if ((error instanceof PayloadTooLargeError || error instanceof RequestTimeoutError) && !parsed) c.header('Connection', 'close');
   return c.json(errorBody(error), error.status as 400);
 }
 
