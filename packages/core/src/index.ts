@@ -80,6 +80,7 @@ export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type Metri
 export { requestIdFrom } from './observability/request-observer.js';
 export { createListCursor, type ListCursor } from './pagination/list-cursor.js';
 export * from './ports/index.js';
+export { quotaReached } from './quota.js';
 export { agentIdSchema, instantSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';
 export { createGroupCommit, type GroupCommit, type ItemOutcome } from './services/group-commit.js';
 export type { LockAcquire, MemoryLock, MemoryLockOptions } from './services/memory-lock.js';

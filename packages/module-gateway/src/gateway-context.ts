@@ -5,7 +5,7 @@ import type { GatewayConfig } from './config.js';
 import type { TxtLookup } from './txt-lookup.js';
 
 /** Ports the gateway module asks the kernel for. */
-export type GatewayPorts = 'sql' | 'clock' | 'secretBox' | 'jobs' | 'logger' | 'metrics' | 'config';
+export type GatewayPorts = 'sql' | 'clock' | 'secretBox' | 'jobs' | 'logger' | 'metrics' | 'config' | 'settings';
 
 /** The kernel's ports plus the validated `gateway` config section. */
 export type GatewayDeps = ModuleDeps<GatewayPorts, GatewayConfig>;

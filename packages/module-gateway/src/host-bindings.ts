@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
+import { ConflictError, isoTimestamp, NotFoundError, newId, quotaReached, VerificationError } from '@agentinfra/core';
 import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import { CLAIM_RECORD_PREFIX } from './hostname.js';
@@ -53,6 +53,30 @@ export function createHostBindings(context: GatewayContext) {
     bound_at: isoTimestamp(row.bound_at),
   });
 
+  /**
+   * Refuses a claim of one more host when the agent already holds its quota
+   * (setting `gateway_max_hosts_per_agent`) of bound hosts and unexpired claims.
+   * @throws ConflictError (409, details `{ quota, used }`).
+   */
+  async function assertRoomForHost(agentId: string, at: number): Promise<void> {
+    const quota = await deps.settings.get<number>('gateway_max_hosts_per_agent');
+    const [bound, claiming] = await Promise.all([
+      knex()('gateway_hosts').where({ agent_id: agentId }).count({ n: '*' }).first(),
+      knex()('gateway_claims').where({ agent_id: agentId }).andWhere('expires_at', '>', at).count({ n: '*' }).first(),
+    ]);
+    const used = Number(bound?.n ?? 0) + Number(claiming?.n ?? 0);
+    if (used >= quota) {
+      throw quotaReached({
+        agentId,
+        used,
+        quota,
+        what: 'hosts',
+        setting: 'gateway_max_hosts_per_agent',
+        release: 'release one with /host/release first',
+      });
+    }
+  }
+
   return {
     /**
      * Binds `host` to `agent_id` once the TXT record
@@ -60,7 +84,8 @@ export function createHostBindings(context: GatewayContext) {
      * through the configured resolvers. The first call (or one after the
      * token expired) issues a token and fails with 422; a bound host
      * answers again as bound.
-     * @throws ConflictError when another agent holds the host;
+     * @throws ConflictError when another agent holds the host, or the agent holds its quota of hosts
+     *   (setting `gateway_max_hosts_per_agent`, bound and being claimed);
      *   VerificationError with `details: { record_name, record_value, expires_at, found? }` until the record resolves.
      */
     async claim(body: AgentHostRequest): Promise<ClaimHostResponse> {
@@ -73,6 +98,7 @@ export function createHostBindings(context: GatewayContext) {
       const recordName = `${CLAIM_RECORD_PREFIX}.${host}`;
       const at = now();
       let claim = (await knex()('gateway_claims').where({ agent_id: agentId, host }).first()) as ClaimRow | undefined;
+      if (!claim) await assertRoomForHost(agentId, at);
       if (!claim || claim.expires_at <= at) {
         claim = {
           agent_id: agentId,

@@ -1,3 +1,4 @@
+import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
@@ -18,12 +19,14 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
   let test: GatewayTestServer;
   let cleanup: () => Promise<void>;
   let clock: TestClock;
+  let db: SqlDatabase;
   const publish = (name: string, value: string) => dns.setTxt(name, value);
 
   beforeAll(async () => {
     dns = await startChallTestServer();
     const fixture = await create();
     cleanup = fixture.cleanup;
+    db = fixture.db;
     clock = testClock();
     test = await startGatewayTestServer({
       db: fixture.db,
@@ -230,5 +233,31 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
     expect((await test.gateway('/cert/renew', { host: 'unbound.example.test' }, 'bridge')).status).toBe(404);
     expect((await test.gateway('/cert/get', { agent_id: 'alice', host: 'app.alice.test' }, 'alice')).status).toBe(404);
     expect((await test.gateway('/cert/renew', {}, 'bridge')).body).toEqual({ orders: [] });
+  });
+
+  it("refuses a claim of another host past the agent's quota of bound and claimed hosts", async () => {
+    const setQuota = (value: number) =>
+      test.server.call('agent-identity/settings/set', { key: 'gateway_max_hosts_per_agent', value }, { credential: test.server.bridgeKey });
+    const counted = async (table: string, extra: (query: ReturnType<typeof db.knex>) => unknown = () => undefined) => {
+      const query = db.knex(table).where({ agent_id: 'bob' });
+      extra(query);
+      return Number(((await query.count({ n: '*' }).first()) as { n: number | string }).n);
+    };
+    const held =
+      (await counted('gateway_hosts')) + (await counted('gateway_claims', (query) => query.andWhere('expires_at', '>', clock.now())));
+    expect((await setQuota(held + 1)).status).toBe(200);
+    try {
+      expect((await test.gateway('/host/claim', { agent_id: 'bob', host: 'quota-a.bob.test' }, 'bob')).status).toBe(422);
+      const over = await test.gateway('/host/claim', { agent_id: 'bob', host: 'quota-b.bob.test' }, 'bob');
+      expect(over.status).toBe(409);
+      expect(over.body.error).toMatchObject({
+        message: expect.stringContaining('gateway_max_hosts_per_agent'),
+        details: { quota: held + 1, used: held + 1 },
+      });
+      // The claim being made counts; asking for its token again is not a new host.
+      expect((await test.gateway('/host/claim', { agent_id: 'bob', host: 'quota-a.bob.test' }, 'bob')).status).toBe(422);
+    } finally {
+      expect((await setQuota(100)).status).toBe(200);
+    }
   });
 });

@@ -16,7 +16,7 @@ export function createGatewayModule(extensions: GatewayExtensions = {}) {
   return defineModule({
     name: 'agent-gateway',
     description: 'Hostnames verified by DNS TXT records, ACME certificates with renewal, and IP reports.',
-    ports: ['sql', 'clock', 'secretBox', 'jobs', 'logger', 'metrics', 'config'],
+    ports: ['sql', 'clock', 'secretBox', 'jobs', 'logger', 'metrics', 'config', 'settings'],
     migrations: gatewayMigrations,
     permissions: gatewayPermissions,
     config: { key: 'gateway', schema: gatewayConfigSchema, env: gatewayEnv },

@@ -1,4 +1,4 @@
-import { type Clock, ConflictError, type SettingsService } from '@agentinfra/core';
+import { type Clock, quotaReached, type SettingsService } from '@agentinfra/core';
 import type { Knex } from 'knex';
 
 /** How long (ms) an agent's counted rows, and the quota setting, are trusted before they are read again. */
@@ -61,10 +61,7 @@ export function createRowQuota(options: {
       if (entry === undefined || now - entry.countedAt >= RECOUNT_MS) entry = await count(agentId, now);
       if (entry.rows >= quota && now - entry.countedAt >= RECOUNT_AT_QUOTA_MS) entry = await count(agentId, now);
       if (entry.rows >= quota) {
-        throw new ConflictError(`Agent "${agentId}" holds ${entry.rows} ${what}, its quota (setting ${setting}); ${release}.`, {
-          quota,
-          used: entry.rows,
-        });
+        throw quotaReached({ agentId, used: entry.rows, quota, what, setting, release });
       }
       entry.rows += 1;
     },

@@ -53,6 +53,24 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
       expect(listed.body.addresses).toEqual([`alice.bot+ops@${MAIL_DOMAIN}`, alice]);
     });
 
+    it("refuses an address past the agent's quota with 409, naming the setting", async () => {
+      const setQuota = (value: number) =>
+        t.server.call('agent-identity/settings/set', { key: 'postbox_max_addresses_per_agent', value }, t.bridge);
+      const held = Number(((await db.knex('postbox_addresses').where({ agent_id: 'bob' }).count({ n: '*' }).first()) as { n: number }).n);
+      expect((await setQuota(held + 1)).status).toBe(200);
+      try {
+        expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'bob-quota-1' }, 'bob')).status).toBe(200);
+        const over = await t.postbox('alloc', { agent_id: 'bob', local_part: 'bob-quota-2' }, 'bob');
+        expect(over.status).toBe(409);
+        expect(over.body.error).toMatchObject({
+          message: expect.stringContaining('postbox_max_addresses_per_agent'),
+          details: { quota: held + 1, used: held + 1 },
+        });
+      } finally {
+        expect((await setQuota(100)).status).toBe(200);
+      }
+    });
+
     it('refuses local parts that are not RFC 5321 Dot-strings with 400 naming local_part', async () => {
       const before = await count('postbox_addresses');
       for (const localPart of [

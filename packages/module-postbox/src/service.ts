@@ -6,6 +6,7 @@ import {
   NotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  quotaReached,
 } from '@agentinfra/core';
 import { z } from 'zod';
 import { createAcceptedRecipients } from './accepted-recipients.js';
@@ -139,7 +140,8 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * are case-insensitive here).
      * @throws InputError (400, field `local_part`) for a local part that is not an RFC 5321
      *   Dot-string of at most 64 octets; NotAllowedError (403) for a reserved role address
-     *   (`postbox.reservedLocalParts`: postmaster, abuse, admin …); ConflictError (409) when the address is taken.
+     *   (`postbox.reservedLocalParts`: postmaster, abuse, admin …); ConflictError (409) when the address is taken or
+     *   the agent holds its quota of addresses (setting `postbox_max_addresses_per_agent`).
      */
     async alloc(request: AllocRequest): Promise<AllocResponse> {
       const problem = localPartProblem(request.local_part);
@@ -150,6 +152,19 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
         );
       }
       const address = normalizeAddress(`${request.local_part}@${config.mailDomain}`);
+      const quota = await deps.settings.get<number>('postbox_max_addresses_per_agent');
+      const held = await knex()('postbox_addresses').where({ agent_id: request.agent_id }).count({ n: '*' }).first();
+      const used = Number(held?.n ?? 0);
+      if (used >= quota) {
+        throw quotaReached({
+          agentId: request.agent_id,
+          used,
+          quota,
+          what: 'addresses',
+          setting: 'postbox_max_addresses_per_agent',
+          release: 'an operator can raise it',
+        });
+      }
       try {
         await knex()('postbox_addresses').insert({ address, agent_id: request.agent_id, created_at: deps.clock.now() });
       } catch (error) {

@@ -24,7 +24,7 @@ export const schedulerModule = defineModule({
   name: 'agent-scheduler',
   description:
     'Cron and @every jobs that call back signed HTTPS URLs, with retries and run history; each instant fires once across replicas, delivered at least once.',
-  ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger', 'metrics'],
+  ports: ['sql', 'jobs', 'clock', 'delivery', 'secretBox', 'logger', 'metrics', 'settings'],
   migrations: schedulerMigrations,
   permissions: schedulerPermissions,
   config: { key: 'scheduler', schema: schedulerConfigSchema, env: schedulerEnv },

@@ -336,4 +336,27 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     expect(typeof row.secret_sealed).toBe('string');
     expect((row.secret_sealed as string).length).toBeGreaterThan(secret.length);
   });
+
+  it("refuses a new job past the agent's quota with 409, and still replaces or deletes its jobs", async () => {
+    const bridge = { credential: t.server.bridgeKey };
+    const setQuota = (value: number) =>
+      t.server.call('agent-identity/settings/set', { key: 'scheduler_max_jobs_per_agent', value }, bridge);
+    const held = Number(((await db.knex('scheduler_jobs').where({ agent_id: 'bob' }).count({ n: '*' }).first()) as { n: number }).n);
+    expect((await setQuota(held + 1)).status).toBe(200);
+    try {
+      const job = (name: string) => put({ name, cadence: '@every 1h' }, 'bob');
+      expect((await job('quota-one')).status).toBe(200);
+      const over = await job('quota-two');
+      expect(over.status).toBe(409);
+      expect(over.body.error).toMatchObject({
+        message: expect.stringContaining('scheduler_max_jobs_per_agent'),
+        details: { quota: held + 1, used: held + 1 },
+      });
+      expect((await job('quota-one')).status).toBe(200);
+      expect((await t.scheduler('job/delete', { agent_id: 'bob', name: 'quota-one' }, 'bob')).status).toBe(200);
+      expect((await job('quota-two')).status).toBe(200);
+    } finally {
+      expect((await setQuota(1_000)).status).toBe(200);
+    }
+  });
 });

@@ -6,6 +6,7 @@ import {
   isoTimestamp,
   NotFoundError,
   newId,
+  quotaReached,
   resealSealedColumn,
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
@@ -81,10 +82,24 @@ export function createSchedulerService(deps: SchedulerDeps) {
   async function upsert(
     body: PutJobRequest,
     cadence: Cadence,
+    quota: number,
   ): Promise<{ jobId: string; next: number | null; supersededQueueId: string | null }> {
     return knex().transaction(async (trx: Knex.Transaction) => {
       const now = deps.clock.now();
       const existing = await lockJob(trx, body.agent_id, body.name);
+      if (!existing) {
+        const used = Number((await trx(JOBS).where({ agent_id: body.agent_id }).count({ n: '*' }).first())?.n ?? 0);
+        if (used >= quota) {
+          throw quotaReached({
+            agentId: body.agent_id,
+            used,
+            quota,
+            what: 'scheduler jobs',
+            setting: 'scheduler_max_jobs_per_agent',
+            release: 'delete one with /job/delete first',
+          });
+        }
+      }
       const jobId = existing?.id ?? newId('job_');
       const keepSchedule =
         existing !== undefined &&
@@ -136,7 +151,8 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * scheduled from now. The secret is stored sealed and never returned.
      * @returns `{ job_id: 'job_…', name, next_run_at: ISO 8601 UTC }`.
      * @throws InputError (400) for a malformed body, an invalid cadence (with the reason) or a
-     *   callback URL refused by the SSRF rules (not HTTPS, private address, unresolvable).
+     *   callback URL refused by the SSRF rules (not HTTPS, private address, unresolvable); ConflictError (409)
+     *   for a new name when the agent holds its quota of jobs (setting `scheduler_max_jobs_per_agent`).
      */
     async putJob(body: PutJobRequest): Promise<PutJobResponse> {
       const cadence = parseCadence({
@@ -147,12 +163,14 @@ export function createSchedulerService(deps: SchedulerDeps) {
       });
       await checkTargetField(deps.delivery, body.callback_url, 'callback_url');
       let result: Awaited<ReturnType<typeof upsert>>;
+      // Read before the transaction: on SQLite the pool's one connection belongs to the transaction inside it.
+      const quota = await deps.settings.get<number>('scheduler_max_jobs_per_agent');
       try {
-        result = await upsert(body, cadence);
+        result = await upsert(body, cadence, quota);
       } catch (error) {
         // Two first puts of the same name raced: the loser updates the winner's row.
         if (!deps.sql.isUniqueViolation(error)) throw error;
-        result = await upsert(body, cadence);
+        result = await upsert(body, cadence, quota);
       }
       await cancelQueued([result.supersededQueueId]);
       return { job_id: result.jobId, name: body.name, next_run_at: isoTimestamp(result.next as number) };

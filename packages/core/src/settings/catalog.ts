@@ -57,6 +57,26 @@ export const settingsCatalog: readonly SettingDefinition[] = [
     default: 100_000,
   },
   {
+    key: 'postbox_max_addresses_per_agent',
+    description:
+      'Addresses (/alloc) each agent may hold, so that one agent cannot take every name of the mail domain; the next /alloc gets 409.',
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 100,
+  },
+  {
+    key: 'scheduler_max_jobs_per_agent',
+    description: 'Scheduler jobs each agent may hold (each calls back on its cadence); a /job/put of a new name gets 409 beyond it.',
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 1_000,
+  },
+  {
+    key: 'gateway_max_hosts_per_agent',
+    description:
+      'Hosts each agent may hold, bound or being claimed (every bound host orders certificates from the one ACME account); a /host/claim of another host gets 409.',
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 100,
+  },
+  {
     key: 'audit_retention_days',
     description:
       'Days audit events are kept before the hourly sweep removes them; the hash of the last removed event is kept, so the rest still verifies.',
