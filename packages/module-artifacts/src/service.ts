@@ -128,72 +128,100 @@ export function createArtifactsService(deps: ArtifactsDeps) {
   }
 
   /**
-   * Deletes artifacts (objects first, then grants and rows in one
-   * transaction, which also takes their bytes off their owners' usage).
-   * @returns how many.
+   * Restricts `query` to artifacts a sweep may delete at `at`: expired, or
+   * registered over `abandonPendingAfterSeconds` ago and still pending.
    */
-  async function purge(rows: ReadonlyArray<Pick<ArtifactRow, 'artifact_id' | 'object_key'>>): Promise<number> {
-    if (rows.length === 0) return 0;
-    const keys = rows.flatMap((row) => [uploadKeyOf(row.artifact_id), ...(row.object_key ? [row.object_key] : [])]);
-    await deps.blobStore.delete({ keys });
-    const ids = rows.map((row) => row.artifact_id);
-    await knex().transaction(async (trx) => {
-      // The rows this transaction deletes, locked first on PostgreSQL: a purge running beside it (two sweeps, a sweep
-      // and a /register reclaiming) then finds them gone and takes nothing off the usage twice.
-      const select = trx(ITEMS).select('agent_id', 'size').whereIn('artifact_id', ids).orderBy('artifact_id');
-      const deleting = (await (deps.sql.capabilities.multiProcess ? select.forUpdate() : select)) as Array<{
-        agent_id: string;
-        size: number | string;
-      }>;
+  function purgeable<Q extends Knex.QueryBuilder>(query: Q, at: number): Q {
+    return query.andWhere((where) => {
+      where
+        .where('expires_at', '<=', at)
+        .orWhere((pending) =>
+          pending.where({ status: 'pending' }).andWhere('created_at', '<=', at - config.abandonPendingAfterSeconds * 1000),
+        );
+    }) as Q;
+  }
+
+  /**
+   * Deletes those of `ids` that are still purgeable at `at` (checked again on
+   * the rows it locks, so an artifact committed meanwhile stays), with their
+   * grants, taking their bytes off their owners' usage in the same
+   * transaction, then deletes their objects. An object whose delete fails is
+   * left behind (and logged), never a row without its object.
+   * @returns how many artifacts were deleted.
+   */
+  async function purge(ids: readonly string[], at: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    const deleted = await knex().transaction(async (trx) => {
+      // Locked on PostgreSQL: a purge beside this one (two sweeps, a sweep and a /register reclaiming) waits, then finds
+      // them gone, and takes nothing off the usage twice.
+      const select = purgeable(
+        trx(ITEMS)
+          .select('artifact_id', 'agent_id', 'size', 'object_key')
+          .whereIn('artifact_id', [...ids]),
+        at,
+      ).orderBy('artifact_id');
+      const rows = (await (deps.sql.capabilities.multiProcess ? select.forUpdate() : select)) as Array<
+        Pick<ArtifactRow, 'artifact_id' | 'agent_id' | 'object_key'> & { size: number | string }
+      >;
+      if (rows.length === 0) return rows;
+      const found = rows.map((row) => row.artifact_id);
+      await trx(GRANTS).whereIn('artifact_id', found).delete();
+      await trx(ITEMS).whereIn('artifact_id', found).delete();
       const owners = new Map<string, number>();
-      for (const row of deleting) owners.set(row.agent_id, (owners.get(row.agent_id) ?? 0) + Number(row.size));
-      await trx(GRANTS).whereIn('artifact_id', ids).delete();
-      await trx(ITEMS).whereIn('artifact_id', ids).delete();
+      for (const row of rows) owners.set(row.agent_id, (owners.get(row.agent_id) ?? 0) + Number(row.size));
       // In agent order, so that two purges never wait for each other's usage rows in opposite orders.
       for (const [agentId, bytes] of [...owners].sort(([a], [b]) => (a < b ? -1 : 1))) {
         await trx(USAGE).where({ agent_id: agentId }).decrement('bytes', bytes);
       }
+      return rows;
     });
-    return rows.length;
+    if (deleted.length > 0) {
+      const keys = deleted.flatMap((row) => [uploadKeyOf(row.artifact_id), ...(row.object_key ? [row.object_key] : [])]);
+      await deps.blobStore.delete({ keys }).catch((error: unknown) => {
+        deps.logger.warn({ err: error, objects: keys.length }, 'artifacts: could not delete the objects of purged artifacts');
+      });
+    }
+    return deleted.length;
   }
 
   /**
-   * Sets every agent's usage to the sum of its artifacts' sizes. Register and
-   * purge keep it, so this changes nothing unless something did not: a
-   * replica of a build from before the quota serving beside this one during
-   * an upgrade. (On PostgreSQL a registration committing while this runs may
-   * be left out until the next recount.)
+   * Sets each agent's usage to the sum of its artifacts' sizes, one agent at a
+   * time with its usage row locked (so a register or purge of that agent is
+   * either wholly counted or not started). Register and purge keep it, so
+   * this changes nothing unless something did not: a replica of a build from
+   * before the quota serving beside this one during an upgrade.
    */
   async function recountUsage(): Promise<void> {
-    await knex().raw(
-      `insert into ${USAGE} (agent_id, bytes) select distinct agent_id, 0 from ${ITEMS}
-       where agent_id not in (select agent_id from ${USAGE})`,
-    );
-    await knex()(USAGE).update({
-      bytes: knex().raw(`(select coalesce(sum(size), 0) from ${ITEMS} where ${ITEMS}.agent_id = ${USAGE}.agent_id)`),
-    });
+    const agents = (await knex()
+      .select('agent_id')
+      .from(ITEMS)
+      .union((query) => query.select('agent_id').from(USAGE))) as Array<{ agent_id: string }>;
+    for (const { agent_id: agentId } of agents) {
+      await knex().transaction(async (trx) => {
+        await trx(USAGE).insert({ agent_id: agentId, bytes: 0 }).onConflict('agent_id').ignore();
+        const usage = trx(USAGE).where({ agent_id: agentId });
+        await (deps.sql.capabilities.multiProcess ? usage.clone().forUpdate() : usage.clone()).first();
+        const sum = (await trx(ITEMS).where({ agent_id: agentId }).sum({ bytes: 'size' }).first()) as { bytes: number | string | null };
+        await usage.update({ bytes: Number(sum?.bytes ?? 0) });
+      });
+    }
   }
 
   /**
    * Purges the agent's artifacts that expired and its registrations left
-   * uncommitted past `abandonPendingAfterSeconds` (at most one sweep batch),
-   * which the daily sweep would remove later: their bytes stop counting
-   * against its quota now. @returns how many were purged.
+   * uncommitted past `abandonPendingAfterSeconds` (up to one sweep batch of
+   * 200), which the daily sweep would remove later: their bytes stop
+   * counting against its quota now. @returns how many were purged.
    */
   async function reclaimFor(agentId: string): Promise<number> {
     const at = now();
-    const rows = (await knex()(ITEMS)
-      .select('artifact_id', 'object_key')
-      .where({ agent_id: agentId })
-      .andWhere((query) => {
-        query
-          .where('expires_at', '<=', at)
-          .orWhere((pending) =>
-            pending.where({ status: 'pending' }).andWhere('created_at', '<=', at - config.abandonPendingAfterSeconds * 1000),
-          );
-      })
-      .limit(SWEEP_BATCH)) as ArtifactRow[];
-    return purge(rows);
+    const rows = (await purgeable(knex()(ITEMS).select('artifact_id').where({ agent_id: agentId }), at).limit(SWEEP_BATCH)) as Array<{
+      artifact_id: string;
+    }>;
+    return purge(
+      rows.map((row) => row.artifact_id),
+      at,
+    );
   }
 
   /**
@@ -233,6 +261,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       });
     }
     let kept = false;
+    let bodyDone = false;
     try {
       const digest = await digestObject(deps.blobStore, objectKey);
       if (!digest || digest.size !== row.size) {
@@ -260,6 +289,8 @@ export function createArtifactsService(deps: ArtifactsDeps) {
             trx,
           });
         }
+        // Past here only the COMMIT itself can fail, and then whether it happened is unknown.
+        bodyDone = true;
         return count;
       });
       if (updated === 0) {
@@ -272,14 +303,15 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       kept = true;
     } catch (error) {
       // Bytes that do not match are dropped (the caller PUTs again). After any other failure (the database or the
-      // blob store was unavailable) they go back to the upload key, so that repeating the commit finds them, unless
-      // the row says the commit happened after all (a COMMIT whose answer was lost) or cannot be read: then they stay.
+      // blob store was unavailable) they go back to the upload key, so that repeating the commit finds them. Only
+      // when the COMMIT itself failed may it have happened all the same: then the row decides, and when it cannot
+      // be read the bytes stay where the row may point.
       if (!kept) {
         if (error instanceof VerificationError) {
           await deps.blobStore.delete({ keys: [objectKey] }).catch(() => undefined);
         } else {
-          const current = await loadRow(row.artifact_id).catch(() => null);
-          if (current?.status === 'pending' && !current.object_key) {
+          const current = bodyDone ? await loadRow(row.artifact_id).catch(() => null) : null;
+          if (!bodyDone || (current?.status === 'pending' && !current.object_key)) {
             await deps.blobStore.move({ from: objectKey, to: uploadKeyOf(row.artifact_id) }).catch(() => undefined);
           }
         }
@@ -525,21 +557,24 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       const at = now();
       const counts = { expired: 0, abandoned: 0, grants: 0 };
       for (;;) {
-        const rows = (await knex()(ITEMS)
-          .select('artifact_id', 'object_key')
-          .where('expires_at', '<=', at)
-          .limit(SWEEP_BATCH)) as ArtifactRow[];
-        counts.expired += await purge(rows);
+        const rows = (await knex()(ITEMS).select('artifact_id').where('expires_at', '<=', at).limit(SWEEP_BATCH)) as ArtifactRow[];
+        counts.expired += await purge(
+          rows.map((row) => row.artifact_id),
+          at,
+        );
         if (rows.length < SWEEP_BATCH) break;
       }
       const abandonBefore = at - config.abandonPendingAfterSeconds * 1000;
       for (;;) {
         const rows = (await knex()(ITEMS)
-          .select('artifact_id', 'object_key')
+          .select('artifact_id')
           .where({ status: 'pending' })
           .andWhere('created_at', '<=', abandonBefore)
           .limit(SWEEP_BATCH)) as ArtifactRow[];
-        counts.abandoned += await purge(rows);
+        counts.abandoned += await purge(
+          rows.map((row) => row.artifact_id),
+          at,
+        );
         if (rows.length < SWEEP_BATCH) break;
       }
       const endedBefore = at - RETAIN_ENDED_GRANTS_MS;

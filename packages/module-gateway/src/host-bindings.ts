@@ -70,9 +70,9 @@ export function createHostBindings(context: GatewayContext) {
         agentId,
         used,
         quota,
-        what: 'hosts',
+        what: 'hosts (bound, or claimed with an unexpired token)',
         setting: 'gateway_max_hosts_per_agent',
-        release: 'release one with /host/release first',
+        release: 'release a bound one with /host/release, or wait for unverified claims to expire',
       });
     }
   }
@@ -98,7 +98,8 @@ export function createHostBindings(context: GatewayContext) {
       const recordName = `${CLAIM_RECORD_PREFIX}.${host}`;
       const at = now();
       let claim = (await knex()('gateway_claims').where({ agent_id: agentId, host }).first()) as ClaimRow | undefined;
-      if (!claim) await assertRoomForHost(agentId, at);
+      // A claim whose token expired no longer counts: claiming the host again takes room like a new host.
+      if (!claim || claim.expires_at <= at) await assertRoomForHost(agentId, at);
       if (!claim || claim.expires_at <= at) {
         claim = {
           agent_id: agentId,

@@ -256,6 +256,19 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
       });
       // The claim being made counts; asking for its token again is not a new host.
       expect((await test.gateway('/host/claim', { agent_id: 'bob', host: 'quota-a.bob.test' }, 'bob')).status).toBe(422);
+
+      // Once quota-a's token expired it no longer counts, and claiming it again takes room like a new host.
+      const offset = clock.offsetMs;
+      clock.offsetMs += 8 * DAY_MS;
+      try {
+        const later =
+          (await counted('gateway_hosts')) + (await counted('gateway_claims', (query) => query.andWhere('expires_at', '>', clock.now())));
+        expect((await setQuota(later + 1)).status).toBe(200);
+        expect((await test.gateway('/host/claim', { agent_id: 'bob', host: 'quota-b.bob.test' }, 'bob')).status).toBe(422);
+        expect((await test.gateway('/host/claim', { agent_id: 'bob', host: 'quota-a.bob.test' }, 'bob')).status).toBe(409);
+      } finally {
+        clock.offsetMs = offset;
+      }
     } finally {
       expect((await setQuota(100)).status).toBe(200);
     }

@@ -81,7 +81,12 @@ describe('host command pieces', () => {
     const resolve = async (host: string) => {
       asked.push(host);
       if (host === 'gone.example') throw Object.assign(new Error('getaddrinfo ENOTFOUND gone.example'), { code: 'ENOTFOUND' });
-      return host === 'v6.example' ? { address: '2001:db8::7', family: 6 } : { address: '198.51.100.1', family: 4 };
+      return host === 'v6.example'
+        ? [{ address: '2001:db8::7', family: 6 }]
+        : [
+            { address: '198.51.100.1', family: 4 },
+            { address: '198.51.100.2', family: 4 },
+          ];
     };
     const { text: written, dropped } = await resolvePeerEndpoints(text, resolve);
     expect(asked.sort()).toEqual(['bob.example', 'gone.example', 'v6.example']);
@@ -97,6 +102,9 @@ describe('host command pieces', () => {
         .replace('Endpoint = v6.example:51823', 'Endpoint = [2001:db8::7]:51823'),
     );
     expect(await resolvePeerEndpoints(written, resolve)).toEqual({ text: written, dropped: [] });
+    // Rotating answers: the address the file already gives bob is kept while the name still has it.
+    const before = written.replace('198.51.100.1:51820', '198.51.100.2:51820');
+    expect((await resolvePeerEndpoints(text, resolve, before)).text).toBe(before);
   });
 });
 

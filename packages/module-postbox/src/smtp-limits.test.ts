@@ -65,6 +65,9 @@ describe('SMTP per-client limits', () => {
 
   it(`takes at most ${MAX_RECIPIENTS} recipients per message and answers 452 past that`, async () => {
     const addresses: string[] = [];
+    // More addresses than one agent may hold by default (postbox_max_addresses_per_agent, 100).
+    const raised = await t.server.call('agent-identity/settings/set', { key: 'postbox_max_addresses_per_agent', value: 1_000 }, t.bridge);
+    expect(raised.status).toBe(200);
     for (let i = 0; i <= MAX_RECIPIENTS; i += 1) {
       const allocated = await t.postbox('alloc', { agent_id: 'alice', local_part: `list${i}` }, 'alice');
       expect(allocated.status).toBe(200);

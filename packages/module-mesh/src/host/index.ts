@@ -10,7 +10,7 @@ export { type MeshHeartbeatOptions, type MeshHeartbeatResult, runMeshHeartbeat }
 export { MeshCallError, MeshHostError } from './host-error.js';
 export { generateHostKeyPair, type HostKeyPair, loadOrCreateHostKey, publicKeyOf } from './host-keys.js';
 export { type MeshConnection, meshCall, meshConnection, parseInterval } from './mesh-connection.js';
-export { type DroppedEndpoint, type NameLookup, resolvePeerEndpoints } from './peer-endpoints.js';
+export { type DroppedEndpoint, type NameLookup, type ResolvedAddress, resolvePeerEndpoints } from './peer-endpoints.js';
 export { stopSignal, waitOrStop } from './stop-signal.js';
 export { DEFAULT_WG_CONFIG_PATH, runWgConfig, type WgConfigOptions, type WgConfigResult } from './wg-config-host.js';
 export { fillPrivateKey } from './wg-config-text.js';

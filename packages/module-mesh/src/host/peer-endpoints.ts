@@ -5,8 +5,17 @@ import { parseEndpoint } from '../endpoint.js';
 /** How long (ms) a peer's endpoint name may take to resolve before it counts as not resolving. */
 const LOOKUP_TIMEOUT_MS = 5_000;
 
-/** Resolves a host name to one address (as `dns.lookup` does); rejects when it does not resolve. */
-export type NameLookup = (host: string) => Promise<{ address: string; family: number }>;
+/** One address of a name, as `dns.lookup` gives it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to its addresses, first the preferred one (as `dns.lookup` with `all` does); rejects when it does not resolve. */
+export type NameLookup = (host: string) => Promise<ResolvedAddress[]>;
+
+/** The system's resolver: `getaddrinfo` through `dns.lookup`, as wg itself resolves names. */
+const systemLookup: NameLookup = (host) => lookup(host, { all: true });
 
 /** A `[Peer]` whose `Endpoint` line was left out, and why. */
 export interface DroppedEndpoint {
@@ -18,20 +27,26 @@ export interface DroppedEndpoint {
 }
 
 /**
- * Lookups still running, by name: `dns.lookup` runs on libuv's thread pool
- * and cannot be cancelled, so a name whose lookup outlived its timeout is
- * not looked up again (taking another thread) until that one ends.
+ * Lookups still running, by resolver and name: `dns.lookup` runs on libuv's
+ * thread pool and cannot be cancelled, so a name whose lookup outlived its
+ * timeout is not looked up again (taking another thread) until that one ends.
  */
-const running = new Map<string, Promise<{ address: string; family: number }>>();
+const running = new WeakMap<NameLookup, Map<string, Promise<ResolvedAddress[]>>>();
 
-/** `resolve(host)` within {@link LOOKUP_TIMEOUT_MS}: the address, or the reason it has none. */
-async function resolveWithin(host: string, resolve: NameLookup): Promise<{ address: string; family: number } | { reason: string }> {
-  let lookup = running.get(host);
+/** `resolve(host)` within {@link LOOKUP_TIMEOUT_MS}: the addresses, or the reason there are none. */
+async function resolveWithin(host: string, resolve: NameLookup): Promise<ResolvedAddress[] | { reason: string }> {
+  let pending = running.get(resolve);
+  if (pending === undefined) {
+    pending = new Map();
+    running.set(resolve, pending);
+  }
+  let lookup = pending.get(host);
   if (lookup === undefined) {
-    lookup = resolve(host);
-    running.set(host, lookup);
-    const forget = () => running.delete(host);
-    lookup.then(forget, forget);
+    const started = resolve(host);
+    lookup = started;
+    pending.set(host, started);
+    const forget = () => pending.delete(host);
+    started.then(forget, forget);
   }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<{ reason: string }>((done) => {
@@ -40,7 +55,10 @@ async function resolveWithin(host: string, resolve: NameLookup): Promise<{ addre
   });
   try {
     return await Promise.race([
-      lookup.catch((error: unknown) => ({ reason: String((error as { code?: unknown }).code ?? 'unresolvable') })),
+      lookup.then(
+        (addresses) => (addresses.length > 0 ? addresses : { reason: 'ENODATA' }),
+        (error: unknown) => ({ reason: String((error as { code?: unknown }).code ?? 'unresolvable') }),
+      ),
       timeout,
     ]);
   } finally {
@@ -58,13 +76,17 @@ async function resolveWithin(host: string, resolve: NameLookup): Promise<{ addre
  * file is loaded: with addresses, nothing is resolved then. Without an
  * `Endpoint`, WireGuard waits for that peer to connect first and learns its
  * address then. IP endpoints are kept as they are; each distinct name is
- * looked up once, all at the same time.
+ * looked up once, all at the same time. When a name has several addresses
+ * and `previous` (the file as last written) gave the peer one of them, that
+ * one is kept, so that rotating DNS answers do not rewrite the file (and
+ * reset the peer's endpoint) on every pass.
  * @param resolve the resolver (default: the system's, `getaddrinfo` through `dns.lookup`, as wg itself uses).
  * @returns the text to write and the endpoints left out.
  */
 export async function resolvePeerEndpoints(
   text: string,
-  resolve: NameLookup = (host) => lookup(host),
+  resolve: NameLookup = systemLookup,
+  previous = '',
 ): Promise<{ text: string; dropped: DroppedEndpoint[] }> {
   const lines = text.split('\n');
   const endpointOf = (line: string) => {
@@ -75,9 +97,10 @@ export async function resolvePeerEndpoints(
   const names = new Set(lines.flatMap((line) => endpointOf(line)?.host ?? []));
   const answers = new Map(await Promise.all([...names].map(async (name) => [name, await resolveWithin(name, resolve)] as const)));
 
+  const written = previousEndpoints(previous);
   const dropped: DroppedEndpoint[] = [];
   let peer = '';
-  const written = lines.flatMap((line) => {
+  const out = lines.flatMap((line) => {
     const trimmed = line.trim();
     if (trimmed === '[Peer]') peer = '';
     const comment = /^#\s*(\S+)\s*$/.exec(trimmed)?.[1];
@@ -89,10 +112,27 @@ export async function resolvePeerEndpoints(
       dropped.push({ peer: peer || 'unnamed peer', endpoint: endpoint.value, reason: answer.reason });
       return [];
     }
-    const address = answer.family === 6 ? `[${answer.address}]` : answer.address;
-    return [`Endpoint = ${address}:${endpoint.port}`];
+    const literal = (entry: ResolvedAddress) => (entry.family === 6 ? `[${entry.address}]` : entry.address);
+    const before = written.get(peer);
+    const kept = answer.find((entry) => `${literal(entry)}:${endpoint.port}` === before);
+    return [`Endpoint = ${literal(kept ?? (answer[0] as ResolvedAddress))}:${endpoint.port}`];
   });
-  return { text: written.join('\n'), dropped };
+  return { text: out.join('\n'), dropped };
+}
+
+/** The `Endpoint` of each `[Peer]` of a wg-quick text, by the peer's `# <agent>` comment. */
+function previousEndpoints(text: string): Map<string, string> {
+  const endpoints = new Map<string, string>();
+  let peer = '';
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '[Peer]') peer = '';
+    const comment = /^#\s*(\S+)\s*$/.exec(trimmed)?.[1];
+    if (comment !== undefined && peer === '') peer = comment;
+    const endpoint = /^Endpoint\s*=\s*(\S+)\s*$/.exec(trimmed)?.[1];
+    if (endpoint !== undefined && peer !== '') endpoints.set(peer, endpoint);
+  }
+  return endpoints;
 }
 
 /** Whether an endpoint host is a DNS name (not an IPv4 address or a bracketed IPv6 one). */

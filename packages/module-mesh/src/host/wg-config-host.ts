@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { writeConfigFile } from './atomic-file.js';
 import { MeshCallError, MeshHostError } from './host-error.js';
 import { loadOrCreateHostKey } from './host-keys.js';
@@ -86,7 +87,8 @@ export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigRes
 
   const pass = async (signal?: AbortSignal): Promise<WgConfigResult> => {
     const text = await meshCall<string>(connection, '/wg_config', acting, { text: true, signal });
-    const checked = await resolvePeerEndpoints(fillPrivateKey(text, keys.privateKey));
+    const previous = await readFile(out, 'utf8').catch(() => '');
+    const checked = await resolvePeerEndpoints(fillPrivateKey(text, keys.privateKey), undefined, previous);
     const changed = await writeConfigFile(out, checked.text);
     const peers = checked.text.split('\n').filter((line) => line.trim() === '[Peer]').length;
     if (changed) {
