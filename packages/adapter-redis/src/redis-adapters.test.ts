@@ -157,13 +157,19 @@ describe('createRedisAdapters without a server', () => {
 });
 
 describe.runIf(redis.available)('Redis adapters when the server goes silent', () => {
-  it('fail a command already sent after commandTimeoutMs instead of waiting for ever', async () => {
+  /** Adapters (300 ms command timeout) talking to the test Redis through a TCP proxy the test can silence or cut. */
+  const behindProxy = async () => {
     const target = new URL(url);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     const proxied = new URL(url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
     const adapters = await createRedisAdapters({ url: proxied.toString(), keyPrefix, connectTimeoutMs: 1_000, commandTimeoutMs: 300 });
+    return { proxy, adapters };
+  };
+
+  it('fail a command already sent after commandTimeoutMs instead of waiting for ever', async () => {
+    const { proxy, adapters } = await behindProxy();
     try {
       expect(await adapters.rateLimiter.peek({ key: 'silent', windowMs: 1_000 })).toBe(0);
       // A dead host, a firewall dropping packets: the open connection goes silent without closing.
@@ -183,12 +189,7 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
   });
 
   it('mark a command never written (the connection is down, the client reconnecting) as unavailable (503)', async () => {
-    const target = new URL(url);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    const proxied = new URL(url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    const adapters = await createRedisAdapters({ url: proxied.toString(), keyPrefix, connectTimeoutMs: 1_000, commandTimeoutMs: 300 });
+    const { proxy, adapters } = await behindProxy();
     try {
       expect(await adapters.rateLimiter.peek({ key: 'cut', windowMs: 1_000 })).toBe(0);
       await proxy.cut();
