@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,12 +8,12 @@ import { post, type ServeProcess, startServe } from './serve-process.test-suppor
 
 const MiB = 1024 * 1024;
 
-/** Mounts a 32 MiB tmpfs at a new folder (root only); `null` with the reason when it cannot. */
+/** Mounts a 32 MiB tmpfs with 4,096 inodes at a new folder (root only); `null` with the reason when it cannot. */
 function mountSmallDisk(): { path: string } | { reason: string } {
   if (process.getuid?.() !== 0) return { reason: 'mounting a small tmpfs needs root' };
   const path = mkdtempSync(join(tmpdir(), 'agentinfra-disk-full-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', path], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m,nr_inodes=4096', 'tmpfs', path], { stdio: 'pipe' });
     return { path };
   } catch (error) {
     rmSync(path, { recursive: true, force: true });
@@ -118,6 +118,28 @@ describe.runIf('path' in disk)('agentinfra serve on a disk that fills up', () =>
 
     rmSync(filler);
     expect((await upload('big.bin', bytes)).status).toBe(200);
+  }, 30_000);
+
+  it('answers an upload with 507 when not even its temp file can be made (no inode left), and keeps serving', async () => {
+    const spares = join(root, 'spares');
+    mkdirSync(spares);
+    try {
+      for (let n = 0; ; n += 1) {
+        try {
+          writeFileSync(join(spares, String(n)), '');
+        } catch (error) {
+          expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+          break;
+        }
+      }
+      const refused = await upload('no-inode.bin', randomBytes(6 * MiB));
+      expect(refused.status).toBe(507);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_storage');
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    } finally {
+      rmSync(spares, { recursive: true, force: true });
+    }
+    expect((await upload('no-inode.bin', randomBytes(MiB))).status).toBe(200);
   }, 30_000);
 
   it('answers memory writes with 507 once the database cannot grow, and writes again after space is freed', async () => {
