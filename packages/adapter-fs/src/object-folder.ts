@@ -75,6 +75,19 @@ export async function removeStaleParts(tmp: string, now = Date.now()): Promise<n
   return removed;
 }
 
+/** Reads and drops up to {@link MAX_DRAIN_BYTES} of `source`; a source that fails while being read is left as it is. */
+async function drain(source: ByteSource): Promise<void> {
+  let drained = 0;
+  try {
+    for await (const chunk of source) {
+      drained += chunk.byteLength;
+      if (drained > MAX_DRAIN_BYTES) return;
+    }
+  } catch {
+    // The client went away: there is no one left to answer.
+  }
+}
+
 /** Creates the folders (synchronously, once), starts removing stale temp files, and returns the layout over `dir`. */
 export function createObjectFolder(options: { dir: string; durable: boolean }): ObjectFolder {
   const objects = join(options.dir, 'objects');
@@ -97,7 +110,15 @@ export function createObjectFolder(options: { dir: string; durable: boolean }): 
     pathOf,
     async write({ key, source, exactSize }) {
       const temp = join(tmp, `${randomUUID()}.part`);
-      const handle = await open(temp, 'wx');
+      let handle: FileHandle;
+      try {
+        handle = await open(temp, 'wx');
+      } catch (error) {
+        // No file to write to (no inode or descriptor left): read and drop a little of the body all the same, so that
+        // a client still sending gets the answer rather than a reset connection.
+        await drain(source);
+        throw error;
+      }
       let handleOpen = true;
       let written = 0;
       // One batch (about WRITE_BATCH bytes) is being written while the next one is received. Its failure (ENOSPC)

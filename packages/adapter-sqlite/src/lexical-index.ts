@@ -187,7 +187,9 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
       const keys = filterVisibilityKeys(filter);
       if (k === 0 || terms.length === 0 || keys.length === 0) return [];
       return attempt('query', async () => {
-        await indexQueued();
+        // A read answers even when the queue cannot be indexed now (a full disk): rows still queued are missed by this
+        // leg only, and a later flush indexes them.
+        await indexQueued().catch(() => undefined);
         return withConnection(knex, (db) => {
           const kept = selectiveTerms(
             terms,

@@ -37,11 +37,19 @@ describe.runIf('path' in disk)('agentinfra serve on a disk that fills up', () =>
   let server: ServeProcess;
   let deviceKey: string;
 
-  /** Fills the disk until `leaveBytes` are free. */
+  /** Fills the disk until about `leaveBytes` are free (the server writes meanwhile, so a smaller filler is tried on ENOSPC). */
   const fillTo = (leaveBytes: number) => {
     rmSync(filler, { force: true });
-    const stats = statfsSync(root);
-    writeFileSync(filler, Buffer.alloc(Math.max(0, stats.bavail * stats.bsize - leaveBytes)));
+    for (let margin = 0; ; margin += 256 * 1024) {
+      const stats = statfsSync(root);
+      try {
+        writeFileSync(filler, Buffer.alloc(Math.max(0, stats.bavail * stats.bsize - leaveBytes - margin)));
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC' || margin > 4 * MiB) throw error;
+        rmSync(filler, { force: true });
+      }
+    }
   };
   const upload = async (key: string, bytes: Buffer) => {
     const registered = await post(

@@ -338,6 +338,8 @@ describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ name, create
       expect(answer?.status).toBe(507);
       expect(answer?.body.error).toEqual({ code: 'insufficient_storage', message: expect.stringContaining('nothing was stored') });
       expect([await rows(), await vectors.count()]).toEqual(counts);
+      // Reads still answer while the database is full.
+      expect((await query('alice', 'disk full')).status).toBe(200);
     } finally {
       await db.knex.raw('pragma max_page_count = 4294967294');
     }
