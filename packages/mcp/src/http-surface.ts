@@ -40,6 +40,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...CORS, ...headers } });
 }
 
+/** The API's 429 for a refused request: the CONTRACT.md body and `Retry-After`. */
+function tooManyRequests(error: RateLimitError): Response {
+  return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
+}
+
 /** A JSON-RPC error response with no id (the request could not be read). */
 function rpcError(
   status: number,
@@ -96,7 +101,7 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         try {
           principal = await kernel.authenticate(credential, info ? { client: info.client } : undefined);
         } catch (error) {
-          if (error instanceof RateLimitError) return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
+          if (error instanceof RateLimitError) return tooManyRequests(error);
           throw error;
         }
         if (principal === null) {
@@ -127,7 +132,7 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
             await kernel.rateLimit(principal, { cost });
             return null;
           } catch (error) {
-            if (error instanceof RateLimitError) return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
+            if (error instanceof RateLimitError) return tooManyRequests(error);
             throw error;
           }
         };
