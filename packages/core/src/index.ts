@@ -80,7 +80,7 @@ export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type Metri
 export { requestIdFrom } from './observability/request-observer.js';
 export { createListCursor, type ListCursor } from './pagination/list-cursor.js';
 export * from './ports/index.js';
-export { quotaReached } from './quota.js';
+export { assertWithinQuota } from './quota.js';
 export { agentIdSchema, instantSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';
 export { createGroupCommit, type GroupCommit, type ItemOutcome } from './services/group-commit.js';
 export type { LockAcquire, MemoryLock, MemoryLockOptions } from './services/memory-lock.js';
@@ -96,6 +96,7 @@ export { type ResealSealedColumnOptions, resealSealedColumn, UnopenedSealedValue
 export { createAesGcmSecretBox, newMasterKey } from './services/secret-box.js';
 export { type SettingDefinition, settingsCatalog } from './settings/catalog.js';
 export type { SettingsService, SettingView } from './settings/settings-service.js';
+export { lockedWhen } from './sql-locking.js';
 export { newTimeOrderedId } from './time-ordered-id.js';
 export { COMMON_TERM_TTL_MS, COMMON_TERMS_MAX, type CommonTerms, createCommonTerms } from './vectors/common-terms.js';
 export { attachedRow, attachSql, insertShape, quoteIdentifier } from './vectors/companion-tables.js';

@@ -5,6 +5,7 @@ import {
   hashCredential,
   InputError,
   isoTimestamp,
+  lockedWhen,
   type ModuleDeps,
   NotFoundError,
   newCredential,
@@ -160,7 +161,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
           .whereIn('artifact_id', [...ids]),
         at,
       ).orderBy('artifact_id');
-      const rows = (await (deps.sql.capabilities.multiProcess ? select.forUpdate() : select)) as Array<
+      const rows = (await lockedWhen(select, deps.sql.capabilities.multiProcess)) as Array<
         Pick<ArtifactRow, 'artifact_id' | 'agent_id' | 'object_key'> & { size: number | string }
       >;
       if (rows.length === 0) return rows;
@@ -200,7 +201,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       await knex().transaction(async (trx) => {
         await trx(USAGE).insert({ agent_id: agentId, bytes: 0 }).onConflict('agent_id').ignore();
         const usage = trx(USAGE).where({ agent_id: agentId });
-        await (deps.sql.capabilities.multiProcess ? usage.clone().forUpdate() : usage.clone()).first();
+        await lockedWhen(usage.clone(), deps.sql.capabilities.multiProcess).first();
         const sum = (await trx(ITEMS).where({ agent_id: agentId }).sum({ bytes: 'size' }).first()) as { bytes: number | string | null };
         await usage.update({ bytes: Number(sum?.bytes ?? 0) });
       });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConflictError, isoTimestamp, NotFoundError, newId, quotaReached, VerificationError } from '@agentinfra/core';
+import { assertWithinQuota, ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
 import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import { CLAIM_RECORD_PREFIX } from './hostname.js';
@@ -65,16 +65,14 @@ export function createHostBindings(context: GatewayContext) {
       knex()('gateway_claims').where({ agent_id: agentId }).andWhere('expires_at', '>', at).count({ n: '*' }).first(),
     ]);
     const used = Number(bound?.n ?? 0) + Number(claiming?.n ?? 0);
-    if (used >= quota) {
-      throw quotaReached({
-        agentId,
-        used,
-        quota,
-        what: 'hosts (bound, or claimed with an unexpired token)',
-        setting: 'gateway_max_hosts_per_agent',
-        release: 'release a bound one with /host/release, or wait for unverified claims to expire',
-      });
-    }
+    assertWithinQuota({
+      agentId,
+      used,
+      quota,
+      what: 'hosts (bound, or claimed with an unexpired token)',
+      setting: 'gateway_max_hosts_per_agent',
+      release: 'release a bound one with /host/release, or wait for unverified claims to expire',
+    });
   }
 
   return {

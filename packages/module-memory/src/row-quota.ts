@@ -1,4 +1,4 @@
-import { type Clock, quotaReached, type SettingsService } from '@agentinfra/core';
+import { assertWithinQuota, type Clock, type SettingsService } from '@agentinfra/core';
 import type { Knex } from 'knex';
 
 /** How long (ms) an agent's counted rows, and the quota setting, are trusted before they are read again. */
@@ -60,9 +60,7 @@ export function createRowQuota(options: {
       let entry = counted.get(agentId);
       if (entry === undefined || now - entry.countedAt >= RECOUNT_MS) entry = await count(agentId, now);
       if (entry.rows >= quota && now - entry.countedAt >= RECOUNT_AT_QUOTA_MS) entry = await count(agentId, now);
-      if (entry.rows >= quota) {
-        throw quotaReached({ agentId, used: entry.rows, quota, what, setting, release });
-      }
+      assertWithinQuota({ agentId, used: entry.rows, quota, what, setting, release });
       entry.rows += 1;
     },
     release(agentId, rows) {

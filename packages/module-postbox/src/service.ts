@@ -1,4 +1,5 @@
 import {
+  assertWithinQuota,
   ConflictError,
   createListCursor,
   InputError,
@@ -6,7 +7,6 @@ import {
   NotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
-  quotaReached,
 } from '@agentinfra/core';
 import { z } from 'zod';
 import { createAcceptedRecipients } from './accepted-recipients.js';
@@ -155,16 +155,14 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       const quota = await deps.settings.get<number>('postbox_max_addresses_per_agent');
       const held = await knex()('postbox_addresses').where({ agent_id: request.agent_id }).count({ n: '*' }).first();
       const used = Number(held?.n ?? 0);
-      if (used >= quota) {
-        throw quotaReached({
-          agentId: request.agent_id,
-          used,
-          quota,
-          what: 'addresses',
-          setting: 'postbox_max_addresses_per_agent',
-          release: 'an operator can raise it',
-        });
-      }
+      assertWithinQuota({
+        agentId: request.agent_id,
+        used,
+        quota,
+        what: 'addresses',
+        setting: 'postbox_max_addresses_per_agent',
+        release: 'an operator can raise it',
+      });
       try {
         await knex()('postbox_addresses').insert({ address, agent_id: request.agent_id, created_at: deps.clock.now() });
       } catch (error) {

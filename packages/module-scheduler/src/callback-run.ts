@@ -1,8 +1,8 @@
-import { isoTimestamp, JobInterruptedError, newId } from '@agentinfra/core';
+import { isoTimestamp, JobInterruptedError, lockedWhen, newId } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import type { SchedulerConfig } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
-import { JOBS, type JobRow, lockedWhen, RUNS, type RunRow } from './job-rows.js';
+import { JOBS, type JobRow, RUNS, type RunRow } from './job-rows.js';
 import { createSchedulerMetrics } from './scheduler-metrics.js';
 import type { RunPayload } from './schemas.js';
 import { signingSecrets } from './secret-rotation.js';

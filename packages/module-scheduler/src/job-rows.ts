@@ -1,5 +1,4 @@
 import { isoTimestamp } from '@agentinfra/core';
-import type { Knex } from 'knex';
 import type { Cadence } from './cadence.js';
 import type { CatchUp, RunStatus, RunView } from './schemas.js';
 
@@ -84,11 +83,6 @@ export function runView(run: RunRow): RunView {
     started_at: run.started_at === null ? null : isoTimestamp(run.started_at),
     finished_at: run.finished_at === null ? null : isoTimestamp(run.finished_at),
   };
-}
-
-/** `query` with a row lock where several processes share the database (PostgreSQL); SQLite serialises writers itself. */
-export function lockedWhen<Q extends Knex.QueryBuilder>(query: Q, lock: boolean): Q {
-  return lock ? (query.forUpdate() as Q) : query;
 }
 
 /** SecretBox context of a job's signing secret (a sealed secret moved to another job fails to open). */

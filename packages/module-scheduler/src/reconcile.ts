@@ -1,6 +1,7 @@
+import { lockedWhen } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { scheduleNextFire } from './fire-chain.js';
-import { JOBS, type JobRow, lockedWhen, RUNS, type RunRow } from './job-rows.js';
+import { JOBS, type JobRow, RUNS, type RunRow } from './job-rows.js';
 import type { SchedulerDeps } from './service-deps.js';
 
 /** How long past due a fire, or how long unchanged a pending run, must be before reconcile looks at it. */

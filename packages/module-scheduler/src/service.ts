@@ -1,12 +1,13 @@
 import {
+  assertWithinQuota,
   ConflictError,
   checkTargetField,
   createListCursor,
   InputError,
   isoTimestamp,
+  lockedWhen,
   NotFoundError,
   newId,
-  quotaReached,
   resealSealedColumn,
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
@@ -16,7 +17,7 @@ import { type Cadence, parseCadence, sameCadence } from './cadence.js';
 import { createCallbackRunner } from './callback-run.js';
 import { schedulerConfigSchema } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
-import { cadenceColumns, cadenceOf, JOBS, type JobRow, lockedWhen, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
+import { cadenceColumns, cadenceOf, JOBS, type JobRow, RUNS, type RunRow, runView, secretContext } from './job-rows.js';
 import { jobKeyPrefix, QUEUE_MAX_ATTEMPTS, RUN_QUEUE_JOB, retryKey, runGroupOf } from './queue-keys.js';
 import { type ReconcileResult, reconcileScheduler } from './reconcile.js';
 import { pruneFinishedRuns } from './run-retention.js';
@@ -89,16 +90,14 @@ export function createSchedulerService(deps: SchedulerDeps) {
       const existing = await lockJob(trx, body.agent_id, body.name);
       if (!existing) {
         const used = Number((await trx(JOBS).where({ agent_id: body.agent_id }).count({ n: '*' }).first())?.n ?? 0);
-        if (used >= quota) {
-          throw quotaReached({
-            agentId: body.agent_id,
-            used,
-            quota,
-            what: 'scheduler jobs',
-            setting: 'scheduler_max_jobs_per_agent',
-            release: 'delete one with /job/delete first',
-          });
-        }
+        assertWithinQuota({
+          agentId: body.agent_id,
+          used,
+          quota,
+          what: 'scheduler jobs',
+          setting: 'scheduler_max_jobs_per_agent',
+          release: 'delete one with /job/delete first',
+        });
       }
       const jobId = existing?.id ?? newId('job_');
       const keepSchedule =
