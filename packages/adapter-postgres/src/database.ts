@@ -154,6 +154,9 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
     isUniqueViolation: (error: unknown) => sqlState(error) === UNIQUE_VIOLATION,
     vectorIndex: ({ table }) => createPgVectorIndex({ knex, table, ...(onNotice === undefined ? {} : { onNotice }) }),
     lexicalIndex: ({ table, source }) => createPgLexicalIndex({ knex, table, source }),
+    async lockInTransaction(trx, key) {
+      await trx.raw(`select pg_advisory_xact_lock(hashtextextended(current_schema() || ':' || ?, 0))`, [key]);
+    },
     async exclusive(options, work) {
       const connection = (await knex.client.acquireConnection()) as RawConnection;
       const lockKey = [options.key];

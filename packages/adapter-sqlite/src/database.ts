@@ -133,6 +133,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
       lexicalIndexes.add(index);
       return index;
     },
+    async lockInTransaction() {},
     exclusive(options, work) {
       const previous = exclusiveQueues.get(options.key) ?? Promise.resolve();
       const result = previous.then(work, work);

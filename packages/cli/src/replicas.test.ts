@@ -85,6 +85,23 @@ describe.runIf(available)('three replicas on PostgreSQL and Redis', () => {
     expect(statuses[100]).toBe(429);
   });
 
+  it('holds a per-agent quota across replicas: of 12 concurrent /alloc, exactly the quota succeed', async () => {
+    const [a, b, c] = replicas as [ServeProcess, ServeProcess, ServeProcess];
+    await post(a.url, 'agent-identity/agents/create', { agent_id: 'mailer', display_name: 'M' }, bridgeKey);
+    const key = (await post(b.url, 'agent-identity/device/issue', { agent_id: 'mailer', label: 'x' }, bridgeKey)).body.device_key;
+    const quota = { key: 'postbox_max_addresses_per_agent', value: 3 };
+    expect((await post(c.url, 'agent-identity/settings/set', quota, bridgeKey)).status).toBe(200);
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        post(replicas[index % 3]!.url, 'agent-postbox/alloc', { agent_id: 'mailer', local_part: `mailer-${index}` }, key).then(
+          (response) => response.status,
+        ),
+      ),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(9);
+  });
+
   it('keeps every acknowledged write when a replica is killed mid-load', async () => {
     await post(replicas[0]!.url, 'agent-identity/agents/create', { agent_id: 'writer', display_name: 'W' }, bridgeKey);
     const keys = await Promise.all(

@@ -54,24 +54,32 @@ export function createHostBindings(context: GatewayContext) {
   });
 
   /**
-   * Refuses a claim of one more host when the agent already holds its quota
-   * (setting `gateway_max_hosts_per_agent`) of bound hosts and unexpired claims.
+   * Stores a new claim (or replaces the agent's expired one for the same
+   * host) unless the agent already holds its quota (setting
+   * `gateway_max_hosts_per_agent`) of bound hosts and unexpired claims. The
+   * count and the insert run in one transaction under the agent's
+   * host-quota lock, so concurrent claims cannot pass the quota together.
    * @throws ConflictError (409, details `{ quota, used }`).
    */
-  async function assertRoomForHost(agentId: string, at: number): Promise<void> {
+  async function insertClaimWithinQuota(claim: ClaimRow): Promise<void> {
     const quota = await deps.settings.get<number>('gateway_max_hosts_per_agent');
-    const [bound, claiming] = await Promise.all([
-      knex()('gateway_hosts').where({ agent_id: agentId }).count({ n: '*' }).first(),
-      knex()('gateway_claims').where({ agent_id: agentId }).andWhere('expires_at', '>', at).count({ n: '*' }).first(),
-    ]);
-    const used = Number(bound?.n ?? 0) + Number(claiming?.n ?? 0);
-    assertWithinQuota({
-      agentId,
-      used,
-      quota,
-      what: 'hosts (bound, or claimed with an unexpired token)',
-      setting: 'gateway_max_hosts_per_agent',
-      release: 'release a bound one with /host/release, or wait for unverified claims to expire',
+    await knex().transaction(async (trx) => {
+      await deps.sql.lockInTransaction(trx, `gateway:hosts:${claim.agent_id}`);
+      const bound = await trx('gateway_hosts').where({ agent_id: claim.agent_id }).count({ n: '*' }).first();
+      const claiming = await trx('gateway_claims')
+        .where({ agent_id: claim.agent_id })
+        .andWhere('expires_at', '>', claim.created_at)
+        .count({ n: '*' })
+        .first();
+      assertWithinQuota({
+        agentId: claim.agent_id,
+        used: Number(bound?.n ?? 0) + Number(claiming?.n ?? 0),
+        quota,
+        what: 'hosts (bound, or claimed with an unexpired token)',
+        setting: 'gateway_max_hosts_per_agent',
+        release: 'release a bound one with /host/release, or wait for unverified claims to expire',
+      });
+      await trx('gateway_claims').insert(claim).onConflict(['agent_id', 'host']).merge(['token', 'created_at', 'expires_at']);
     });
   }
 
@@ -95,24 +103,23 @@ export function createHostBindings(context: GatewayContext) {
       }
       const recordName = `${CLAIM_RECORD_PREFIX}.${host}`;
       const at = now();
-      let claim = (await knex()('gateway_claims').where({ agent_id: agentId, host }).first()) as ClaimRow | undefined;
+      const claim = (await knex()('gateway_claims').where({ agent_id: agentId, host }).first()) as ClaimRow | undefined;
       // A claim whose token expired no longer counts: claiming the host again takes room like a new host.
-      if (!claim || claim.expires_at <= at) await assertRoomForHost(agentId, at);
       if (!claim || claim.expires_at <= at) {
-        claim = {
+        const fresh: ClaimRow = {
           agent_id: agentId,
           host,
           token: randomBytes(32).toString('base64url'),
           created_at: at,
           expires_at: at + config.claimTokenTtlDays * DAY_MS,
         };
-        await knex()('gateway_claims').insert(claim).onConflict(['agent_id', 'host']).merge(['token', 'created_at', 'expires_at']);
+        await insertClaimWithinQuota(fresh);
         throw new VerificationError(
           `Publish a TXT record ${recordName} with the value in details.record_value, then call /host/claim again.`,
           {
             record_name: recordName,
-            record_value: claim.token,
-            expires_at: isoTimestamp(claim.expires_at),
+            record_value: fresh.token,
+            expires_at: isoTimestamp(fresh.expires_at),
           },
         );
       }

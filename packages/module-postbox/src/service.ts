@@ -153,18 +153,20 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       }
       const address = normalizeAddress(`${request.local_part}@${config.mailDomain}`);
       const quota = await deps.settings.get<number>('postbox_max_addresses_per_agent');
-      const held = await knex()('postbox_addresses').where({ agent_id: request.agent_id }).count({ n: '*' }).first();
-      const used = Number(held?.n ?? 0);
-      assertWithinQuota({
-        agentId: request.agent_id,
-        used,
-        quota,
-        what: 'addresses',
-        setting: 'postbox_max_addresses_per_agent',
-        release: 'an operator can raise it',
-      });
       try {
-        await knex()('postbox_addresses').insert({ address, agent_id: request.agent_id, created_at: deps.clock.now() });
+        await knex().transaction(async (trx) => {
+          await deps.sql.lockInTransaction(trx, `postbox:addresses:${request.agent_id}`);
+          const held = await trx('postbox_addresses').where({ agent_id: request.agent_id }).count({ n: '*' }).first();
+          assertWithinQuota({
+            agentId: request.agent_id,
+            used: Number(held?.n ?? 0),
+            quota,
+            what: 'addresses',
+            setting: 'postbox_max_addresses_per_agent',
+            release: 'an operator can raise it',
+          });
+          await trx('postbox_addresses').insert({ address, agent_id: request.agent_id, created_at: deps.clock.now() });
+        });
       } catch (error) {
         if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`The address "${address}" is taken.`);
         throw error;

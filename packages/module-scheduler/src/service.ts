@@ -89,6 +89,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
       const now = deps.clock.now();
       const existing = await lockJob(trx, body.agent_id, body.name);
       if (!existing) {
+        await deps.sql.lockInTransaction(trx, `scheduler:jobs:${body.agent_id}`);
         const used = Number((await trx(JOBS).where({ agent_id: body.agent_id }).count({ n: '*' }).first())?.n ?? 0);
         assertWithinQuota({
           agentId: body.agent_id,

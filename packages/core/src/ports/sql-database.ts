@@ -54,6 +54,16 @@ export interface SqlDatabase {
    * @returns what `work` returns; the lock is released when it settles.
    */
   exclusive<T>(options: { key: string }, work: () => Promise<T>): Promise<T>;
+  /**
+   * Holds the lock named `key` until `trx` commits or rolls back, so that
+   * transactions taking the same key run their check-then-write one after
+   * another — e.g. a per-agent quota: count the agent's rows, then insert,
+   * with no other creator in between (in any process). PostgreSQL: a
+   * transaction-scoped advisory lock (`pg_advisory_xact_lock`) on the key
+   * within the schema; SQLite: nothing more to do, a transaction holds the
+   * file's one connection until it ends.
+   */
+  lockInTransaction(trx: Knex.Transaction, key: string): Promise<void>;
   /** Closes the pool. Further calls fail. */
   close(): Promise<void>;
 }

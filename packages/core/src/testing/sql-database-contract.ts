@@ -260,6 +260,23 @@ export function runSqlDatabaseContract({ name, create }: SqlDatabaseContractOpti
       expect(overlapped).toBe(false);
     });
 
+    it('serialises check-then-insert transactions that take the same lock', async () => {
+      const quota = 3;
+      const attempts = Array.from({ length: 12 }, (_, index) =>
+        database().knex.transaction(async (trx) => {
+          await database().lockInTransaction(trx, 'contract:quota');
+          const held = await trx<ItemRow>(TABLE).where('id', 'like', 'quota-%').count({ n: '*' }).first();
+          if (Number(held?.n ?? 0) >= quota) return false;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await trx<ItemRow>(TABLE).insert(item(`quota-${String(index).padStart(2, '0')}`, { qty: index }));
+          return true;
+        }),
+      );
+      const created = (await Promise.all(attempts)).filter(Boolean);
+      expect(created).toHaveLength(quota);
+      expect(Number((await items().where('id', 'like', 'quota-%').count({ n: '*' }).first())?.n)).toBe(quota);
+    });
+
     it('answers ping', async () => {
       await expect(database().ping()).resolves.toBeUndefined();
     });
