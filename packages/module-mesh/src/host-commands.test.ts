@@ -209,7 +209,7 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
     expect(result.peers).toBe(peers.size);
     expect(peers.get('mallory')?.PublicKey).toBeDefined();
     expect(peers.get('mallory')?.Endpoint).toBeUndefined();
-    expect(peers.get('bob')?.Endpoint).toBe('10.0.0.2:51820');
+    expect(peers.get('carol')?.Endpoint).toBe('10.0.0.3:51820');
     expect(lines.slice(before).join('\n')).toMatch(
       /peer mallory: its endpoint mallory\.agentinfra\.invalid:51820 does not resolve here \((ENOTFOUND|EAI_AGAIN)\); written without Endpoint/,
     );

@@ -245,6 +245,39 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect((await t.mesh('acl/revoke', acl('bob', 'alice', 'udp', 53), 'alice')).body).toEqual({ revoked: 1 });
     });
 
+    it('keeps a peer that from_agent removed out: to_agent cannot put it back until from_agent opens a port to it or the operator does', async () => {
+      const netmapPeers = async (agent: 'alice' | 'bob') =>
+        (await t.mesh('netmap', {}, agent)).body.peers.map((peer: { agent_id: string }) => peer.agent_id) as string[];
+      // alice refused bob in the test before; the operator's put lifts that.
+      expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), 'bob')).status).toBe(409);
+      expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), t.bridge)).status).toBe(200);
+      expect(await netmapPeers('alice')).toContain('bob');
+      // bob removing his own grant is no refusal; alice removing it is.
+      expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 7), 'bob')).body).toEqual({ revoked: 1 });
+      expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), 'bob')).status).toBe(200);
+      expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 7), 'alice')).body).toEqual({ revoked: 1 });
+      for (const again of [acl('alice', 'bob', 'tcp', 7), acl('alice', 'bob', 'udp', 9), acl('alice', 'bob', 'icmp', 0)]) {
+        const refused = await t.mesh('acl/put', again, 'bob');
+        expect(refused.status).toBe(409);
+        expect(refused.body.error).toMatchObject({ code: 'conflict', details: { refused_by: 'alice' } });
+      }
+      expect(await db.knex('mesh_acls').where({ from_agent: 'alice', to_agent: 'bob' }).first()).toBeUndefined();
+      expect(await netmapPeers('alice')).not.toContain('bob');
+      // The refusal is alice's of bob only: bob may still open ports to others, and others to alice.
+      expect((await t.mesh('acl/put', acl('carol', 'bob', 'tcp', 7), 'bob')).status).toBe(200);
+      // alice opening a port of her own to bob asks for the peer: bob may grant again.
+      expect((await t.mesh('acl/put', acl('bob', 'alice', 'tcp', 8), 'alice')).status).toBe(200);
+      expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), 'bob')).status).toBe(200);
+      for (const cleanup of [
+        acl('alice', 'bob', 'tcp', 7),
+        acl('alice', 'bob', 'tcp', 8),
+        acl('bob', 'alice', 'tcp', 8),
+        acl('carol', 'bob', 'tcp', 7),
+      ]) {
+        await t.mesh('acl/revoke', cleanup, t.bridge);
+      }
+    });
+
     it('shows in /netmap the peers the caller may reach or that may reach it, and only the ACLs involving it', async () => {
       await t.mesh('acl/put', acl('gw-c', 'gw-a', 'icmp', 0), t.bridge);
       await t.mesh('acl/put', acl('gw-b', 'gw-d', 'tcp', 443), t.bridge);
@@ -259,6 +292,7 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
         online: true,
         last_seen: expect.stringMatching(ISO_MS),
       });
+      expect(netmap.body.peers[1]).toMatchObject({ agent_id: 'gw-c', endpoint: null });
       expect(netmap.body.acls).toEqual([acl('gw-a', 'gw-b', 'tcp', 8080), acl('gw-c', 'gw-a', 'icmp', 0)]);
       expect(netmap.body.self).toMatchObject({ agent_id: 'gw-a', address: addresses['gw-a'] });
       const lonely = await t.mesh('netmap', {}, 'carol');
@@ -293,7 +327,11 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
         PersistentKeepalive: '25',
         PresharedKey: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
       });
-      expect(peers.get('gw-c')?.Endpoint).toBe('gw-c.example.net:51822');
+      // gw-c may reach gw-a, not the other way round: gw-a learns gw-c's endpoint from gw-c's handshake, and is not shown it.
+      expect(peers.get('gw-c')).toMatchObject({ AllowedIPs: `${addresses['gw-c']}/32`, PersistentKeepalive: '25' });
+      expect(peers.get('gw-c')?.Endpoint).toBeUndefined();
+      const ofC = configPeers((await t.mesh('wg_config', { agent_id: 'gw-c' }, t.bridge)).body.config);
+      expect(ofC.get('gw-a')?.Endpoint).toBe('203.0.113.1:51820');
       const [postUp] = configValues(config, 'PostUp');
       expect(postUp).toContain(`ip saddr { ${addresses['gw-c']} } meta l4proto icmp accept`);
       expect(postUp).not.toContain('dport');

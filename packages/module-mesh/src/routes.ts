@@ -37,6 +37,10 @@ function requireAgent(agentId: string): string {
   return agentId;
 }
 
+/** The agent an ACL call acts as (refusals are an agent's own), `null` for the bridge key; `principal` is set on every `agent` route. */
+const actorOf = (principal: Principal | null): string | null =>
+  principal === null || principal.kind === 'bridge' ? null : principal.agentId;
+
 /** agent-mesh routes (SPEC.md §4 agent-mesh, CONTRACT.md response shapes). */
 export const meshRoutes = [
   route({
@@ -63,30 +67,31 @@ export const meshRoutes = [
   route({
     path: '/acl/put',
     summary: 'Let from_agent reach to_agent on port/proto (authorised by to_agent or the bridge key). Idempotent.',
-    description: 'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL.',
+    description:
+      'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL. Answers 409 while from_agent refuses to_agent (from_agent removed such an ACL itself); from_agent opening a port of its own to to_agent, or the operator putting the ACL, lifts that.',
     effects: { idempotent: true },
     request: aclRequestSchema,
     response: aclViewSchema,
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent] },
-    handler: ({ body, service }) => service.putAcl(body),
+    handler: ({ body, principal, service }) => service.putAcl(body, actorOf(principal)),
   }),
   route({
     path: '/acl/revoke',
     summary: 'Remove an ACL (authorised by to_agent, by from_agent, or the bridge key). Idempotent.',
     description:
-      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent withdraws the access it granted, from_agent refuses a peer it did not ask for in its WireGuard configuration. Returns how many rules were removed.',
+      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent withdraws the access it granted, from_agent refuses a peer it did not ask for in its WireGuard configuration (to_agent cannot then put an ACL toward from_agent again until from_agent opens a port to it). Returns how many rules were removed.',
     effects: { destructive: true, idempotent: true },
     request: aclRequestSchema,
     response: revokeAclResponseSchema,
     // from_agent too: an ACL puts to_agent's peer (and its endpoint) into from_agent's configuration, so from_agent may refuse it.
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent, body.from_agent] },
-    handler: ({ body, service }) => service.revokeAcl(body),
+    handler: ({ body, principal, service }) => service.revokeAcl(body, actorOf(principal)),
   }),
   route({
     path: '/netmap',
     summary: 'The caller’s own peer, the peers it may reach or that may reach it, and the ACLs that involve it.',
     description:
-      'The agent’s own mesh peer, the peers it may reach or that may reach it (with online status and last_seen), and the ACLs that involve it.',
+      'The agent’s own mesh peer, the peers it may reach or that may reach it (with online status and last_seen; the endpoint only of those it may reach), and the ACLs that involve it.',
     effects: { readOnly: true, idempotent: true },
     request: agentOnlyRequestSchema,
     response: netmapResponseSchema,

@@ -46,12 +46,16 @@ export type AclView = z.output<typeof aclViewSchema>;
 export const revokeAclResponseSchema = z.object({ revoked: z.number().int() });
 export type RevokeAclResponse = z.output<typeof revokeAclResponseSchema>;
 
-/** A peer as /netmap shows it: `online` when seen within the configured window. */
+/**
+ * A peer as /netmap shows it: `online` when seen within the configured
+ * window; `endpoint` is `null` for a peer the caller may not reach (it only
+ * connects to the caller, which learns its endpoint from the handshake).
+ */
 export const peerViewSchema = z.object({
   agent_id: z.string(),
   address: z.string(),
   pubkey: z.string(),
-  endpoint: z.string(),
+  endpoint: z.string().nullable(),
   online: z.boolean(),
   last_seen: instantSchema,
 });

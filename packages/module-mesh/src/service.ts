@@ -64,6 +64,15 @@ const byAcl = (x: AclRow, y: AclRow) =>
   byCodeUnit(x.from_agent, y.from_agent) || byCodeUnit(x.to_agent, y.to_agent) || byCodeUnit(x.proto, y.proto) || x.port - y.port;
 
 /**
+ * The agents an ACL lets `agentId` reach. Only their endpoints are shown to
+ * it: a peer that may only reach `agentId` connects first, and WireGuard
+ * learns its endpoint from that handshake.
+ */
+function reachableFrom(agentId: string, acls: readonly AclRow[]): Set<string> {
+  return new Set(acls.filter((acl) => acl.from_agent === agentId).map((acl) => acl.to_agent));
+}
+
+/**
  * agent-mesh without HTTP: the coordination plane of a WireGuard mesh
  * between agents (like headscale or NetBird's management server). It stores
  * public keys, endpoints, mesh addresses, ACLs and pairwise PSKs (sealed
@@ -80,17 +89,24 @@ export function createMeshService(deps: MeshDeps) {
   const onlineWindowMs = deps.moduleConfig.onlineWindowSeconds * 1000;
   const reseal = createPskReseal({ sql: deps.sql, secretBox: deps.secretBox });
 
-  const view = (row: PeerRow, at: number): PeerView => ({
+  /** @param showEndpoint false for a peer the viewer may not reach: it only answers the viewer's peer, so its endpoint stays hidden. */
+  const view = (row: PeerRow, at: number, showEndpoint = true): PeerView => ({
     agent_id: row.agent_id,
     address: row.address,
     pubkey: row.pubkey,
-    endpoint: row.endpoint,
+    endpoint: showEndpoint ? row.endpoint : null,
     online: at - Number(row.last_seen) <= onlineWindowMs,
     last_seen: isoTimestamp(Number(row.last_seen)),
   });
 
   async function peerOf(agentId: string, db: Knex = knex()): Promise<PeerRow | undefined> {
     return (await db('mesh_peers').where({ agent_id: agentId }).first()) as PeerRow | undefined;
+  }
+
+  /** Orders /acl/put and /acl/revoke of one pair (either direction), so a refusal and a put never cross. */
+  async function lockPair(trx: Knex.Transaction, acl: AclRequest): Promise<void> {
+    const pair = orderedPair(acl.from_agent, acl.to_agent);
+    await deps.sql.lockInTransaction(trx, `mesh:acl-pair:${pair.a}\n${pair.b}`);
   }
 
   async function requirePeers(agents: readonly string[], what: string): Promise<void> {
@@ -246,23 +262,57 @@ export function createMeshService(deps: MeshDeps) {
 
     /**
      * Lets `from_agent` reach `to_agent` on `port`/`proto`. Idempotent.
-     * @throws NotFoundError when either agent has no registered peer.
+     * Refused while `from_agent` refuses `to_agent` (it removed such an ACL
+     * itself, see {@link revokeAcl}), unless the operator puts it. Putting an
+     * ACL also ends `to_agent`'s own refusal of `from_agent`: opening one of
+     * its ports to that peer is asking for it.
+     * @param actor the agent the caller acts as, `null` for the bridge key.
+     * @throws NotFoundError when either agent has no registered peer;
+     *   ConflictError (409, details `{ refused_by }`) while `from_agent` refuses `to_agent`.
      */
-    async putAcl(acl: AclRequest): Promise<AclView> {
+    async putAcl(acl: AclRequest, actor: string | null): Promise<AclView> {
       await requirePeers([acl.from_agent, acl.to_agent], 'Cannot put the ACL');
-      await knex()('mesh_acls')
-        .insert({ ...acl, created_at: now() })
-        .onConflict(['from_agent', 'to_agent', 'proto', 'port'])
-        .ignore();
+      await knex().transaction(async (trx) => {
+        await lockPair(trx, acl);
+        const refusal = trx('mesh_acl_refusals').where({ refuser: acl.from_agent, refused: acl.to_agent });
+        if (actor === null) await refusal.delete();
+        else if (await refusal.first()) {
+          throw new ConflictError(
+            `Agent "${acl.from_agent}" removed an ACL of "${acl.to_agent}" and refuses its peer; only the operator, or "${acl.from_agent}" opening one of its own ports to "${acl.to_agent}", can lift that.`,
+            { refused_by: acl.from_agent },
+          );
+        }
+        await trx('mesh_acl_refusals').where({ refuser: acl.to_agent, refused: acl.from_agent }).delete();
+        await trx('mesh_acls')
+          .insert({ ...acl, created_at: now() })
+          .onConflict(['from_agent', 'to_agent', 'proto', 'port'])
+          .ignore();
+      });
       return { from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto };
     },
 
-    /** Removes an ACL. Idempotent. @returns `{ revoked }`: 1 when it existed, else 0. */
-    async revokeAcl(acl: AclRequest): Promise<RevokeAclResponse> {
-      const revoked = await knex()('mesh_acls')
-        .where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port })
-        .delete();
-      return { revoked };
+    /**
+     * Removes an ACL. Idempotent. When `from_agent` itself removes it, it
+     * also records that `from_agent` refuses `to_agent`: later /acl/put calls
+     * of `to_agent` toward `from_agent` (any port) answer 409 until the
+     * operator puts one or `from_agent` opens a port of its own to `to_agent`.
+     * @param actor the agent the caller acts as, `null` for the bridge key.
+     * @returns `{ revoked }`: 1 when it existed, else 0.
+     */
+    async revokeAcl(acl: AclRequest, actor: string | null): Promise<RevokeAclResponse> {
+      return knex().transaction(async (trx) => {
+        await lockPair(trx, acl);
+        const revoked = await trx('mesh_acls')
+          .where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port })
+          .delete();
+        if (actor === acl.from_agent) {
+          await trx('mesh_acl_refusals')
+            .insert({ refuser: acl.from_agent, refused: acl.to_agent, created_at: now() })
+            .onConflict(['refuser', 'refused'])
+            .ignore();
+        }
+        return { revoked };
+      });
     },
 
     /**
@@ -276,7 +326,7 @@ export function createMeshService(deps: MeshDeps) {
       const [self, acls, visible] = await Promise.all([peerOf(body.agent_id), aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
       return {
         self: self ? view(self, at) : null,
-        peers: [...visible.values()].map((row) => view(row, at)),
+        peers: [...visible.values()].map((row) => view(row, at, reachableFrom(body.agent_id, acls).has(row.agent_id))),
         acls: acls.map((acl) => ({ from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto })),
       };
     },
@@ -298,6 +348,7 @@ export function createMeshService(deps: MeshDeps) {
         const from = acl.to_agent === body.agent_id ? visible.get(acl.from_agent) : undefined;
         return from ? [{ address: from.address, proto: acl.proto, port: acl.port }] : [];
       });
+      const reachable = reachableFrom(body.agent_id, acls);
       const endpoint = parseEndpoint(self.endpoint);
       if ('problem' in endpoint) throw new Error(`Stored endpoint of "${body.agent_id}" is invalid: ${endpoint.problem}.`);
       const config = renderWgQuickConfig({
@@ -311,7 +362,7 @@ export function createMeshService(deps: MeshDeps) {
           publicKey: peer.pubkey,
           presharedKey: keys.get(peer.agent_id) as string,
           allowedIp: pool.hostRoute(peer.address),
-          endpoint: peer.endpoint,
+          endpoint: reachable.has(peer.agent_id) ? peer.endpoint : null,
         })),
       });
       return { config };

@@ -8,7 +8,8 @@ export interface WgQuickPeer {
   presharedKey: string;
   /** The peer's mesh address as a host route, e.g. `100.64.0.2/32`. */
   allowedIp: string;
-  endpoint: string;
+  /** `<host>:<port>`, or `null` to leave `Endpoint` out (WireGuard then learns it from the peer's first handshake). */
+  endpoint: string | null;
 }
 
 /** Everything a caller's wg-quick file holds. */
@@ -52,8 +53,8 @@ export function renderWgQuickConfig(config: WgQuickConfig): string {
       `PublicKey = ${peer.publicKey}`,
       `PresharedKey = ${peer.presharedKey}`,
       `AllowedIPs = ${peer.allowedIp}`,
-      `Endpoint = ${peer.endpoint}`,
     );
+    if (peer.endpoint !== null) lines.push(`Endpoint = ${peer.endpoint}`);
     if (config.keepaliveSeconds > 0) lines.push(`PersistentKeepalive = ${config.keepaliveSeconds}`);
   }
   return `${lines.join('\n')}\n`;

@@ -129,6 +129,10 @@ describe.runIf(runs).each(sqlDatabases())('a real WireGuard mesh from /wg_config
     expect(await pingable(lab.a, hosts.bob.address, 10)).toBe(true);
     expect(await tcp(lab.a, hosts.bob.address, 8080)).toBe('port 8080');
     expect(await tcp(lab.a, hosts.bob.address, 9090)).toBe('timeout');
+    // alice may reach bob, not the other way round: bob's file has no Endpoint for alice, WireGuard learned it from her handshake.
+    expect(configPeers(await readFile(hosts.bob.conf, 'utf8')).get('alice')?.Endpoint).toBeUndefined();
+    const [, peer] = (await lab.exec(lab.b, 'wg', ['show', lab.b.iface, 'dump'])).trim().split('\n');
+    expect(peer?.split('\t')[2]).toBe(`${lab.a.underlay}:51820`);
   });
 
   it('keeps working after /psk/rotate once both sides refreshed their config, and not with one side stale', async () => {

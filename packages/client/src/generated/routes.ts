@@ -664,7 +664,7 @@ export interface Routes {
         agent_id: string;
         address: string;
         pubkey: string;
-        endpoint: string;
+        endpoint: string | null;
         online: boolean;
         last_seen: string;
       } | null;
@@ -672,7 +672,7 @@ export interface Routes {
         agent_id: string;
         address: string;
         pubkey: string;
-        endpoint: string;
+        endpoint: string | null;
         online: boolean;
         last_seen: string;
       }>;
