@@ -69,6 +69,7 @@ export function createHostBindings(context: GatewayContext) {
       const claiming = await trx('gateway_claims')
         .where({ agent_id: claim.agent_id })
         .andWhere('expires_at', '>', claim.created_at)
+        .whereNot({ host: claim.host })
         .count({ n: '*' })
         .first();
       assertWithinQuota({
