@@ -245,37 +245,41 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect((await t.mesh('acl/revoke', acl('bob', 'alice', 'udp', 53), 'alice')).body).toEqual({ revoked: 1 });
     });
 
-    it('keeps a peer that from_agent removed out: to_agent cannot put it back until from_agent opens a port to it or the operator does', async () => {
+    it('keeps a peer that from_agent removed out: to_agent cannot put it back until from_agent accepts it or the operator puts it', async () => {
       const netmapPeers = async (agent: 'alice' | 'bob') =>
         (await t.mesh('netmap', {}, agent)).body.peers.map((peer: { agent_id: string }) => peer.agent_id) as string[];
-      // alice refused bob in the test before; the operator's put lifts that.
+      // alice refused bob in the test before; the operator's put ends that.
       expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), 'bob')).status).toBe(409);
       expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), t.bridge)).status).toBe(200);
       expect(await netmapPeers('alice')).toContain('bob');
-      // bob removing his own grant is no refusal; alice removing it is.
+      // bob removing his own grant is no refusal, nor is alice removing an ACL that was not there.
       expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 7), 'bob')).body).toEqual({ revoked: 1 });
+      expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 7), 'alice')).body).toEqual({ revoked: 0 });
       expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), 'bob')).status).toBe(200);
       expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 7), 'alice')).body).toEqual({ revoked: 1 });
       for (const again of [acl('alice', 'bob', 'tcp', 7), acl('alice', 'bob', 'udp', 9), acl('alice', 'bob', 'icmp', 0)]) {
         const refused = await t.mesh('acl/put', again, 'bob');
         expect(refused.status).toBe(409);
         expect(refused.body.error).toMatchObject({ code: 'conflict', details: { refused_by: 'alice' } });
+        expect(refused.body.error.message).toContain('/acl/accept');
       }
       expect(await db.knex('mesh_acls').where({ from_agent: 'alice', to_agent: 'bob' }).first()).toBeUndefined();
       expect(await netmapPeers('alice')).not.toContain('bob');
-      // The refusal is alice's of bob only: bob may still open ports to others, and others to alice.
+      // The refusal is alice's of bob only: bob may still open ports to others.
       expect((await t.mesh('acl/put', acl('carol', 'bob', 'tcp', 7), 'bob')).status).toBe(200);
-      // alice opening a port of her own to bob asks for the peer: bob may grant again.
-      expect((await t.mesh('acl/put', acl('bob', 'alice', 'tcp', 8), 'alice')).status).toBe(200);
+      // Only alice (or the operator) accepts bob again; bob cannot, and a pair of one agent is 400.
+      expect((await t.mesh('acl/accept', { from_agent: 'alice', to_agent: 'bob' }, 'bob')).status).toBe(403);
+      const self = await t.mesh('acl/accept', { from_agent: 'alice', to_agent: 'alice' }, 'alice');
+      expect(self.status).toBe(400);
+      expect(fieldsOf(self.body)).toEqual(['to_agent']);
+      expect((await t.mesh('acl/accept', { from_agent: 'alice', to_agent: 'bob' }, 'alice')).body).toEqual({
+        from_agent: 'alice',
+        to_agent: 'bob',
+        lifted: 1,
+      });
+      expect((await t.mesh('acl/accept', { from_agent: 'alice', to_agent: 'bob' }, 'alice')).body.lifted).toBe(0);
       expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 7), 'bob')).status).toBe(200);
-      for (const cleanup of [
-        acl('alice', 'bob', 'tcp', 7),
-        acl('alice', 'bob', 'tcp', 8),
-        acl('bob', 'alice', 'tcp', 8),
-        acl('carol', 'bob', 'tcp', 7),
-      ]) {
-        await t.mesh('acl/revoke', cleanup, t.bridge);
-      }
+      for (const cleanup of [acl('alice', 'bob', 'tcp', 7), acl('carol', 'bob', 'tcp', 7)]) await t.mesh('acl/revoke', cleanup, t.bridge);
     });
 
     it('shows in /netmap the peers the caller may reach or that may reach it, and only the ACLs involving it', async () => {

@@ -2,6 +2,8 @@ import { InputError, type Principal, routesFor } from '@agentinfra/core';
 import { accepts } from 'hono/accepts';
 import type { MeshPermission } from './permissions.js';
 import {
+  acceptPeerRequestSchema,
+  acceptPeerResponseSchema,
   aclRequestSchema,
   aclViewSchema,
   agentOnlyRequestSchema,
@@ -68,7 +70,7 @@ export const meshRoutes = [
     path: '/acl/put',
     summary: 'Let from_agent reach to_agent on port/proto (authorised by to_agent or the bridge key). Idempotent.',
     description:
-      'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL. Answers 409 while from_agent refuses to_agent (from_agent removed such an ACL itself); from_agent opening a port of its own to to_agent, or the operator putting the ACL, lifts that.',
+      'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL. Answers 409 while from_agent refuses to_agent (from_agent removed such an ACL itself) until from_agent calls acl/accept; the operator putting the ACL also ends the refusal.',
     effects: { idempotent: true },
     request: aclRequestSchema,
     response: aclViewSchema,
@@ -79,13 +81,25 @@ export const meshRoutes = [
     path: '/acl/revoke',
     summary: 'Remove an ACL (authorised by to_agent, by from_agent, or the bridge key). Idempotent.',
     description:
-      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent withdraws the access it granted, from_agent refuses a peer it did not ask for in its WireGuard configuration (to_agent cannot then put an ACL toward from_agent again until from_agent opens a port to it). Returns how many rules were removed.',
+      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent withdraws the access it granted, from_agent refuses a peer it did not ask for in its WireGuard configuration (to_agent cannot then put an ACL toward from_agent again until from_agent calls acl/accept). Returns how many rules were removed.',
     effects: { destructive: true, idempotent: true },
     request: aclRequestSchema,
     response: revokeAclResponseSchema,
     // from_agent too: an ACL puts to_agent's peer (and its endpoint) into from_agent's configuration, so from_agent may refuse it.
     auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.to_agent, body.from_agent] },
     handler: ({ body, principal, service }) => service.revokeAcl(body, actorOf(principal)),
+  }),
+  route({
+    path: '/acl/accept',
+    summary:
+      'End from_agent’s refusal of to_agent, so to_agent may put ACLs toward it again (authorised by from_agent or the bridge key). Idempotent.',
+    description:
+      'Let to_agent grant from_agent access again after from_agent removed one of its ACLs (which refuses to_agent’s peer). Puts no ACL itself. Returns lifted: 1 when there was a refusal, else 0.',
+    effects: { idempotent: true },
+    request: acceptPeerRequestSchema,
+    response: acceptPeerResponseSchema,
+    auth: { kind: 'agent', permission: 'mesh.write', agents: (body) => [body.from_agent] },
+    handler: ({ body, service }) => service.acceptPeer(body),
   }),
   route({
     path: '/netmap',

@@ -46,6 +46,15 @@ export type AclView = z.output<typeof aclViewSchema>;
 export const revokeAclResponseSchema = z.object({ revoked: z.number().int() });
 export type RevokeAclResponse = z.output<typeof revokeAclResponseSchema>;
 
+/** POST /acl/accept (an addition): `from_agent` lets `to_agent` put ACLs toward it again, ending its refusal. */
+export const acceptPeerRequestSchema = z
+  .strictObject({ from_agent: agentIdSchema, to_agent: agentIdSchema })
+  .refine((pair) => pair.from_agent !== pair.to_agent, { path: ['to_agent'], message: 'must differ from from_agent' });
+export type AcceptPeerRequest = z.output<typeof acceptPeerRequestSchema>;
+/** How many refusals /acl/accept ended: 1 when `from_agent` refused `to_agent`, else 0. */
+export const acceptPeerResponseSchema = z.object({ from_agent: z.string(), to_agent: z.string(), lifted: z.number().int() });
+export type AcceptPeerResponse = z.output<typeof acceptPeerResponseSchema>;
+
 /**
  * A peer as /netmap shows it: `online` when seen within the configured
  * window; `endpoint` is `null` for a peer the caller may not reach (it only

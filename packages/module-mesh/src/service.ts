@@ -10,6 +10,8 @@ import { type InboundRule, nftablesHooks } from './nftables-rules.js';
 import { newPresharedKey, orderedPair, presharedKeyContext } from './preshared-keys.js';
 import { createPskReseal } from './psk-reseal.js';
 import type {
+  AcceptPeerRequest,
+  AcceptPeerResponse,
   AclRequest,
   AclView,
   ActingAgent,
@@ -104,7 +106,7 @@ export function createMeshService(deps: MeshDeps) {
   }
 
   /** Orders /acl/put and /acl/revoke of one pair (either direction), so a refusal and a put never cross. */
-  async function lockPair(trx: Knex.Transaction, acl: AclRequest): Promise<void> {
+  async function lockPair(trx: Knex.Transaction, acl: { from_agent: string; to_agent: string }): Promise<void> {
     const pair = orderedPair(acl.from_agent, acl.to_agent);
     await deps.sql.lockInTransaction(trx, `mesh:acl-pair:${pair.a}\n${pair.b}`);
   }
@@ -263,9 +265,8 @@ export function createMeshService(deps: MeshDeps) {
     /**
      * Lets `from_agent` reach `to_agent` on `port`/`proto`. Idempotent.
      * Refused while `from_agent` refuses `to_agent` (it removed such an ACL
-     * itself, see {@link revokeAcl}), unless the operator puts it. Putting an
-     * ACL also ends `to_agent`'s own refusal of `from_agent`: opening one of
-     * its ports to that peer is asking for it.
+     * itself, see {@link revokeAcl}), unless the operator puts it, which ends
+     * the refusal.
      * @param actor the agent the caller acts as, `null` for the bridge key.
      * @throws NotFoundError when either agent has no registered peer;
      *   ConflictError (409, details `{ refused_by }`) while `from_agent` refuses `to_agent`.
@@ -278,11 +279,10 @@ export function createMeshService(deps: MeshDeps) {
         if (actor === null) await refusal.delete();
         else if (await refusal.first()) {
           throw new ConflictError(
-            `Agent "${acl.from_agent}" removed an ACL of "${acl.to_agent}" and refuses its peer; only the operator, or "${acl.from_agent}" opening one of its own ports to "${acl.to_agent}", can lift that.`,
+            `Agent "${acl.from_agent}" removed an ACL of "${acl.to_agent}" and refuses its peer until it calls /acl/accept (or the operator puts the ACL).`,
             { refused_by: acl.from_agent },
           );
         }
-        await trx('mesh_acl_refusals').where({ refuser: acl.to_agent, refused: acl.from_agent }).delete();
         await trx('mesh_acls')
           .insert({ ...acl, created_at: now() })
           .onConflict(['from_agent', 'to_agent', 'proto', 'port'])
@@ -292,10 +292,10 @@ export function createMeshService(deps: MeshDeps) {
     },
 
     /**
-     * Removes an ACL. Idempotent. When `from_agent` itself removes it, it
-     * also records that `from_agent` refuses `to_agent`: later /acl/put calls
-     * of `to_agent` toward `from_agent` (any port) answer 409 until the
-     * operator puts one or `from_agent` opens a port of its own to `to_agent`.
+     * Removes an ACL. Idempotent. When `from_agent` itself removes one that
+     * existed, it also records that `from_agent` refuses `to_agent`: later
+     * /acl/put calls of `to_agent` toward `from_agent` (any port) answer 409
+     * until `from_agent` calls /acl/accept or the operator puts one.
      * @param actor the agent the caller acts as, `null` for the bridge key.
      * @returns `{ revoked }`: 1 when it existed, else 0.
      */
@@ -305,7 +305,7 @@ export function createMeshService(deps: MeshDeps) {
         const revoked = await trx('mesh_acls')
           .where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port })
           .delete();
-        if (actor === acl.from_agent) {
+        if (revoked > 0 && actor === acl.from_agent) {
           await trx('mesh_acl_refusals')
             .insert({ refuser: acl.from_agent, refused: acl.to_agent, created_at: now() })
             .onConflict(['refuser', 'refused'])
@@ -313,6 +313,19 @@ export function createMeshService(deps: MeshDeps) {
         }
         return { revoked };
       });
+    },
+
+    /**
+     * Ends `from_agent`'s refusal of `to_agent`, so that `to_agent` may put
+     * ACLs toward it again. Idempotent.
+     * @returns `{ from_agent, to_agent, lifted }`: 1 when there was a refusal, else 0.
+     */
+    async acceptPeer(body: AcceptPeerRequest): Promise<AcceptPeerResponse> {
+      const lifted = await knex().transaction(async (trx): Promise<number> => {
+        await lockPair(trx, body);
+        return await trx('mesh_acl_refusals').where({ refuser: body.from_agent, refused: body.to_agent }).delete();
+      });
+      return { from_agent: body.from_agent, to_agent: body.to_agent, lifted };
     },
 
     /**
@@ -324,9 +337,10 @@ export function createMeshService(deps: MeshDeps) {
     async netmap(body: ActingAgent<AgentOnlyRequest>): Promise<NetmapResponse> {
       const at = now();
       const [self, acls, visible] = await Promise.all([peerOf(body.agent_id), aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
+      const reachable = reachableFrom(body.agent_id, acls);
       return {
         self: self ? view(self, at) : null,
-        peers: [...visible.values()].map((row) => view(row, at, reachableFrom(body.agent_id, acls).has(row.agent_id))),
+        peers: [...visible.values()].map((row) => view(row, at, reachable.has(row.agent_id))),
         acls: acls.map((acl) => ({ from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto })),
       };
     },

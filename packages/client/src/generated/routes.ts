@@ -654,6 +654,18 @@ export interface Routes {
       revoked: number;
     };
   };
+  /** End from_agent’s refusal of to_agent, so to_agent may put ACLs toward it again (authorised by from_agent or the bridge key). Idempotent. */
+  'agent-mesh/acl/accept': {
+    request: {
+      from_agent: string;
+      to_agent: string;
+    };
+    response: {
+      from_agent: string;
+      to_agent: string;
+      lifted: number;
+    };
+  };
   /** The caller’s own peer, the peers it may reach or that may reach it, and the ACLs that involve it. */
   'agent-mesh/netmap': {
     request: {
@@ -1545,6 +1557,7 @@ export const IDEMPOTENT_ROUTES: ReadonlySet<RoutePath> = new Set<RoutePath>([
   'agent-mesh/peer/heartbeat',
   'agent-mesh/acl/put',
   'agent-mesh/acl/revoke',
+  'agent-mesh/acl/accept',
   'agent-mesh/netmap',
   'agent-mesh/wg_config',
   'agent-mesh/admin/peers/list',
@@ -1679,6 +1692,7 @@ export interface RouteHelpers {
     acl: {
       put: RouteCall<'agent-mesh/acl/put'>;
       revoke: RouteCall<'agent-mesh/acl/revoke'>;
+      accept: RouteCall<'agent-mesh/acl/accept'>;
     };
     netmap: RouteCall<'agent-mesh/netmap'>;
     wg_config: RouteCall<'agent-mesh/wg_config'>;
@@ -1823,6 +1837,7 @@ export const ROUTE_HELPERS: ReadonlyArray<readonly [string, RoutePath]> = [
   ['mesh.peer.heartbeat', 'agent-mesh/peer/heartbeat'],
   ['mesh.acl.put', 'agent-mesh/acl/put'],
   ['mesh.acl.revoke', 'agent-mesh/acl/revoke'],
+  ['mesh.acl.accept', 'agent-mesh/acl/accept'],
   ['mesh.netmap', 'agent-mesh/netmap'],
   ['mesh.wg_config', 'agent-mesh/wg_config'],
   ['mesh.psk.rotate', 'agent-mesh/psk/rotate'],
