@@ -1,18 +1,12 @@
 import { lookup } from 'node:dns/promises';
 import { isIPv4 } from 'node:net';
 import { parseEndpoint } from '../endpoint.js';
+import { createLookupGate, type LookupGate, type NameLookup, type ResolvedAddress } from './lookup-gate.js';
+
+export type { NameLookup, ResolvedAddress } from './lookup-gate.js';
 
 /** How long (ms) a peer's endpoint name may take to resolve before it counts as not resolving. */
 const LOOKUP_TIMEOUT_MS = 5_000;
-
-/** One address of a name, as `dns.lookup` gives it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Resolves a host name to its addresses, first the preferred one (as `dns.lookup` with `all` does); rejects when it does not resolve. */
-export type NameLookup = (host: string) => Promise<ResolvedAddress[]>;
 
 /** The system's resolver: `getaddrinfo` through `dns.lookup`, as wg itself resolves names. */
 const systemLookup: NameLookup = (host) => lookup(host, { all: true });
@@ -26,44 +20,16 @@ export interface DroppedEndpoint {
   reason: string;
 }
 
-/**
- * Lookups still running, by resolver and name: `dns.lookup` runs on libuv's
- * thread pool and cannot be cancelled, so a name whose lookup outlived its
- * timeout is not looked up again (taking another thread) until that one ends.
- */
-const running = new WeakMap<NameLookup, Map<string, Promise<ResolvedAddress[]>>>();
+/** One gate per resolver, so that every pass of a watching process shares the same bound on lookups in flight. */
+const gates = new WeakMap<NameLookup, LookupGate>();
 
-/** `resolve(host)` within {@link LOOKUP_TIMEOUT_MS}: the addresses, or the reason there are none. */
-async function resolveWithin(host: string, resolve: NameLookup): Promise<ResolvedAddress[] | { reason: string }> {
-  let pending = running.get(resolve);
-  if (pending === undefined) {
-    pending = new Map();
-    running.set(resolve, pending);
+function gateOf(resolve: NameLookup): LookupGate {
+  let gate = gates.get(resolve);
+  if (gate === undefined) {
+    gate = createLookupGate(resolve);
+    gates.set(resolve, gate);
   }
-  let lookup = pending.get(host);
-  if (lookup === undefined) {
-    const started = resolve(host);
-    lookup = started;
-    pending.set(host, started);
-    const forget = () => pending.delete(host);
-    started.then(forget, forget);
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<{ reason: string }>((done) => {
-    timer = setTimeout(() => done({ reason: 'timeout' }), LOOKUP_TIMEOUT_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([
-      lookup.then(
-        (addresses) => (addresses.length > 0 ? addresses : { reason: 'ENODATA' }),
-        (error: unknown) => ({ reason: String((error as { code?: unknown }).code ?? 'unresolvable') }),
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return gate;
 }
 
 /**
@@ -76,7 +42,9 @@ async function resolveWithin(host: string, resolve: NameLookup): Promise<Resolve
  * file is loaded: with addresses, nothing is resolved then. Without an
  * `Endpoint`, WireGuard waits for that peer to connect first and learns its
  * address then. IP endpoints are kept as they are; each distinct name is
- * looked up once, all at the same time. When a name has several addresses
+ * looked up once, at most three at a time in the whole process (a
+ * {@link LookupGate}: names that hang cannot take libuv's thread pool, and
+ * names that hung before share one slot), within the same 5 s. When a name has several addresses
  * and `previous` (the file as last written) gave the peer one of them, that
  * one is kept, so that rotating DNS answers do not rewrite the file (and
  * reset the peer's endpoint) on every pass.
@@ -95,7 +63,8 @@ export async function resolvePeerEndpoints(
     return value !== undefined && parsed && 'host' in parsed && isName(parsed.host) ? { value, ...parsed } : null;
   };
   const names = new Set(lines.flatMap((line) => endpointOf(line)?.host ?? []));
-  const answers = new Map(await Promise.all([...names].map(async (name) => [name, await resolveWithin(name, resolve)] as const)));
+  const gate = gateOf(resolve);
+  const answers = new Map(await Promise.all([...names].map(async (name) => [name, await gate.lookup(name, LOOKUP_TIMEOUT_MS)] as const)));
 
   const written = previousEndpoints(previous);
   const dropped: DroppedEndpoint[] = [];

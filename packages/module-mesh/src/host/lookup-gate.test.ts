@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { createLookupGate, MAX_LOOKUPS_IN_FLIGHT, type NameLookup, type ResolvedAddress } from './lookup-gate.js';
+
+/** A resolver whose names starting with `hang` answer only when released; it records what it was asked and how many ran at once. */
+function fakeResolver() {
+  const asked: string[] = [];
+  const hanging = new Map<string, () => void>();
+  let running = 0;
+  let most = 0;
+  const resolve: NameLookup = async (host) => {
+    asked.push(host);
+    running += 1;
+    most = Math.max(most, running);
+    try {
+      if (host.startsWith('hang')) await new Promise<void>((done) => hanging.set(host, done));
+      if (host.startsWith('missing')) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      if (host.startsWith('empty')) return [];
+      return [{ address: '192.0.2.7', family: 4 }] satisfies ResolvedAddress[];
+    } finally {
+      running -= 1;
+    }
+  };
+  const releaseAll = () => {
+    for (const [host, done] of hanging) {
+      hanging.delete(host);
+      done();
+    }
+  };
+  return { resolve, asked, releaseAll, most: () => most };
+}
+
+describe('LookupGate: a bounded number of lookups in flight, so hanging names cannot take the thread pool', () => {
+  it('runs at most MAX_LOOKUPS_IN_FLIGHT at once and withdraws the queued ones that time out', async () => {
+    const fake = fakeResolver();
+    const gate = createLookupGate(fake.resolve);
+    const names = ['hang-1', 'hang-2', 'hang-3', 'hang-4', 'hang-5', 'hang-6'];
+    const outcomes = await Promise.all(names.map((name) => gate.lookup(name, 100)));
+    expect(outcomes).toEqual(names.map(() => ({ reason: 'timeout' })));
+    expect(MAX_LOOKUPS_IN_FLIGHT).toBeLessThan(4);
+    expect(fake.most()).toBe(MAX_LOOKUPS_IN_FLIGHT);
+    fake.releaseAll();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The three that were still queued at their timeout never reached the resolver.
+    expect(fake.asked).toEqual(['hang-1', 'hang-2', 'hang-3']);
+  });
+
+  it('lets names that hung before run only one at a time, so the other names keep resolving beside them', async () => {
+    const fake = fakeResolver();
+    const gate = createLookupGate(fake.resolve);
+    await Promise.all([gate.lookup('hang-a', 30), gate.lookup('hang-b', 30)]);
+    // Both still hang and hold two slots: a good name takes the third.
+    expect(await gate.lookup('good.example', 100)).toEqual([{ address: '192.0.2.7', family: 4 }]);
+    fake.releaseAll();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Next pass: hang-a and hang-b hang again, but only one of them may run; two good names still resolve.
+    const pass = Promise.all([
+      gate.lookup('hang-a', 100),
+      gate.lookup('hang-b', 100),
+      gate.lookup('good.example', 100),
+      gate.lookup('other.example', 100),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fake.asked.slice(3)).toEqual(['hang-a', 'good.example', 'other.example']);
+    const [a, b, good, other] = await pass;
+    expect([a, b]).toEqual([{ reason: 'timeout' }, { reason: 'timeout' }]);
+    expect([good, other]).toEqual([[{ address: '192.0.2.7', family: 4 }], [{ address: '192.0.2.7', family: 4 }]]);
+    // hang-b waited behind hang-a and was withdrawn at its timeout, never asked.
+    expect(fake.asked.filter((host) => host === 'hang-b')).toHaveLength(1);
+    fake.releaseAll();
+  });
+
+  it('shares one lookup between callers of the same name and reports why a name has no address', async () => {
+    const fake = fakeResolver();
+    const gate = createLookupGate(fake.resolve);
+    const [first, second] = await Promise.all([gate.lookup('good.example', 100), gate.lookup('good.example', 100)]);
+    expect(first).toEqual(second);
+    expect(fake.asked).toEqual(['good.example']);
+    expect(await gate.lookup('missing.example', 100)).toEqual({ reason: 'ENOTFOUND' });
+    expect(await gate.lookup('empty.example', 100)).toEqual({ reason: 'ENODATA' });
+  });
+});
