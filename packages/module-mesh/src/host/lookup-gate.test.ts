@@ -78,4 +78,47 @@ describe('LookupGate: a bounded number of lookups in flight, so hanging names ca
     expect(await gate.lookup('missing.example', 100)).toEqual({ reason: 'ENOTFOUND' });
     expect(await gate.lookup('empty.example', 100)).toEqual({ reason: 'ENODATA' });
   });
+
+  it('keeps a peer whose name hung in the late lane when it switches to a new name that hangs too', async () => {
+    const fake = fakeResolver();
+    const gate = createLookupGate(fake.resolve);
+    await gate.lookup('hang-1.mallory', 30, ['mallory']);
+    // mallory registers a fresh name each pass; another peer's name that hung once waits behind neither.
+    const pass = Promise.all([
+      gate.lookup('hang-2.mallory', 100, ['mallory']),
+      gate.lookup('hang-3.mallory', 100, ['mallory']),
+      gate.lookup('good.example', 100, ['bob']),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // hang-1 still runs late: mallory's new names wait for the late lane, bob's resolves in a normal slot.
+    expect(fake.asked).toEqual(['hang-1.mallory', 'good.example']);
+    const [two, three, good] = await pass;
+    expect([two, three]).toEqual([{ reason: 'timeout' }, { reason: 'timeout' }]);
+    expect(good).toEqual([{ address: '192.0.2.7', family: 4 }]);
+    fake.releaseAll();
+  });
+
+  it('settles a lookup whose resolver throws instead of rejecting, and frees its slot', async () => {
+    let calls = 0;
+    const gate = createLookupGate((host) => {
+      calls += 1;
+      if (host === 'boom') throw new TypeError('not a name');
+      return Promise.resolve([{ address: '192.0.2.8', family: 4 }]);
+    });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect(await gate.lookup('boom', 100)).toEqual({ reason: 'unresolvable' });
+    expect(await gate.lookup('fine.example', 100)).toEqual([{ address: '192.0.2.8', family: 4 }]);
+    expect(calls).toBe(6);
+  });
+
+  it('withdraws a queued lookup only when no caller is still waiting for it', async () => {
+    const fake = fakeResolver();
+    const gate = createLookupGate(fake.resolve);
+    const blockers = ['hang-1', 'hang-2', 'hang-3'].map((name) => gate.lookup(name, 40));
+    const early = gate.lookup('good.example', 30);
+    const patient = gate.lookup('good.example', 200);
+    expect(await early).toEqual({ reason: 'timeout' });
+    await Promise.all(blockers);
+    fake.releaseAll();
+    expect(await patient).toEqual([{ address: '192.0.2.7', family: 4 }]);
+  });
 });

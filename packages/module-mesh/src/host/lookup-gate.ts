@@ -26,46 +26,69 @@ export const MAX_LATE_LOOKUPS_IN_FLIGHT = 1;
 /** What a lookup came to: the addresses, or why there are none. */
 export type LookupOutcome = ResolvedAddress[] | { reason: string };
 
+/** At most this many names and owners are remembered as late; the oldest are forgotten first. */
+const MAX_REMEMBERED_LATE = 4_096;
+
 /**
  * Runs one resolver's lookups at most {@link MAX_LOOKUPS_IN_FLIGHT} at a
  * time, one per name (a name asked for again while it waits or runs shares
- * that lookup), and starts a name that was late before only while fewer
- * than {@link MAX_LATE_LOOKUPS_IN_FLIGHT} lookups are late, so that a peer
- * whose name hangs, by accident or on purpose, holds at most that many
- * slots once it has hung once.
+ * that lookup), and starts a lookup whose name or owner was late before
+ * only while fewer than {@link MAX_LATE_LOOKUPS_IN_FLIGHT} lookups are late.
+ * Owners are whoever chose the name (a peer): one whose name hung once is
+ * late from then on, whatever name it gives next, until a lookup of its
+ * answers in time. So a peer whose names hang, by accident or on purpose,
+ * holds at most that many slots after its first hang, and the other names
+ * keep resolving beside it.
  */
 export interface LookupGate {
   /**
    * Looks `host` up once a slot is free.
    * @param timeoutMs how long to wait in all (queue and lookup); a lookup
-   *   still queued then is withdrawn and never runs, one still running is
-   *   late from then on, and so is `host` the next time.
+   *   still queued when every caller's timeout has passed is withdrawn and
+   *   never runs; one still running is late from then on, and so are `host`
+   *   and `owners` the next time.
+   * @param owners who chose the name (e.g. the peers whose endpoint it is).
    * @returns the addresses (never empty), or `{ reason }`: the resolver's
    *   error code (`ENOTFOUND`, `EAI_AGAIN`), `ENODATA` when it answered no
    *   address, or `timeout`.
    */
-  lookup(host: string, timeoutMs: number): Promise<LookupOutcome>;
+  lookup(host: string, timeoutMs: number, owners?: readonly string[]): Promise<LookupOutcome>;
 }
 
 /** A lookup waiting for a slot or running. */
 interface Entry {
   host: string;
-  /** Whether the name was late before, when this lookup was asked for. */
+  /** Whether the name or an owner was late before, when this lookup was asked for. */
   wasLate: boolean;
   started: boolean;
   /** Counted in the late lookups in flight (started as {@link wasLate}, or ran past a caller's timeout). */
   late: boolean;
+  /** Callers still waiting for it. */
+  waiters: number;
   outcome: Promise<LookupOutcome>;
   run: () => void;
 }
 
 /** A {@link LookupGate} over `resolve`. */
 export function createLookupGate(resolve: NameLookup): LookupGate {
-  const lateNames = new Set<string>();
+  /** Names (`name:…`) and owners (`owner:…`) that were late, oldest first. */
+  const late = new Set<string>();
   const queue: Entry[] = [];
   const entries = new Map<string, Entry>();
   let running = 0;
   let runningLate = 0;
+
+  const keysOf = (host: string, owners: readonly string[]) => [`name:${host}`, ...owners.map((owner) => `owner:${owner}`)];
+  const remember = (keys: readonly string[]) => {
+    for (const key of keys) {
+      late.delete(key);
+      late.add(key);
+    }
+    for (const oldest of late) {
+      if (late.size <= MAX_REMEMBERED_LATE) break;
+      late.delete(oldest);
+    }
+  };
 
   const markLate = (entry: Entry) => {
     if (entry.late) return;
@@ -85,13 +108,14 @@ export function createLookupGate(resolve: NameLookup): LookupGate {
     }
   };
 
-  const enqueue = (host: string): Entry => {
+  const enqueue = (host: string, keys: readonly string[]): Entry => {
     let finish!: (outcome: LookupOutcome) => void;
     const entry: Entry = {
       host,
-      wasLate: lateNames.has(host),
+      wasLate: keys.some((key) => late.has(key)),
       started: false,
       late: false,
+      waiters: 0,
       outcome: new Promise((done) => {
         finish = done;
       }),
@@ -106,10 +130,13 @@ export function createLookupGate(resolve: NameLookup): LookupGate {
           finish(outcome);
           pump();
         };
-        resolve(host).then(
-          (addresses) => settle(addresses.length > 0 ? addresses : { reason: 'ENODATA' }),
-          (error: unknown) => settle({ reason: String((error as { code?: unknown }).code ?? 'unresolvable') }),
-        );
+        // A resolver that throws instead of rejecting still settles the entry.
+        Promise.resolve()
+          .then(() => resolve(host))
+          .then(
+            (addresses) => settle(addresses.length > 0 ? addresses : { reason: 'ENODATA' }),
+            (error: unknown) => settle({ reason: String((error as { code?: unknown } | null)?.code ?? 'unresolvable') }),
+          );
       },
     };
     entries.set(host, entry);
@@ -119,17 +146,19 @@ export function createLookupGate(resolve: NameLookup): LookupGate {
   };
 
   return {
-    async lookup(host, timeoutMs) {
-      const entry = entries.get(host) ?? enqueue(host);
+    async lookup(host, timeoutMs, owners = []) {
+      const keys = keysOf(host, owners);
+      const entry = entries.get(host) ?? enqueue(host, keys);
+      entry.waiters += 1;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<LookupOutcome>((done) => {
         timer = setTimeout(() => {
-          if (!entry.started && entries.get(host) === entry) {
+          if (entry.started) {
+            markLate(entry);
+            remember(keys);
+          } else if (entry.waiters === 1 && entries.get(host) === entry) {
             queue.splice(queue.indexOf(entry), 1);
             entries.delete(host);
-          } else if (entry.started) {
-            markLate(entry);
-            lateNames.add(host);
           }
           done({ reason: 'timeout' });
         }, timeoutMs);
@@ -138,9 +167,10 @@ export function createLookupGate(resolve: NameLookup): LookupGate {
       try {
         const outcome = await Promise.race([entry.outcome, timeout]);
         // An answer that won the race came within the timeout.
-        if (!('reason' in outcome) || outcome.reason !== 'timeout') lateNames.delete(host);
+        if (!('reason' in outcome) || outcome.reason !== 'timeout') for (const key of keys) late.delete(key);
         return outcome;
       } finally {
+        entry.waiters -= 1;
         clearTimeout(timer);
       }
     },

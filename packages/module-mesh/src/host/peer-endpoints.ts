@@ -62,11 +62,22 @@ export async function resolvePeerEndpoints(
     const parsed = value === undefined ? null : parseEndpoint(value);
     return value !== undefined && parsed && 'host' in parsed && isName(parsed.host) ? { value, ...parsed } : null;
   };
-  const names = new Set(lines.flatMap((line) => endpointOf(line)?.host ?? []));
+  // Each name with the peers that chose it: a peer whose name hung once stays in the gate's late lane whatever name it gives next.
+  const owners = new Map<string, string[]>();
+  for (const line of lines) {
+    const host = endpointOf(line)?.host;
+    if (host !== undefined && !owners.has(host)) owners.set(host, []);
+  }
+  for (const [peer, value] of endpointsByPeer(text)) {
+    const parsed = parseEndpoint(value);
+    if ('host' in parsed) owners.get(parsed.host)?.push(peer);
+  }
   const gate = gateOf(resolve);
-  const answers = new Map(await Promise.all([...names].map(async (name) => [name, await gate.lookup(name, LOOKUP_TIMEOUT_MS)] as const)));
+  const answers = new Map(
+    await Promise.all([...owners].map(async ([name, peers]) => [name, await gate.lookup(name, LOOKUP_TIMEOUT_MS, peers)] as const)),
+  );
 
-  const written = previousEndpoints(previous);
+  const written = endpointsByPeer(previous);
   const dropped: DroppedEndpoint[] = [];
   let peer = '';
   const out = lines.flatMap((line) => {
@@ -90,7 +101,7 @@ export async function resolvePeerEndpoints(
 }
 
 /** The `Endpoint` of each `[Peer]` of a wg-quick text, by the peer's `# <agent>` comment. */
-function previousEndpoints(text: string): Map<string, string> {
+function endpointsByPeer(text: string): Map<string, string> {
   const endpoints = new Map<string, string>();
   let peer = '';
   for (const line of text.split('\n')) {
