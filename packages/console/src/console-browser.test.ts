@@ -185,6 +185,17 @@ describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ 
     await expect.poll(() => page.getByRole('status').textContent()).toMatch(/PSK of alice and bob rotated/);
     const { acls } = await t.bridge('agent-mesh/admin/acls/list', {});
     expect(acls[0].psk_rotated_at).not.toBeNull();
+
+    // alice takes bob's peer out of her configuration: the refusal shows, and the operator lifts it.
+    const acl = { from_agent: 'alice', to_agent: 'bob', port: 22, proto: 'tcp' };
+    expect((await t.server.call('agent-mesh/acl/revoke', acl, { credential: t.keys.alice })).body).toEqual({ revoked: 1 });
+    await page.reload();
+    const refusals = page.getByRole('region', { name: 'Refusals' });
+    await expect.poll(() => refusals.getByRole('row').nth(1).textContent()).toMatch(/^alicebob/);
+    await shot('mesh-refusals');
+    await page.getByRole('button', { name: 'Lift the refusal of bob by alice' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/bob may grant alice access again/);
+    expect((await t.server.call('agent-mesh/acl/put', acl, { credential: t.keys.bob })).status).toBe(200);
   });
 
   it('searches an agent’s memories by meaning with scores and forgets one provenance after confirming', async () => {

@@ -150,6 +150,29 @@ describe.each(sqlDatabases())('console paging on $name', ({ create }) => {
     expect(new URL(location, t.server.url).searchParams.get('acls_cursor')).toBe(here.get('acls_cursor'));
   });
 
+  it('lists the mesh’s refusals and lifts one, so the refused agent may grant access again', async () => {
+    const pubkey = (seed: string) => Buffer.alloc(32, seed).toString('base64');
+    for (const agent of ['alice', 'bob'] as const) {
+      await t.bridge('agent-mesh/peer/register', { agent_id: agent, pubkey: pubkey(agent), endpoint: '192.0.2.9:51820' });
+    }
+    const acl = { from_agent: 'alice', to_agent: 'bob', port: 8080, proto: 'tcp' };
+    await t.bridge('agent-mesh/acl/put', acl);
+    expect((await t.server.call('agent-mesh/acl/revoke', acl, { credential: t.keys.alice })).body).toEqual({ revoked: 1 });
+    expect((await t.server.call('agent-mesh/acl/put', acl, { credential: t.keys.bob })).status).toBe(409);
+
+    const page = await get('/console/mesh');
+    const refusals = table(page.html, 'Refusals');
+    expect(refusals).toContain('<td>alice</td><td>bob</td>');
+    expect(refusals).toContain('aria-label="Lift the refusal of bob by alice"');
+    const location = await post('/console/mesh/acl/accept', page.html, { from_agent: 'alice', to_agent: 'bob' });
+    expect(location).toBe('/console/mesh');
+    const back = await get(location);
+    expect(decodeEntities(back.html)).toContain('bob may grant alice access again.');
+    expect(table(back.html, 'Refusals')).toBe('');
+    expect(back.html).toContain('<p class="empty">No refusals.</p>');
+    expect((await t.server.call('agent-mesh/acl/put', acl, { credential: t.keys.bob })).status).toBe(200);
+  });
+
   it('pages an agent’s devices and delegations on their own cursors', async () => {
     await t.bridge('agent-identity/agents/create', { agent_id: 'carol', display_name: 'Carol' });
     await inBatches(60, 10, (index) => t.bridge('agent-identity/device/issue', { agent_id: 'carol', label: `device-${index + 1}` }));

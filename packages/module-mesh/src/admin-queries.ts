@@ -6,6 +6,8 @@ import type {
   AdminListAclsResponse,
   AdminListPeersRequest,
   AdminListPeersResponse,
+  AdminListRefusalsRequest,
+  AdminListRefusalsResponse,
   AdminSummaryResponse,
 } from './admin-schemas.js';
 import { orderedPair } from './preshared-keys.js';
@@ -17,12 +19,14 @@ const aclCursor = createListCursor({
   field: 'cursor',
 });
 
+const refusalCursor = createListCursor({ schema: z.strictObject({ r: z.string(), d: z.string() }), field: 'cursor' });
+
 const countOf = (row: unknown) => Number((row as { n: number | string } | undefined)?.n ?? 0);
 
 /**
  * What operators list across the mesh (the console's reads): every peer with
- * its online state, every ACL with when its pair's PSK last rotated, and
- * counts. A peer is online when it was seen within `onlineWindowSeconds`,
+ * its online state, every ACL with when its pair's PSK last rotated, every
+ * refusal, and counts. A peer is online when it was seen within `onlineWindowSeconds`,
  * as in /netmap.
  */
 export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleConfig'>) {
@@ -115,6 +119,26 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
           rows.length > input.limit && last
             ? aclCursor.encode({ f: last.from_agent, t: last.to_agent, p: last.proto, n: Number(last.port) })
             : null,
+      };
+    },
+
+    /** Refusals in (refuser, refused) order. @throws InputError for a cursor this list did not make. */
+    async listRefusals(input: AdminListRefusalsRequest): Promise<AdminListRefusalsResponse> {
+      const query = knex()('mesh_acl_refusals').select('refuser', 'refused', 'created_at');
+      if (input.cursor !== null) {
+        const after = refusalCursor.decode(input.cursor);
+        query.whereRaw('(refuser, refused) > (?, ?)', [after.r, after.d]);
+      }
+      const rows = (await query.orderBy(['refuser', 'refused']).limit(input.limit + 1)) as Array<{
+        refuser: string;
+        refused: string;
+        created_at: number | string;
+      }>;
+      const page = rows.slice(0, input.limit);
+      const last = page[page.length - 1];
+      return {
+        refusals: page.map((row) => ({ refuser: row.refuser, refused: row.refused, created_at: isoTimestamp(Number(row.created_at)) })),
+        next_cursor: rows.length > input.limit && last ? refusalCursor.encode({ r: last.refuser, d: last.refused }) : null,
       };
     },
 

@@ -61,5 +61,24 @@ describe.each(sqlDatabases())('agent-mesh operator routes on $name', ({ create }
   it('counts peers, peers online and ACLs; bridge key only', async () => {
     expect((await t.mesh('admin/summary', {}, t.bridge)).body).toEqual({ peers: 3, online: 2, acls: 3 });
     expect((await t.mesh('admin/peers/list', {}, 'alice')).status).toBe(403);
+    expect((await t.mesh('admin/refusals/list', {}, 'alice')).status).toBe(403);
+  });
+
+  it('lists refusals page by page, and the operator lifts one with /acl/accept', async () => {
+    expect((await t.mesh('admin/refusals/list', {}, t.bridge)).body).toEqual({ refusals: [], next_cursor: null });
+    expect((await t.mesh('acl/put', { from_agent: 'bob', to_agent: 'carol', port: 80, proto: 'tcp' }, t.bridge)).status).toBe(200);
+    expect((await t.mesh('acl/put', { from_agent: 'bob', to_agent: 'alice', port: 80, proto: 'tcp' }, t.bridge)).status).toBe(200);
+    for (const to of ['carol', 'alice']) {
+      expect((await t.mesh('acl/revoke', { from_agent: 'bob', to_agent: to, port: 80, proto: 'tcp' }, 'bob')).body).toEqual({ revoked: 1 });
+    }
+    const first = await t.mesh('admin/refusals/list', { limit: 1 }, t.bridge);
+    expect(first.body.refusals).toEqual([{ refuser: 'bob', refused: 'alice', created_at: expect.any(String) }]);
+    const rest = await t.mesh('admin/refusals/list', { limit: 1, cursor: first.body.next_cursor }, t.bridge);
+    expect(rest.body).toEqual({ refusals: [{ refuser: 'bob', refused: 'carol', created_at: expect.any(String) }], next_cursor: null });
+    expect((await t.mesh('admin/refusals/list', { cursor: 'c1.bm9wZQ' }, t.bridge)).status).toBe(400);
+    expect((await t.mesh('acl/accept', { from_agent: 'bob', to_agent: 'carol' }, t.bridge)).body.lifted).toBe(1);
+    expect((await t.mesh('admin/refusals/list', {}, t.bridge)).body.refusals.map((row: { refused: string }) => row.refused)).toEqual([
+      'alice',
+    ]);
   });
 });

@@ -4,6 +4,8 @@ import {
   adminListAclsResponseSchema,
   adminListPeersRequestSchema,
   adminListPeersResponseSchema,
+  adminListRefusalsRequestSchema,
+  adminListRefusalsResponseSchema,
   adminSummaryRequestSchema,
   adminSummaryResponseSchema,
 } from './admin-schemas.js';
@@ -16,8 +18,9 @@ const readOnly = { readOnly: true, idempotent: true };
 
 /**
  * Operator routes of agent-mesh (bridge key only): the whole mesh for the
- * console. Changing ACLs and rotating PSKs stay on /acl/put, /acl/revoke
- * and /psk/rotate, which take the bridge key too.
+ * console. Changing ACLs, lifting refusals and rotating PSKs stay on
+ * /acl/put, /acl/revoke, /acl/accept and /psk/rotate, which take the bridge
+ * key too.
  */
 export const meshAdminRoutes = [
   route({
@@ -43,6 +46,18 @@ export const meshAdminRoutes = [
     response: adminListAclsResponseSchema,
     auth: { kind: 'bridge' },
     handler: ({ body, service }) => service.admin.listAcls(body),
+  }),
+  route({
+    path: '/admin/refusals/list',
+    summary: 'Every refusal: an agent that removed another’s ACL and keeps its peer out (operators only).',
+    description:
+      'List the mesh’s refusals in (refuser, refused) order with created_at: refuser removed an ACL that put refused’s peer into its configuration, so refused cannot put an ACL toward it again until /acl/accept (by refuser or the bridge key). Pass next_cursor back as `cursor` for the next page.',
+    example: { limit: 50, cursor: null },
+    effects: readOnly,
+    request: adminListRefusalsRequestSchema,
+    response: adminListRefusalsResponseSchema,
+    auth: { kind: 'bridge' },
+    handler: ({ body, service }) => service.admin.listRefusals(body),
   }),
   route({
     path: '/admin/summary',

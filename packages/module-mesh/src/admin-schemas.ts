@@ -59,6 +59,20 @@ export const adminListAclsResponseSchema = z.object({
 });
 export type AdminListAclsResponse = z.output<typeof adminListAclsResponseSchema>;
 
+/** POST /admin/refusals/list: one page of every refusal. */
+export const adminListRefusalsRequestSchema = z.strictObject({ ...page });
+export type AdminListRefusalsRequest = z.output<typeof adminListRefusalsRequestSchema>;
+/**
+ * A page of refusals in (refuser, refused) order: `refuser` removed an ACL
+ * that put `refused`'s peer into its configuration, so `refused` cannot put
+ * one toward it again until `refuser` (or the operator) calls /acl/accept.
+ */
+export const adminListRefusalsResponseSchema = z.object({
+  refusals: z.array(z.object({ refuser: z.string(), refused: z.string(), created_at: instantSchema })),
+  next_cursor: z.string().nullable(),
+});
+export type AdminListRefusalsResponse = z.output<typeof adminListRefusalsResponseSchema>;
+
 /** POST /admin/summary: no fields. */
 export const adminSummaryRequestSchema = z.strictObject({});
 export type AdminSummaryRequest = z.output<typeof adminSummaryRequestSchema>;

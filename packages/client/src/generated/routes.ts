@@ -755,6 +755,21 @@ export interface Routes {
       next_cursor: string | null;
     };
   };
+  /** Every refusal: an agent that removed another’s ACL and keeps its peer out (operators only). */
+  'agent-mesh/admin/refusals/list': {
+    request: {
+      limit?: number;
+      cursor?: string | null;
+    };
+    response: {
+      refusals: Array<{
+        refuser: string;
+        refused: string;
+        created_at: string;
+      }>;
+      next_cursor: string | null;
+    };
+  };
   /** Counts of peers, peers online and ACLs (operators only). */
   'agent-mesh/admin/summary': {
     request: Record<string, never>;
@@ -1562,6 +1577,7 @@ export const IDEMPOTENT_ROUTES: ReadonlySet<RoutePath> = new Set<RoutePath>([
   'agent-mesh/wg_config',
   'agent-mesh/admin/peers/list',
   'agent-mesh/admin/acls/list',
+  'agent-mesh/admin/refusals/list',
   'agent-mesh/admin/summary',
   'agent-gateway/host/claim',
   'agent-gateway/host/release',
@@ -1706,6 +1722,9 @@ export interface RouteHelpers {
       acls: {
         list: RouteCall<'agent-mesh/admin/acls/list'>;
       };
+      refusals: {
+        list: RouteCall<'agent-mesh/admin/refusals/list'>;
+      };
       summary: RouteCall<'agent-mesh/admin/summary'>;
     };
   };
@@ -1843,6 +1862,7 @@ export const ROUTE_HELPERS: ReadonlyArray<readonly [string, RoutePath]> = [
   ['mesh.psk.rotate', 'agent-mesh/psk/rotate'],
   ['mesh.admin.peers.list', 'agent-mesh/admin/peers/list'],
   ['mesh.admin.acls.list', 'agent-mesh/admin/acls/list'],
+  ['mesh.admin.refusals.list', 'agent-mesh/admin/refusals/list'],
   ['mesh.admin.summary', 'agent-mesh/admin/summary'],
   ['gateway.host.claim', 'agent-gateway/host/claim'],
   ['gateway.host.release', 'agent-gateway/host/release'],

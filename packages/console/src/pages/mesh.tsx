@@ -20,24 +20,35 @@ const ACL_PAGE = 100;
 export const GRAPH_MAX_AGENTS = 24;
 /** ... and at most this many allowed directions (beyond that an SVG on a circle is neither readable nor small). */
 export const GRAPH_MAX_DIRECTIONS = 60;
+/** Refusals per page of the Refusals table (`refusals_cursor`). */
+const REFUSAL_PAGE = 100;
 /** The query parameters that say which page of each table is shown. */
-const PAGE_PARAMS = ['cursor', 'acls_cursor'] as const;
+const PAGE_PARAMS = ['cursor', 'acls_cursor', 'refusals_cursor'] as const;
 
-/** Mesh: peers online or offline with last seen, the ACLs as an SVG graph and as a table of peer pairs, each with its PSK rotation. */
+/**
+ * Mesh: peers online or offline with last seen, the ACLs as an SVG graph and
+ * as a table of peer pairs, each with its PSK rotation, and the refusals
+ * (agents keeping another's peer out), each of which the operator can lift.
+ */
 export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/mesh', async (c) => {
     const cursor = c.req.query('cursor') || null;
     const aclsCursor = c.req.query('acls_cursor') || null;
-    const [peers, acls, summary] = await Promise.all([
+    const refusalsCursor = c.req.query('refusals_cursor') || null;
+    const [peers, acls, refusals, summary] = await Promise.all([
       api<{ peers: PeerRow[]; next_cursor: string | null }>('agent-mesh/admin/peers/list', { limit: PEER_PAGE, cursor }),
       api<{ acls: Array<AclEdge & { psk_rotated_at: string | null }>; next_cursor: string | null }>('agent-mesh/admin/acls/list', {
         limit: ACL_PAGE,
         cursor: aclsCursor,
       }),
+      api<{ refusals: Array<{ refuser: string; refused: string; created_at: string }>; next_cursor: string | null }>(
+        'agent-mesh/admin/refusals/list',
+        { limit: REFUSAL_PAGE, cursor: refusalsCursor },
+      ),
       api<{ peers: number; online: number; acls: number }>('agent-mesh/admin/summary'),
     ]);
     const frame = frameOf(c, base);
-    const here = { cursor, acls_cursor: aclsCursor };
+    const here = { cursor, acls_cursor: aclsCursor, refusals_cursor: refusalsCursor };
     const online = new Set(peers.peers.filter((peer) => peer.online).map((peer) => peer.agent_id));
     const pairs = peerPairs(acls.acls);
     const whole = !cursor && !aclsCursor && !peers.next_cursor && !acls.next_cursor;
@@ -122,8 +133,60 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
           />
           <Pager path={`${base}/mesh`} params={here} name="acls_cursor" next={acls.next_cursor} label="Next page of ACLs" fragment="acls" />
         </section>
+        <section aria-labelledby="refusals">
+          <h2 id="refusals">Refusals</h2>
+          <p class="hint">
+            An agent that removed an ACL of another keeps that agent's peer out: the other cannot grant it access again until the refusal is
+            lifted, by the refusing agent or here.
+          </p>
+          <Table
+            caption="Refusals"
+            head={['Agent', 'Refuses', 'Since', '']}
+            empty="No refusals."
+            count={refusals.refusals.length}
+            rows={refusals.refusals.map((refusal) => (
+              <tr>
+                <td>{refusal.refuser}</td>
+                <td>{refusal.refused}</td>
+                <td class="time">{when(refusal.created_at)}</td>
+                <td>
+                  <ActionForm
+                    action={`${base}/mesh/acl/accept`}
+                    csrf={frame.session.csrf}
+                    label="Lift"
+                    ariaLabel={`Lift the refusal of ${refusal.refused} by ${refusal.refuser}`}
+                    fields={{ ...present(here), from_agent: refusal.refuser, to_agent: refusal.refused }}
+                    confirm={`Let ${refusal.refused} grant ${refusal.refuser} access again? ${refusal.refuser} removed its ACL on purpose.`}
+                  />
+                </td>
+              </tr>
+            ))}
+          />
+          <Pager
+            path={`${base}/mesh`}
+            params={here}
+            name="refusals_cursor"
+            next={refusals.next_cursor}
+            label="Next page of refusals"
+            fragment="refusals"
+          />
+        </section>
       </Layout>,
     );
+  });
+
+  app.post('/mesh/acl/accept', async (c) => {
+    const form = await c.req.parseBody();
+    const accepted = await api('agent-mesh/acl/accept', {
+      from_agent: field(form, 'from_agent') ?? '',
+      to_agent: field(form, 'to_agent') ?? '',
+    });
+    return redirectWith(c, backTo(`${base}/mesh`, form, PAGE_PARAMS), {
+      kind: 'ok',
+      text: accepted.lifted
+        ? `${accepted.to_agent} may grant ${accepted.from_agent} access again.`
+        : `${accepted.from_agent} did not refuse ${accepted.to_agent}.`,
+    });
   });
 
   app.post('/mesh/psk/rotate', async (c) => {
