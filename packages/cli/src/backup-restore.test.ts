@@ -181,7 +181,8 @@ describe('agentinfra backup and restore on the embedded default', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`checksum mismatch for ${blob.path}`);
     expect(() => readFileSync(join(dir, 'never', 'agentinfra.db'))).toThrow();
-  });
+    // Three CLI runs: 5 s alone, past 30 s beside the rest of the suite on a 2-core host.
+  }, 90_000);
 
   it('refuses a backup made by a newer build (a migration this one does not know) with exit 2, restoring nothing', async () => {
     const unpacked = join(dir, 'newer');
