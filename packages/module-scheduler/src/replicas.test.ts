@@ -19,14 +19,16 @@ const REPLICAS = 3;
 const JOBS = 500;
 const INTERVAL_MS = 10_000;
 const WINDOW_MS = 60_000;
-/** Time after the window for fires due at its end to arrive. */
+/** Time after the last due fire arrived for a late duplicate to show. */
 const GRACE_MS = 2_500;
+/** How long after the window the fires due in it may take to arrive: late under load is not missed. */
+const ARRIVAL_DEADLINE_MS = 30_000;
 
 /**
  * issue #7: three replicas (three kernels, each with its own connection pool
  * and job runner, in this process) share one PostgreSQL schema; 500 jobs
  * `@every 10s` run for 60 s; every instant due in the window must reach the
- * receiver exactly once. About 70 s.
+ * receiver exactly once (within 30 s of the window's end). About 75 s.
  */
 describe.runIf(postgresAvailability().available)('agent-scheduler replicas on PostgreSQL', () => {
   let store: ReopenableDatabase | undefined;
@@ -82,26 +84,38 @@ describe.runIf(postgresAvailability().available)('agent-scheduler replicas on Po
     }
     // The window opens once every job is in, so a slow host's puts do not cut instants off the last jobs.
     const windowEnd = Date.now() + WINDOW_MS;
-    await new Promise((resolve) => setTimeout(resolve, windowEnd + GRACE_MS - Date.now()));
-
-    const seen = new Map<string, number>();
-    const lateness: number[] = [];
-    for (const callback of receiver.on('/fire')) {
-      const { job, scheduled_for: scheduledFor } = callback.json.data as { job: { agent_id: string; name: string }; scheduled_for: string };
-      const key = `${job.agent_id}/${job.name}@${scheduledFor}`;
-      seen.set(key, (seen.get(key) ?? 0) + 1);
-      lateness.push(callback.receivedAt - Date.parse(scheduledFor));
-    }
-    const duplicates = [...seen].filter(([, count]) => count > 1).map(([key]) => key);
-    const missed: string[] = [];
-    let expected = 0;
+    const due: string[] = [];
     for (const [job, first] of firstFire) {
-      for (let instant = first; instant <= windowEnd; instant += INTERVAL_MS) {
-        expected += 1;
-        const key = `${job}@${new Date(instant).toISOString()}`;
-        if (!seen.has(key)) missed.push(key);
-      }
+      for (let instant = first; instant <= windowEnd; instant += INTERVAL_MS) due.push(`${job}@${new Date(instant).toISOString()}`);
     }
+    const expected = due.length;
+    const arrived = () => {
+      const seen = new Map<string, number>();
+      for (const callback of receiver?.on('/fire') ?? []) {
+        const { job, scheduled_for: scheduledFor } = callback.json.data as {
+          job: { agent_id: string; name: string };
+          scheduled_for: string;
+        };
+        const key = `${job.agent_id}/${job.name}@${scheduledFor}`;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+      }
+      return seen;
+    };
+    await new Promise((resolve) => setTimeout(resolve, windowEnd - Date.now()));
+    // Fires due at the window's end may arrive late on a loaded host; wait for them (bounded), then a little for duplicates.
+    while (Date.now() < windowEnd + ARRIVAL_DEADLINE_MS) {
+      const seen = arrived();
+      if (due.every((key) => seen.has(key))) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
+
+    const seen = arrived();
+    const lateness = receiver
+      .on('/fire')
+      .map((callback) => callback.receivedAt - Date.parse((callback.json.data as { scheduled_for: string }).scheduled_for));
+    const duplicates = [...seen].filter(([, count]) => count > 1).map(([key]) => key);
+    const missed = due.filter((key) => !seen.has(key));
     const ids = receiver.on('/fire').map((callback) => callback.headers['webhook-id']);
     lateness.sort((a, b) => a - b);
     console.info(
@@ -121,5 +135,5 @@ describe.runIf(postgresAvailability().available)('agent-scheduler replicas on Po
     }>;
     expect(runs).toHaveLength(expected);
     expect(runs.every((run) => run.status === 'succeeded' && run.attempts === 1)).toBe(true);
-  }, 150_000);
+  }, 180_000);
 });
