@@ -58,29 +58,35 @@ export function createHostBindings(context: GatewayContext) {
    * host) unless the agent already holds its quota (setting
    * `gateway_max_hosts_per_agent`) of bound hosts and unexpired claims. The
    * count and the insert run in one transaction under the agent's
-   * host-quota lock, so concurrent claims cannot pass the quota together.
+   * host-quota lock, so concurrent claims cannot pass the quota together;
+   * when a concurrent call stored an unexpired claim of the same host first,
+   * that one is kept, so both callers hand out the same token.
+   * @returns the claim in force: `fresh`, or the one stored first.
    * @throws ConflictError (409, details `{ quota, used }`).
    */
-  async function insertClaimWithinQuota(claim: ClaimRow): Promise<void> {
+  async function insertClaimWithinQuota(fresh: ClaimRow): Promise<ClaimRow> {
     const quota = await deps.settings.get<number>('gateway_max_hosts_per_agent');
-    await knex().transaction(async (trx) => {
-      await deps.sql.lockInTransaction(trx, `gateway:hosts:${claim.agent_id}`);
-      const bound = await trx('gateway_hosts').where({ agent_id: claim.agent_id }).count({ n: '*' }).first();
+    return knex().transaction(async (trx) => {
+      await deps.sql.lockInTransaction(trx, `gateway:hosts:${fresh.agent_id}`);
+      const current = (await trx('gateway_claims').where({ agent_id: fresh.agent_id, host: fresh.host }).first()) as ClaimRow | undefined;
+      if (current && Number(current.expires_at) > fresh.created_at) return current;
+      const bound = await trx('gateway_hosts').where({ agent_id: fresh.agent_id }).count({ n: '*' }).first();
       const claiming = await trx('gateway_claims')
-        .where({ agent_id: claim.agent_id })
-        .andWhere('expires_at', '>', claim.created_at)
-        .whereNot({ host: claim.host })
+        .where({ agent_id: fresh.agent_id })
+        .andWhere('expires_at', '>', fresh.created_at)
+        .whereNot({ host: fresh.host })
         .count({ n: '*' })
         .first();
       assertWithinQuota({
-        agentId: claim.agent_id,
+        agentId: fresh.agent_id,
         used: Number(bound?.n ?? 0) + Number(claiming?.n ?? 0),
         quota,
         what: 'hosts (bound, or claimed with an unexpired token)',
         setting: 'gateway_max_hosts_per_agent',
         release: 'release a bound one with /host/release, or wait for unverified claims to expire',
       });
-      await trx('gateway_claims').insert(claim).onConflict(['agent_id', 'host']).merge(['token', 'created_at', 'expires_at']);
+      await trx('gateway_claims').insert(fresh).onConflict(['agent_id', 'host']).merge(['token', 'created_at', 'expires_at']);
+      return fresh;
     });
   }
 
@@ -114,13 +120,13 @@ export function createHostBindings(context: GatewayContext) {
           created_at: at,
           expires_at: at + config.claimTokenTtlDays * DAY_MS,
         };
-        await insertClaimWithinQuota(fresh);
+        const stored = await insertClaimWithinQuota(fresh);
         throw new VerificationError(
           `Publish a TXT record ${recordName} with the value in details.record_value, then call /host/claim again.`,
           {
             record_name: recordName,
-            record_value: fresh.token,
-            expires_at: isoTimestamp(fresh.expires_at),
+            record_value: stored.token,
+            expires_at: isoTimestamp(Number(stored.expires_at)),
           },
         );
       }

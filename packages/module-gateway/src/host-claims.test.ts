@@ -235,6 +235,37 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
     expect((await test.gateway('/cert/renew', {}, 'bridge')).body).toEqual({ orders: [] });
   });
 
+  it('hands concurrent first claims of one host the same token, even one short of the quota', async () => {
+    const setQuota = (value: number) =>
+      test.server.call('agent-identity/settings/set', { key: 'gateway_max_hosts_per_agent', value }, { credential: test.server.bridgeKey });
+    const held =
+      Number(
+        (
+          (await db
+            .knex('gateway_claims')
+            .where({ agent_id: 'alice' })
+            .andWhere('expires_at', '>', clock.now())
+            .count({ n: '*' })
+            .first()) as {
+            n: number | string;
+          }
+        ).n,
+      ) + Number(((await db.knex('gateway_hosts').where({ agent_id: 'alice' }).count({ n: '*' }).first()) as { n: number | string }).n);
+    expect((await setQuota(held + 1)).status).toBe(200);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => test.gateway('/host/claim', { agent_id: 'alice', host: 'race.alice.test' }, 'alice')),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(422));
+      const tokens = new Set(answers.map((answer) => answer.body.error.details.record_value));
+      expect(tokens.size).toBe(1);
+      const stored = await db.knex('gateway_claims').where({ agent_id: 'alice', host: 'race.alice.test' }).first();
+      expect(tokens.has(stored.token)).toBe(true);
+    } finally {
+      expect((await setQuota(100)).status).toBe(200);
+    }
+  });
+
   it("refuses a claim of another host past the agent's quota of bound and claimed hosts", async () => {
     const setQuota = (value: number) =>
       test.server.call('agent-identity/settings/set', { key: 'gateway_max_hosts_per_agent', value }, { credential: test.server.bridgeKey });
