@@ -74,7 +74,15 @@ describe.runIf(http01Tools).each(sqlDatabases())('HTTP-01 with real validation o
     expect(entry.order.error).toMatch(/http-01 challenge .* failed/);
     const retried = await test.gateway('/cert/issue', { host }, 'bridge');
     expect(retried.body.order_id).not.toBe(entry.order.order_id);
-  }, 90_000);
+    // Let the new order finish too, so that no order is still running when the server stops.
+    let last: { order_id: string; status: string } | undefined;
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const listed = await test.gateway('/list', {}, 'bridge');
+      last = listed.body.hosts?.find((candidate: { host: string }) => candidate.host === host)?.order;
+      if (last !== undefined && last.order_id === retried.body.order_id && ['failed', 'valid'].includes(last.status)) break;
+    }
+    expect(last).toMatchObject({ order_id: retried.body.order_id, status: 'failed' });
+  }, 120_000);
 
   it('answers only GET/HEAD of known tokens on the challenge listener', async () => {
     const base = `http://127.0.0.1:${httpPort}/.well-known/acme-challenge`;
