@@ -69,7 +69,7 @@ export function createHostBindings(context: GatewayContext) {
     return knex().transaction(async (trx) => {
       await deps.sql.lockInTransaction(trx, `gateway:hosts:${fresh.agent_id}`);
       const current = (await trx('gateway_claims').where({ agent_id: fresh.agent_id, host: fresh.host }).first()) as ClaimRow | undefined;
-      if (current && Number(current.expires_at) > fresh.created_at) return current;
+      if (current && current.expires_at > fresh.created_at) return current;
       const bound = await trx('gateway_hosts').where({ agent_id: fresh.agent_id }).count({ n: '*' }).first();
       const claiming = await trx('gateway_claims')
         .where({ agent_id: fresh.agent_id })
@@ -126,7 +126,7 @@ export function createHostBindings(context: GatewayContext) {
           {
             record_name: recordName,
             record_value: stored.token,
-            expires_at: isoTimestamp(Number(stored.expires_at)),
+            expires_at: isoTimestamp(stored.expires_at),
           },
         );
       }

@@ -57,7 +57,6 @@ export interface LookupGate {
 
 /** A lookup waiting for a slot or running. */
 interface Entry {
-  host: string;
   /** Whether the name or an owner was late before, when this lookup was asked for. */
   wasLate: boolean;
   started: boolean;
@@ -111,7 +110,6 @@ export function createLookupGate(resolve: NameLookup): LookupGate {
   const enqueue = (host: string, keys: readonly string[]): Entry => {
     let finish!: (outcome: LookupOutcome) => void;
     const entry: Entry = {
-      host,
       wasLate: keys.some((key) => late.has(key)),
       started: false,
       late: false,
