@@ -1,18 +1,8 @@
 import { createRequire } from 'node:module';
-import { ConfigError } from '@agentinfra/core';
-import { MeshHostError, runMeshHeartbeat, runWgConfig } from '@agentinfra/module-mesh/host';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
-import { runAuditVerify } from './commands/audit.js';
-import { runBackup } from './commands/backup.js';
 import { COMPLETION_SHELLS, type CompletionShell, completionScript } from './commands/completion.js';
-import { runAgentsCreate, runIssueDevice } from './commands/identity.js';
-import { runInit } from './commands/init.js';
 import { registerMcpCommand } from './commands/mcp.js';
-import { checkMeshHostFlags } from './commands/mesh-host.js';
-import { runMigrate } from './commands/migrate.js';
-import { runRestore } from './commands/restore.js';
-import { runServe } from './commands/serve.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -25,7 +15,11 @@ function integer(name: string, min: number, max: number) {
   };
 }
 
-/** The `agentinfra` command tree (commander). */
+/**
+ * The `agentinfra` command tree (commander). Each command loads its code
+ * (the modules, adapters, the MCP SDK) only when it runs, so `--help`,
+ * `completion` (sourced by every new shell) and usage errors answer at once.
+ */
 export function createProgram(): Command {
   const program = new Command('agentinfra')
     .description('Infrastructure for software agents: memory, identity, and more behind one HTTP API.')
@@ -39,13 +33,17 @@ export function createProgram(): Command {
   program
     .command('init')
     .description('write agentinfra.config.json with a fresh bridge key and master key (never overwrites)')
-    .action(() => void runInit({ config: config() }));
+    .action(async () => {
+      (await import('./commands/init.js')).runInit({ config: config() });
+    });
 
   program
     .command('migrate')
     .description('apply pending database migrations')
     .option('--reembed', 're-embed every semantic memory with the configured embedder')
-    .action((options: { reembed?: boolean }) => runMigrate({ config: config(), reembed: options.reembed }));
+    .action(async (options: { reembed?: boolean }) =>
+      (await import('./commands/migrate.js')).runMigrate({ config: config(), reembed: options.reembed }),
+    );
 
   program
     .command('serve')
@@ -53,7 +51,9 @@ export function createProgram(): Command {
     .option('-p, --port <port>', 'HTTP port (0 = any free port)', integer('--port', 0, 65535))
     .option('-H, --host <host>', 'bind address')
     .option('--init', 'write a starter config first when none exists')
-    .action((options: { port?: number; host?: string; init?: boolean }) => runServe({ config: config(), ...options }));
+    .action(async (options: { port?: number; host?: string; init?: boolean }) =>
+      (await import('./commands/serve.js')).runServe({ config: config(), ...options }),
+    );
 
   program
     .command('issue-device')
@@ -62,8 +62,8 @@ export function createProgram(): Command {
     .requiredOption('-l, --label <label>', 'label of the device')
     .option('--ttl-days <days>', 'lifetime in days (default from config, 90)', integer('--ttl-days', 1, 3650))
     .option('--json', 'print JSON')
-    .action((options: { agent: string; label: string; ttlDays?: number; json?: boolean }) =>
-      runIssueDevice({ config: config(), ...options }),
+    .action(async (options: { agent: string; label: string; ttlDays?: number; json?: boolean }) =>
+      (await import('./commands/identity.js')).runIssueDevice({ config: config(), ...options }),
     );
 
   const agents = program.command('agents').description('manage agents');
@@ -73,7 +73,9 @@ export function createProgram(): Command {
     .requiredOption('-a, --agent <agent_id>', 'agent id')
     .requiredOption('-n, --name <display_name>', 'display name')
     .option('--json', 'print JSON')
-    .action((options: { agent: string; name: string; json?: boolean }) => runAgentsCreate({ config: config(), ...options }));
+    .action(async (options: { agent: string; name: string; json?: boolean }) =>
+      (await import('./commands/identity.js')).runAgentsCreate({ config: config(), ...options }),
+    );
 
   program
     .command('wg-config')
@@ -95,8 +97,8 @@ export function createProgram(): Command {
         endpoint?: string;
         watch?: string;
       }) => {
-        checkMeshHostFlags(options, config());
-        await runWgConfig(options);
+        (await import('./commands/mesh-host.js')).checkMeshHostFlags(options, config());
+        await (await import('@agentinfra/module-mesh/host')).runWgConfig(options);
       },
     );
 
@@ -109,8 +111,8 @@ export function createProgram(): Command {
     .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
     .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
     .action(async (options: { url: string; key?: string; agent?: string; every?: string }) => {
-      checkMeshHostFlags(options, config());
-      await runMeshHeartbeat(options);
+      (await import('./commands/mesh-host.js')).checkMeshHostFlags(options, config());
+      await (await import('@agentinfra/module-mesh/host')).runMeshHeartbeat(options);
     });
 
   const audit = program.command('audit').description('the tamper-evident audit log');
@@ -118,19 +120,19 @@ export function createProgram(): Command {
     .command('verify')
     .description('walk the hash chain of the audit log; exits 1 when a row was edited, deleted or inserted')
     .option('--json', 'print the report as JSON')
-    .action((options: { json?: boolean }) => runAuditVerify({ config: config(), ...options }));
+    .action(async (options: { json?: boolean }) => (await import('./commands/audit.js')).runAuditVerify({ config: config(), ...options }));
 
   program
     .command('backup')
     .description('snapshot the embedded default (SQLite and blob folder) into a .tar.gz while the server runs; not the master key')
     .requiredOption('-o, --out <file>', 'archive to write (must not exist)')
-    .action((options: { out: string }) => runBackup({ config: config(), ...options }));
+    .action(async (options: { out: string }) => (await import('./commands/backup.js')).runBackup({ config: config(), ...options }));
 
   program
     .command('restore')
     .description('unpack a backup into the (new or empty) data directory after verifying every checksum')
     .requiredOption('-f, --from <file>', 'archive written by `agentinfra backup`')
-    .action((options: { from: string }) => runRestore({ config: config(), ...options }));
+    .action(async (options: { from: string }) => (await import('./commands/restore.js')).runRestore({ config: config(), ...options }));
 
   registerMcpCommand(program);
 
@@ -147,8 +149,10 @@ export function createProgram(): Command {
  * errors, 2 for configuration errors (those of a module's start-up checks
  * included), 1 for anything else.
  */
-function exitCodeOf(error: unknown): 1 | 2 {
-  if (error instanceof CliError || error instanceof MeshHostError) return error.exitCode;
+async function exitCodeOf(error: unknown): Promise<1 | 2> {
+  if (error instanceof CliError) return error.exitCode;
+  const [{ ConfigError }, { MeshHostError }] = await Promise.all([import('@agentinfra/core'), import('@agentinfra/module-mesh/host')]);
+  if (error instanceof MeshHostError) return error.exitCode;
   return error instanceof ConfigError ? 2 : 1;
 }
 
@@ -166,6 +170,6 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
     }
     process.stderr.write(`agentinfra: ${error instanceof Error ? error.message : String(error)}\n`);
-    return exitCodeOf(error);
+    return await exitCodeOf(error);
   }
 }

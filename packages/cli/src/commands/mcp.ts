@@ -1,4 +1,3 @@
-import { runStdioProxy } from '@agentinfra/mcp';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
 import { checkServerUrl } from './server-url.js';
@@ -22,6 +21,7 @@ export function registerMcpCommand(program: Command): void {
       checkServerUrl(options.url, command.getOptionValueSource('url') === 'env' ? 'AGENTINFRA_URL' : '--url');
       if (!options.key) throw new CliError('A key is required: --key or AGENTINFRA_KEY (a device key or delegation token).', 2);
       try {
+        const { runStdioProxy } = await import('@agentinfra/mcp');
         await runStdioProxy({ url: options.url, key: options.key });
       } catch (error) {
         throw new CliError((error as Error).message, 1);
