@@ -22,6 +22,9 @@ const ORDER_BATCH = 500;
 /** The columns of a host's latest order that /list shows. */
 type ListedOrder = Pick<OrderRow, 'order_id' | 'host_id' | 'status' | 'attempts' | 'last_error' | 'problem' | 'updated_at'>;
 
+/** The lock (`SqlDatabase.lockInTransaction`) under which a host is bound, or a claim of it stored. */
+const hostLockKey = (host: string) => `gateway:host:${host}`;
+
 /** Binding, releasing and describing hosts; proving control with a DNS TXT record. */
 export function createHostBindings(context: GatewayContext) {
   const { deps, config } = context;
@@ -33,6 +36,7 @@ export function createHostBindings(context: GatewayContext) {
     const hostId = newId('hst_');
     try {
       await knex().transaction(async (trx) => {
+        await deps.sql.lockInTransaction(trx, hostLockKey(host));
         await trx('gateway_hosts').insert({ host, host_id: hostId, agent_id: agentId, bound_at: boundAt, ips: '[]', ips_updated_at: null });
         await trx('gateway_claims').where({ host }).delete();
       });
@@ -55,21 +59,30 @@ export function createHostBindings(context: GatewayContext) {
 
   /**
    * Stores a new claim (or replaces the agent's expired one for the same
-   * host) unless the agent already holds its quota (setting
-   * `gateway_max_hosts_per_agent`) of bound hosts and unexpired claims. The
-   * count and the insert run in one transaction under the agent's
-   * host-quota lock, so concurrent claims cannot pass the quota together;
-   * when a concurrent call stored an unexpired claim of the same host first,
-   * that one is kept, so both callers hand out the same token.
-   * @returns the claim in force: `fresh`, or the one stored first.
-   * @throws ConflictError (409, details `{ quota, used }`).
+   * host) unless the host is bound, or the agent already holds its quota
+   * (setting `gateway_max_hosts_per_agent`) of bound hosts and unexpired
+   * claims. The checks and the insert run in one transaction under the
+   * agent's host-quota lock, so concurrent claims cannot pass the quota
+   * together, and under the host's lock, which {@link bind} takes too: a
+   * claim is never stored beside a binding made a moment earlier, where it
+   * would take room in the quota until it expired. When a concurrent call
+   * stored an unexpired claim of the same host first, that one is kept, so
+   * both callers hand out the same token.
+   * @returns the claim in force (`fresh`, or the one stored first), or the host's binding to this agent.
+   * @throws ConflictError (409) when another agent holds the host, or with details `{ quota, used }` over the quota.
    */
-  async function insertClaimWithinQuota(fresh: ClaimRow): Promise<ClaimRow> {
+  async function insertClaimWithinQuota(fresh: ClaimRow): Promise<{ claim: ClaimRow } | { bound: HostRow }> {
     const quota = await deps.settings.get<number>('gateway_max_hosts_per_agent');
     return knex().transaction(async (trx) => {
       await deps.sql.lockInTransaction(trx, `gateway:hosts:${fresh.agent_id}`);
+      await deps.sql.lockInTransaction(trx, hostLockKey(fresh.host));
+      const holder = (await trx('gateway_hosts').where({ host: fresh.host }).first()) as HostRow | undefined;
+      if (holder) {
+        if (holder.agent_id === fresh.agent_id) return { bound: holder };
+        throw new ConflictError(`Host "${fresh.host}" is bound to another agent.`);
+      }
       const current = (await trx('gateway_claims').where({ agent_id: fresh.agent_id, host: fresh.host }).first()) as ClaimRow | undefined;
-      if (current && current.expires_at > fresh.created_at) return current;
+      if (current && current.expires_at > fresh.created_at) return { claim: current };
       const bound = await trx('gateway_hosts').where({ agent_id: fresh.agent_id }).count({ n: '*' }).first();
       const claiming = await trx('gateway_claims')
         .where({ agent_id: fresh.agent_id })
@@ -86,7 +99,7 @@ export function createHostBindings(context: GatewayContext) {
         release: 'release a bound one with /host/release, or wait for unverified claims to expire',
       });
       await trx('gateway_claims').insert(fresh).onConflict(['agent_id', 'host']).merge(['token', 'created_at', 'expires_at']);
-      return fresh;
+      return { claim: fresh };
     });
   }
 
@@ -121,12 +134,13 @@ export function createHostBindings(context: GatewayContext) {
           expires_at: at + config.claimTokenTtlDays * DAY_MS,
         };
         const stored = await insertClaimWithinQuota(fresh);
+        if ('bound' in stored) return bound(stored.bound);
         throw new VerificationError(
           `Publish a TXT record ${recordName} with the value in details.record_value, then call /host/claim again.`,
           {
             record_name: recordName,
-            record_value: stored.token,
-            expires_at: isoTimestamp(stored.expires_at),
+            record_value: stored.claim.token,
+            expires_at: isoTimestamp(stored.claim.expires_at),
           },
         );
       }

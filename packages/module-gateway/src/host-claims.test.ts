@@ -266,6 +266,26 @@ describe.runIf(acmeTools).each(sqlDatabases())('agent-gateway hosts over HTTP on
     }
   });
 
+  it('never keeps a claim stored beside a binding made a moment earlier (another agent claiming while the owner binds)', async () => {
+    const hosts = Array.from({ length: 24 }, (_, i) => `bind-race-${i}.alice.test`);
+    for (const host of hosts) {
+      const first = await test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+      await publish(first.body.error.details.record_name, first.body.error.details.record_value);
+    }
+    await Promise.all(
+      hosts.map(async (host, i) => {
+        const binding = test.gateway('/host/claim', { agent_id: 'alice', host }, 'alice');
+        await new Promise((resolve) => setTimeout(resolve, i % 8));
+        const other = await test.gateway('/host/claim', { agent_id: 'bob', host }, 'bob');
+        expect([409, 422]).toContain(other.status);
+        expect((await binding).status).toBe(200);
+      }),
+    );
+    // A claim of bob's stored after alice's binding would hold a place in bob's quota for a week.
+    expect(await db.knex('gateway_claims').whereIn('host', hosts)).toEqual([]);
+    expect((await test.gateway('/host/claim', { agent_id: 'bob', host: hosts[0] }, 'bob')).status).toBe(409);
+  });
+
   it("refuses a claim of another host past the agent's quota of bound and claimed hosts", async () => {
     const setQuota = (value: number) =>
       test.server.call('agent-identity/settings/set', { key: 'gateway_max_hosts_per_agent', value }, { credential: test.server.bridgeKey });
