@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { parseRateLimitOptions, type RateDecision, type RateLimiter, rateLimitConsumeSchema, rateLimitPeekSchema } from '@agentinfra/core';
+import {
+  parseRateLimitOptions,
+  type RateDecision,
+  type RateLimiter,
+  rateLimitConsumeSchema,
+  rateLimitPeekSchema,
+  rateLimitRefundSchema,
+} from '@agentinfra/core';
 import type { RedisClientType } from 'redis';
 import { z } from 'zod';
 import { wrapRedisErrors } from './redis-adapter-error.js';
-import { consumeScript, peekScript } from './sliding-window-scripts.js';
+import { consumeScript, peekScript, refundScript } from './sliding-window-scripts.js';
 
 const redisRateLimiterOptionsSchema = z.object({
   client: z.custom<RedisClientType>((value) => typeof (value as { evalSha?: unknown } | null)?.evalSha === 'function'),
@@ -40,7 +47,7 @@ function rateLimitKeys(keyPrefix: string, key: string): [string, string] {
  *
  * @param options.client a connected node-redis v5 client (`createClient()` of the `redis` package, RESP2).
  * @param options.keyPrefix prefix of every key (default `agentinfra:`).
- * @throws ZodError on malformed options. `consume`/`peek` throw RangeError on invalid
+ * @throws ZodError on malformed options. `consume`/`peek`/`refund` throw RangeError on invalid
  *   options and {@link RedisAdapterError} (driver error as `cause`) when Redis fails;
  *   a call that timed out may still have been counted.
  */
@@ -70,6 +77,16 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const reply = await wrapRedisErrors(
         'rate limiter peek',
         () => peekScript.run(client, rateLimitKeys(keyPrefix, request.key), [String(request.windowMs)]),
+        commandTimeoutMs,
+      );
+      return z.number().parse(reply);
+    },
+
+    async refund(rawOptions): Promise<number> {
+      const request = parseRateLimitOptions(rateLimitRefundSchema, rawOptions);
+      const reply = await wrapRedisErrors(
+        'rate limiter refund',
+        () => refundScript.run(client, rateLimitKeys(keyPrefix, request.key), [String(request.windowMs), String(request.cost)]),
         commandTimeoutMs,
       );
       return z.number().parse(reply);

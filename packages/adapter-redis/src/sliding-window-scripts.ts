@@ -77,6 +77,38 @@ end
 return {0, remaining, window}
 `);
 
+/**
+ * ARGV: windowMs, cost. Atomically prunes expired units, then takes back up
+ * to `cost` units, the most recently counted first (a member worth more than
+ * what is left to take back is replaced by one worth the difference, at the
+ * same score). Returns the units taken back.
+ */
+export const refundScript = defineLuaScript(`${PREAMBLE}
+local cost = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
+local refunded = 0
+while refunded < cost do
+  local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
+  if #newest == 0 then break end
+  local member, score = newest[1], newest[2]
+  local worth = costOf(member)
+  redis.call('ZREM', log, member)
+  local taken = math.min(worth, cost - refunded)
+  if taken < worth then
+    redis.call('ZADD', log, score, (worth - taken) .. string.sub(member, string.len(tostring(worth)) + 1))
+  end
+  refunded = refunded + taken
+end
+local used = 0
+for _, member in ipairs(redis.call('ZRANGE', log, 0, -1)) do used = used + costOf(member) end
+if used > 0 then
+  redis.call('SET', total, used, 'PX', math.max(1, redis.call('PTTL', log)))
+else
+  redis.call('DEL', log, total)
+end
+return refunded
+`);
+
 /** ARGV: windowMs. Returns the units counted within the last `windowMs`; writes nothing. */
 export const peekScript = defineLuaScript(`${PREAMBLE}
 local used = 0

@@ -85,12 +85,19 @@ export { agentIdSchema, instantSchema, permissionNameSchema, scopeEntrySchema, t
 export { createGroupCommit, type GroupCommit, type ItemOutcome } from './services/group-commit.js';
 export type { LockAcquire, MemoryLock, MemoryLockOptions } from './services/memory-lock.js';
 export { createMemoryLock, lockAcquireSchema, parseLockAcquire } from './services/memory-lock.js';
-export type { MemoryRateLimiter, MemoryRateLimiterOptions, RateLimitConsume, RateLimitPeek } from './services/memory-rate-limiter.js';
+export type {
+  MemoryRateLimiter,
+  MemoryRateLimiterOptions,
+  RateLimitConsume,
+  RateLimitPeek,
+  RateLimitRefund,
+} from './services/memory-rate-limiter.js';
 export {
   createMemoryRateLimiter,
   parseRateLimitOptions,
   rateLimitConsumeSchema,
   rateLimitPeekSchema,
+  rateLimitRefundSchema,
 } from './services/memory-rate-limiter.js';
 export { type ResealSealedColumnOptions, resealSealedColumn, UnopenedSealedValuesError } from './services/reseal-sealed-column.js';
 export { createAesGcmSecretBox, newMasterKey } from './services/secret-box.js';

@@ -38,6 +38,8 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
    * shared by replicas through the rate limiter) is not exhausted. The raw
    * message is composed now and stored in the blob store (`mime_ref`); a
    * durable job hands it to the relay. Without a relay it stays `queued`.
+   * A send that fails after the quota check (the blob store or the database
+   * failing) gives its quota unit back.
    * @throws InputError (400) for malformed addresses; NotAllowedError (403) when the agent does not
    *   own `from`; PayloadTooLargeError (413) for bodies over `maxBodyBytes`; RateLimitError (429,
    *   `Retry-After`) over quota; nothing is created on any of these.
@@ -68,7 +70,20 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
     if (!decision.allowed) {
       throw new RateLimitError(`The send quota of ${quota} messages per 24 hours is used up.`, decision.retryAfterMs);
     }
+    try {
+      return await store(request, recipients);
+    } catch (error) {
+      // Nothing was queued: the unit goes back, so that an outage of the blob store or the
+      // database does not use up the quota of an agent that retries.
+      await deps.rateLimiter.refund({ key: quotaKey, windowMs: DAY_MS }).catch((refundError: unknown) => {
+        deps.logger.warn({ err: refundError, agent_id: request.agent_id }, 'could not refund a send quota unit');
+      });
+      throw error;
+    }
+  }
 
+  /** Composes the message, stores its raw form and queues it with its delivery job (one transaction). */
+  async function store(request: SendRequest, recipients: NonNullable<ReturnType<typeof parseMailboxes>>): Promise<SendResponse> {
     const id = newId('msg_');
     const now = deps.clock.now();
     const messageId = `<${id}@${deps.moduleConfig.mailDomain}>`;

@@ -22,6 +22,12 @@ function flakyStore(mode: 'throw' | 'hang') {
       if (mode === 'throw') throw new Error('connection refused');
       return new Promise(() => undefined);
     },
+    async refund() {
+      store.calls += 1;
+      if (store.healthy) return 1;
+      if (mode === 'throw') throw new Error('connection refused');
+      return new Promise(() => undefined);
+    },
   };
   return { store, limiter };
 }
@@ -77,6 +83,7 @@ describe('failOpenRateLimiter after an event-loop stall', () => {
           client.write('consume\n');
         }),
       peek: async () => 0,
+      refund: async () => 0,
     };
     const { logger } = createCapturedLogger('info');
     let failures = 0;

@@ -75,6 +75,7 @@ export function failOpenRateLimiter(options: {
     consume: (request) =>
       ask<RateDecision>(() => options.limiter().consume(request), { allowed: true, remaining: request.limit, retryAfterMs: 0 }),
     peek: (request) => ask(() => options.limiter().peek(request), 0),
+    refund: (request) => ask(() => options.limiter().refund(request), 0),
   };
 }
 

@@ -20,5 +20,13 @@ export interface RateLimiter {
   consume(options: { key: string; limit: number; windowMs: number; cost?: number }): Promise<RateDecision>;
   /** Units counted for `key` within the last `windowMs` (read-only). */
   peek(options: { key: string; windowMs: number }): Promise<number>;
+  /**
+   * Takes back `cost` units (default 1) counted for `key` within the last
+   * `windowMs`, the most recently counted first: for a caller whose allowed
+   * `consume` paid for work that then failed (a quota unit for a message
+   * that was never stored). Takes back what is there when fewer are counted.
+   * @returns the units taken back (0 to `cost`).
+   */
+  refund(options: { key: string; windowMs: number; cost?: number }): Promise<number>;
   close?(): Promise<void>;
 }

@@ -26,10 +26,19 @@ export const rateLimitPeekSchema = z.object({
   windowMs: z.number().int().positive(),
 });
 
+/** Options of {@link RateLimiter.refund}: `key` non-empty; `windowMs` and `cost` (default 1) positive integers. */
+export const rateLimitRefundSchema = z.object({
+  key: z.string().min(1),
+  windowMs: z.number().int().positive(),
+  cost: z.number().int().positive().default(1),
+});
+
 /** Validated {@link RateLimiter.consume} options (`cost` filled in). */
 export type RateLimitConsume = z.output<typeof rateLimitConsumeSchema>;
 /** Validated {@link RateLimiter.peek} options. */
 export type RateLimitPeek = z.output<typeof rateLimitPeekSchema>;
+/** Validated {@link RateLimiter.refund} options (`cost` filled in). */
+export type RateLimitRefund = z.output<typeof rateLimitRefundSchema>;
 
 /**
  * Parses `options` with `schema`.
@@ -167,6 +176,23 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
         if (entry.at + request.windowMs > now) used += entry.cost;
       }
       return used;
+    },
+
+    async refund(rawOptions): Promise<number> {
+      const request = parseRateLimitOptions(rateLimitRefundSchema, rawOptions);
+      const bucket = buckets.get(request.key);
+      if (bucket === undefined) return 0;
+      prune(bucket, clock.now(), request.windowMs);
+      let refunded = 0;
+      while (refunded < request.cost && bucket.entries.length > bucket.head) {
+        const last = bucket.entries[bucket.entries.length - 1] as Entry;
+        const taken = Math.min(last.cost, request.cost - refunded);
+        last.cost -= taken;
+        if (last.cost === 0) bucket.entries.pop();
+        refunded += taken;
+      }
+      bucket.used -= refunded;
+      return refunded;
     },
   };
 }

@@ -37,7 +37,8 @@ interface Timed<T> {
  * the limit is exact, refused attempts are not counted, the window slides,
  * `remaining` and `retryAfterMs` are right, costs above 1 count as that many
  * units, keys are independent, 50 concurrent calls with limit 10 allow exactly
- * 10, `peek` is read-only, and invalid options reject with RangeError.
+ * 10, `peek` is read-only, `refund` takes back the newest units and no
+ * more than are counted, and invalid options reject with RangeError.
  * Every test uses fresh random keys.
  */
 export function runRateLimiterContract(options: RateLimiterContractOptions): void {
@@ -184,6 +185,37 @@ export function runRateLimiterContract(options: RateLimiterContractOptions): voi
       expect(await limiter.consume({ key, limit: 2, windowMs: 60_000 })).toMatchObject({ allowed: true, remaining: 0 });
     });
 
+    it('refunds the most recently counted units, never more than are counted', async () => {
+      const limiter = await open();
+      const key = freshKey('refund');
+      const windowMs = 60_000;
+      expect(await limiter.refund({ key, windowMs })).toBe(0);
+      for (let i = 0; i < 3; i += 1) expect((await limiter.consume({ key, limit: 3, windowMs })).allowed).toBe(true);
+      expect((await limiter.consume({ key, limit: 3, windowMs })).allowed).toBe(false);
+      expect(await limiter.refund({ key, windowMs })).toBe(1);
+      expect(await limiter.consume({ key, limit: 3, windowMs })).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await limiter.refund({ key, windowMs, cost: 5 })).toBe(3);
+      expect(await limiter.peek({ key, windowMs })).toBe(0);
+      expect(await limiter.consume({ key, limit: 3, windowMs, cost: 3 })).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it('refunds part of a call that cost more than one unit, and the rest still expires with it', async () => {
+      const limiter = await open();
+      const key = freshKey('refund-part');
+      const windowMs = 400;
+      const first = await timed(() => limiter.consume({ key, limit: 5, windowMs, cost: 2 }));
+      expect(first.value.allowed).toBe(true);
+      await pass(200);
+      expect((await limiter.consume({ key, limit: 5, windowMs, cost: 3 })).allowed).toBe(true);
+      expect(await limiter.refund({ key, windowMs, cost: 2 })).toBe(2);
+      expect(await limiter.peek({ key, windowMs })).toBe(3);
+      // 3 counted, 3 more do not fit until the first call's 2 units expire.
+      expectRetryAfter(await timed(() => limiter.consume({ key, limit: 5, windowMs, cost: 3 })), first, windowMs);
+      expect(await limiter.consume({ key, limit: 5, windowMs, cost: 2 })).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await limiter.refund({ key, windowMs, cost: 4 })).toBe(4);
+      expect(await limiter.peek({ key, windowMs })).toBe(1);
+    });
+
     it('allows exactly 10 of 50 concurrent consumes with limit 10', async () => {
       const limiter = await open();
       const key = freshKey('concurrent');
@@ -202,6 +234,8 @@ export function runRateLimiterContract(options: RateLimiterContractOptions): voi
       await expect(limiter.consume({ key, limit: 2, windowMs: 1000, cost: 1.5 })).rejects.toThrow(RangeError);
       await expect(limiter.consume({ key: '', limit: 2, windowMs: 1000 })).rejects.toThrow(RangeError);
       await expect(limiter.peek({ key, windowMs: -1 })).rejects.toThrow(RangeError);
+      await expect(limiter.refund({ key, windowMs: 1000, cost: 0 })).rejects.toThrow(RangeError);
+      await expect(limiter.refund({ key: '', windowMs: 1000 })).rejects.toThrow(RangeError);
       expect(await limiter.peek({ key, windowMs: 1000 })).toBe(0);
     });
   });
