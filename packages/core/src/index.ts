@@ -43,7 +43,7 @@ export { JobInterruptedError } from './jobs/job.js';
 export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';
 export { withinDeadline } from './kernel/body-deadline.js';
-export { clientAddress } from './kernel/client-address.js';
+export { addressGroup, clientAddress } from './kernel/client-address.js';
 export { errorResponse, FUNCTIONS_BASE, type HttpMount, type MountRequestInfo } from './kernel/http.js';
 export { nextIoTurn } from './kernel/io-turn.js';
 export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './kernel/json-body.js';

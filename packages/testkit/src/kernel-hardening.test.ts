@@ -239,6 +239,20 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
     expect((await from('203.0.113.10', 'dk_guess')).status).toBe(401);
   });
 
+  it('counts failed authentications of IPv6 clients by their /64 network, not by each address in it', async () => {
+    const from = (address: string, credential: string) =>
+      post(server.url, json({ agent_id: 'alice', value: 1 }), {
+        authorization: `Bearer ${credential}`,
+        'content-type': 'application/json',
+        'x-forwarded-for': address,
+      });
+    for (let host = 1; host <= 5; host++) expect((await from(`2001:db8:7:7::${host.toString(16)}`, 'dk_guess')).status).toBe(401);
+    const refused = await from('2001:db8:7:7:abcd::99', 'dk_alice');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: { message: expect.stringContaining('2001:db8:7:7::/64') } });
+    expect((await from('2001:db8:7:8::1', 'dk_alice')).status).toBe(200);
+  });
+
   it('counts a bad proof in the body of a route without a credential against the same limit', async () => {
     const redeem = (address: string, token: string) =>
       post(

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import { RateLimitError } from '../errors.js';
+import { addressGroup } from '../kernel/client-address.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 
 const WINDOW_MS = 60_000;
 
 /**
- * Limits failed authentications per client address (#11): after `perMinute`
+ * Limits failed authentications per client address (#11), IPv6 addresses
+ * counted by their /64 network (see `addressGroup`): after `perMinute`
  * failures within a sliding minute, every authentication attempt from that
  * address is refused with 429 until the window has room again, whether or
  * not its credential is valid, so that guessing stops too. Counts live in
@@ -28,18 +30,22 @@ export interface FailedAuthLimit {
 /** Builds the limit; `perMinute` 0 turns it off. */
 export function createFailedAuthLimit(options: { perMinute: number; rateLimiter: () => RateLimiter; logger: Logger }): FailedAuthLimit {
   const { perMinute } = options;
-  const key = (client: string) => `authfail:${client}`;
-  const refuse = () => new RateLimitError(`Too many failed authentications from this address; at most ${perMinute} per minute.`, WINDOW_MS);
+  const key = (client: string) => `authfail:${addressGroup(client)}`;
+  const refuse = (client: string) => {
+    const group = addressGroup(client);
+    const from = group.endsWith('/64') ? `your network ${group}` : 'this address';
+    return new RateLimitError(`Too many failed authentications from ${from}; at most ${perMinute} per minute.`, WINDOW_MS);
+  };
   return {
     async check(client) {
       if (perMinute === 0) return;
       const failures = await options.rateLimiter().peek({ key: key(client), windowMs: WINDOW_MS });
-      if (failures >= perMinute) throw refuse();
+      if (failures >= perMinute) throw refuse(client);
     },
     async fail(client, reason) {
       if (perMinute === 0) return;
       const decision = await options.rateLimiter().consume({ key: key(client), limit: perMinute, windowMs: WINDOW_MS });
-      if (!decision.allowed) throw refuse();
+      if (!decision.allowed) throw refuse(client);
       if (decision.remaining === 0) {
         options.logger.warn(
           { client, reason, limit_per_minute: perMinute },

@@ -8,7 +8,8 @@
  * - after {@link MAX_REFUSED_RECIPIENTS} refused recipients in one session
  *   the server answers 421 and closes it (as Postfix's hard error limit does);
  * - at most {@link MAX_SESSIONS_PER_ADDRESS} sessions at a time from one
- *   client address (Postfix's default connection count limit); more get 421.
+ *   client address (Postfix's default connection count limit), an IPv6
+ *   client's being its /64 network (`addressGroup` of core); more get 421.
  */
 export const MAX_RECIPIENTS = 100;
 export const MAX_REFUSED_RECIPIENTS = 20;

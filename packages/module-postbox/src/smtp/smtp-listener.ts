@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
+import { addressGroup, dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
@@ -106,7 +106,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     logger: false,
     onConnect(session, callback) {
       metrics?.sessions.inc();
-      if (!limits.open(session.id, session.remoteAddress)) {
+      if (!limits.open(session.id, addressGroup(session.remoteAddress))) {
         callback(smtpReply(421, `4.7.0 Too many connections from your address (at most ${MAX_SESSIONS_PER_ADDRESS}), try again later`));
         return;
       }
