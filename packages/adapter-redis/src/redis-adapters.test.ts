@@ -85,6 +85,22 @@ describe.runIf(redis.available)('Redis adapters', () => {
     expect(await client.pTTL(`${keyPrefix}lock:${key}`)).toBeGreaterThan(19_000);
   });
 
+  it('keeps the log and its total expiring with the window after a refund of part of the only call', async () => {
+    const { client, rateLimiter } = shared();
+    const key = `refund-layout:${randomUUID()}`;
+    await rateLimiter.consume({ key, limit: 5, windowMs: 30_000, cost: 3 });
+    expect(await rateLimiter.refund({ key, windowMs: 30_000, cost: 2 })).toBe(2);
+    const log = `${keyPrefix}ratelimit:{${key}}`;
+    expect(await client.zRange(log, 0, -1)).toEqual([expect.stringMatching(/^1:/)]);
+    expect(await client.get(`${log}:total`)).toBe('1');
+    for (const name of [log, `${log}:total`]) {
+      expect(await client.pTTL(name)).toBeGreaterThan(29_000);
+      expect(await client.pTTL(name)).toBeLessThanOrEqual(30_000);
+    }
+    expect(await rateLimiter.refund({ key, windowMs: 30_000, cost: 5 })).toBe(1);
+    expect(await client.exists([log, `${log}:total`])).toBe(0);
+  });
+
   it('recounts the window when the running total was lost', async () => {
     const { client, rateLimiter } = shared();
     const key = `recount:${randomUUID()}`;

@@ -92,11 +92,12 @@ while refunded < cost do
   if #newest == 0 then break end
   local member, score = newest[1], newest[2]
   local worth = costOf(member)
-  redis.call('ZREM', log, member)
   local taken = math.min(worth, cost - refunded)
+  -- the remainder goes in before the member leaves: emptying the log would delete it with its expiry
   if taken < worth then
     redis.call('ZADD', log, score, (worth - taken) .. string.sub(member, string.len(tostring(worth)) + 1))
   end
+  redis.call('ZREM', log, member)
   refunded = refunded + taken
 end
 local used = 0
