@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
+import { dependencyFailure, InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
 import { z } from 'zod';
 import { normalizeAddress, parseMailboxes } from './addresses.js';
 import { MIME_PREFIX } from './inbound.js';
@@ -39,7 +39,8 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
    * message is composed now and stored in the blob store (`mime_ref`); a
    * durable job hands it to the relay. Without a relay it stays `queued`.
    * A send that fails after the quota check (the blob store or the database
-   * failing) gives its quota unit back.
+   * failing) gives its quota unit back, unless the message may have been
+   * stored all the same (a commit whose answer was lost).
    * @throws InputError (400) for malformed addresses; NotAllowedError (403) when the agent does not
    *   own `from`; PayloadTooLargeError (413) for bodies over `maxBodyBytes`; RateLimitError (429,
    *   `Retry-After`) over quota; nothing is created on any of these.
@@ -70,21 +71,44 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
     if (!decision.allowed) {
       throw new RateLimitError(`The send quota of ${quota} messages per 24 hours is used up.`, decision.retryAfterMs);
     }
+    const id = newId('msg_');
     try {
-      return await store(request, recipients);
+      return await store(id, request, recipients);
     } catch (error) {
-      // Nothing was queued: the unit goes back, so that an outage of the blob store or the
-      // database does not use up the quota of an agent that retries.
-      await deps.rateLimiter.refund({ key: quotaKey, windowMs: DAY_MS }).catch((refundError: unknown) => {
-        deps.logger.warn({ err: refundError, agent_id: request.agent_id }, 'could not refund a send quota unit');
-      });
+      // A message that was not queued gives its unit back, so that an outage of the blob store
+      // or the database does not use up the quota of an agent that retries.
+      if (await surelyNotStored(id, error)) {
+        await deps.rateLimiter.refund({ key: quotaKey, windowMs: DAY_MS }).catch((refundError: unknown) => {
+          deps.logger.warn({ err: refundError, agent_id: request.agent_id }, 'could not refund a send quota unit');
+        });
+      }
       throw error;
     }
   }
 
-  /** Composes the message, stores its raw form and queues it with its delivery job (one transaction). */
-  async function store(request: SendRequest, recipients: NonNullable<ReturnType<typeof parseMailboxes>>): Promise<SendResponse> {
-    const id = newId('msg_');
+  /**
+   * Whether message `id` is surely not stored after `error` ended its store:
+   * the error is one of a dependency that did nothing (`dependencyFailure`),
+   * or a read finds no row. A commit whose answer was lost may have stored
+   * it, so a failed read answers false.
+   */
+  async function surelyNotStored(id: string, error: unknown): Promise<boolean> {
+    if (dependencyFailure(error) !== null) return true;
+    return knex()('postbox_messages')
+      .where({ id })
+      .first('id')
+      .then(
+        (row) => row === undefined,
+        () => false,
+      );
+  }
+
+  /** Composes message `id`, stores its raw form and queues it with its delivery job (one transaction). */
+  async function store(
+    id: string,
+    request: SendRequest,
+    recipients: NonNullable<ReturnType<typeof parseMailboxes>>,
+  ): Promise<SendResponse> {
     const now = deps.clock.now();
     const messageId = `<${id}@${deps.moduleConfig.mailDomain}>`;
     const raw = await composeMessage({
@@ -145,7 +169,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
         }
       });
     } catch (error) {
-      await deps.blobStore.delete({ keys: [mimeRef] }).catch(() => undefined);
+      if (await surelyNotStored(id, error)) await deps.blobStore.delete({ keys: [mimeRef] }).catch(() => undefined);
       throw error;
     }
     return { id, status: 'queued' };
