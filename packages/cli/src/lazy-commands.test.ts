@@ -10,21 +10,23 @@ const HEAVY = /\/packages\/(core|modules|module-[a-z]+|mcp|console|adapter-[a-z0
 
 /**
  * Runs the CLI with an ESM load hook (through `NODE_OPTIONS=--import`) that
- * records every module URL it loads.
+ * records every module URL it loads, and fails the loading of URLs matching
+ * `broken` (a broken install).
  */
-async function loadedBy(args: string[]): Promise<{ code: number | null; loaded: string[] }> {
+async function loadedBy(args: string[], broken?: RegExp): Promise<{ code: number | null; stderr: string; loaded: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-lazy-'));
   const log = join(dir, 'loaded.txt');
   writeFileSync(log, '');
   const hooks = join(dir, 'hooks.mjs');
+  const fail = broken ? `  if (${broken}.test(url)) throw new Error('cannot read ' + url);\n` : '';
   writeFileSync(
     hooks,
-    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
+    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(log)}, url + '\\n');\n${fail}  return next(url, context);\n}\n`,
   );
   const register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const { code } = await runCli(args, { cwd: dir, env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` } });
-  return { code, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+  const { code, stderr } = await runCli(args, { cwd: dir, env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` } });
+  return { code, stderr, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
 
 // `source <(agentinfra completion bash)` runs in every new shell, and MCP
@@ -46,5 +48,11 @@ describe('agentinfra loads a command’s code only when that command runs', () =
     const { code, loaded } = await loadedBy(['-c', 'missing.json', 'audit', 'verify']);
     expect(code).toBe(2);
     expect(loaded.some((url) => /\/packages\/core\/dist\//.test(url))).toBe(true);
+  }, 30_000);
+
+  it('reports a command whose code cannot be loaded in one line, exit 1', async () => {
+    const { code, stderr } = await loadedBy(['-c', 'missing.json', 'audit', 'verify'], /\/packages\/core\/dist\/index\.js$/);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^agentinfra: cannot read file:.*\/packages\/core\/dist\/index\.js\n$/);
   }, 30_000);
 });

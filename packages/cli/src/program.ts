@@ -151,9 +151,14 @@ export function createProgram(): Command {
  */
 async function exitCodeOf(error: unknown): Promise<1 | 2> {
   if (error instanceof CliError) return error.exitCode;
-  const [{ ConfigError }, { MeshHostError }] = await Promise.all([import('@agentinfra/core'), import('@agentinfra/module-mesh/host')]);
-  if (error instanceof MeshHostError) return error.exitCode;
-  return error instanceof ConfigError ? 2 : 1;
+  try {
+    const [{ ConfigError }, { MeshHostError }] = await Promise.all([import('@agentinfra/core'), import('@agentinfra/module-mesh/host')]);
+    if (error instanceof MeshHostError) return error.exitCode;
+    return error instanceof ConfigError ? 2 : 1;
+  } catch {
+    // The error was the loading of that code itself (a broken install): a failure at run time.
+    return 1;
+  }
 }
 
 /**
