@@ -25,6 +25,8 @@ const RATE_LIMIT = 10;
 
 /** Turns of the event loop counted while a test ticks them (see the admission test). */
 let loopTurn = 0;
+/** Calls of the `/slow` handler that have started. */
+let slowStarted = 0;
 /** Calls of the `/write` handler. */
 let writes = 0;
 const toyModule = defineModule({
@@ -80,6 +82,7 @@ const toyModule = defineModule({
       response: z.object({ done: z.boolean() }),
       auth: { kind: 'bridge' },
       handler: async ({ service }) => {
+        slowStarted += 1;
         await new Promise((resolve) => setTimeout(resolve, service.slowMs));
         return { done: true };
       },
@@ -322,8 +325,10 @@ describe('kernel shutdown', () => {
   it('finishes in-flight requests before closing', async () => {
     const fixture = await sqlDatabases()[0]!.create();
     const server = await startTestKernel({ modules: [toyModule], adapters: { sql: fixture.db } });
+    const started = slowStarted;
     const inFlight = server.call('agent-toy/slow', {}, { credential: server.bridgeKey });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Stop once the handler runs: a fixed wait lost the race to the connection on a loaded machine.
+    await expect.poll(() => slowStarted, { timeout: 10_000, interval: 5 }).toBe(started + 1);
     await server.stop();
     expect((await inFlight).body).toEqual({ done: true });
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
