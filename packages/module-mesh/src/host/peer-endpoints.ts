@@ -79,12 +79,9 @@ export async function resolvePeerEndpoints(
 
   const written = endpointsByPeer(previous);
   const dropped: DroppedEndpoint[] = [];
-  let peer = '';
-  const out = lines.flatMap((line) => {
-    const trimmed = line.trim();
-    if (trimmed === '[Peer]') peer = '';
-    const comment = /^#\s*(\S+)\s*$/.exec(trimmed)?.[1];
-    if (comment !== undefined && peer === '') peer = comment;
+  const peers = peerOfEachLine(lines);
+  const out = lines.flatMap((line, index) => {
+    const peer = peers[index] ?? '';
     const endpoint = endpointOf(line);
     const answer = endpoint ? answers.get(endpoint.host) : undefined;
     if (!endpoint || !answer) return [line];
@@ -100,18 +97,32 @@ export async function resolvePeerEndpoints(
   return { text: out.join('\n'), dropped };
 }
 
-/** The `Endpoint` of each `[Peer]` of a wg-quick text, by the peer's `# <agent>` comment. */
-function endpointsByPeer(text: string): Map<string, string> {
-  const endpoints = new Map<string, string>();
+/**
+ * For each line of a wg-quick text, the agent of the `[Peer]` section it is
+ * in: the section's first `# <agent>` comment, once that comment is read
+ * (`''` before it, and outside every `[Peer]` section's comment).
+ */
+function peerOfEachLine(lines: readonly string[]): string[] {
   let peer = '';
-  for (const line of text.split('\n')) {
+  return lines.map((line) => {
     const trimmed = line.trim();
     if (trimmed === '[Peer]') peer = '';
     const comment = /^#\s*(\S+)\s*$/.exec(trimmed)?.[1];
     if (comment !== undefined && peer === '') peer = comment;
-    const endpoint = /^Endpoint\s*=\s*(\S+)\s*$/.exec(trimmed)?.[1];
-    if (endpoint !== undefined && peer !== '') endpoints.set(peer, endpoint);
-  }
+    return peer;
+  });
+}
+
+/** The `Endpoint` of each `[Peer]` of a wg-quick text, by the peer's `# <agent>` comment. */
+function endpointsByPeer(text: string): Map<string, string> {
+  const lines = text.split('\n');
+  const peers = peerOfEachLine(lines);
+  const endpoints = new Map<string, string>();
+  lines.forEach((line, index) => {
+    const endpoint = /^Endpoint\s*=\s*(\S+)\s*$/.exec(line.trim())?.[1];
+    const peer = peers[index];
+    if (endpoint !== undefined && peer) endpoints.set(peer, endpoint);
+  });
   return endpoints;
 }
 
