@@ -1,18 +1,21 @@
 import type { Logger } from 'pino';
+import { addressGroup } from '../kernel/client-address.js';
 import type { Clock } from '../ports/clock.js';
 import type { AuditLog } from './audit-log.js';
 
 /** Why an authentication was refused: no credential, an unknown/expired/revoked one, or the address is over the failed-authentication limit. */
 export type RefusalReason = 'missing' | 'unknown' | 'limited';
 
-/** Distinct client addresses tallied per window; the rest are counted under `*`. */
+/** Distinct client addresses (IPv6 clients' /64 networks) tallied per window; the rest are counted under `*`. */
 const MAX_CLIENTS = 1_000;
 
 /**
  * Refused authentications in aggregate: instead of one audit row per
  * refusal (a credential-guessing flood would bury everything else), each
  * window ends with one `auth.refused` row per client address, with the
- * counts by reason and the window in `detail`.
+ * counts by reason and the window in `detail`. An IPv6 client counts as its
+ * /64 network (`addressGroup`), as the failed-authentication limit counts
+ * it: one network's many addresses would fill the tally otherwise.
  */
 export interface RefusalTally {
   /** Counts one refusal. */
@@ -75,7 +78,8 @@ export function createRefusalTally(options: { audit: AuditLog; clock: Clock; log
 
   return {
     count(client, reason) {
-      const key = counts.has(client) || counts.size < MAX_CLIENTS ? client : '*';
+      const group = addressGroup(client);
+      const key = counts.has(group) || counts.size < MAX_CLIENTS ? group : '*';
       let entry = counts.get(key);
       if (!entry) {
         entry = { missing: 0, unknown: 0, limited: 0 };

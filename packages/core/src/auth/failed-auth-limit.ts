@@ -48,8 +48,8 @@ export function createFailedAuthLimit(options: { perMinute: number; rateLimiter:
       if (!decision.allowed) throw refuse(client);
       if (decision.remaining === 0) {
         options.logger.warn(
-          { client, reason, limit_per_minute: perMinute },
-          'failed authentications reached the limit; refusing this address',
+          { client, counted_as: addressGroup(client), reason, limit_per_minute: perMinute },
+          'failed authentications reached the limit; refusing this address (an IPv6 client: its /64)',
         );
       }
     },
