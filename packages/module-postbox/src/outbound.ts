@@ -20,6 +20,20 @@ const sendJobPayloadSchema = z.object({ message_id: z.string() });
 
 const fieldError = (path: string, message: string) => new InputError(`Invalid ${path}.`, { fields: [{ path, message }] });
 
+/** How far one /send got in storing its message. */
+interface StoreAttempt {
+  /** Whether the transaction's COMMIT was sent: from then on, a failure may still have stored the message. */
+  commitSent: boolean;
+}
+
+/**
+ * Whether a store that failed with `error` surely stored nothing: it failed
+ * before its COMMIT was sent, or with an error of a dependency that did
+ * nothing (`dependencyFailure`). A COMMIT whose answer was lost may have
+ * stored the message, so nothing is undone then.
+ */
+const storedNothing = (attempt: StoreAttempt, error: unknown) => !attempt.commitSent || dependencyFailure(error) !== null;
+
 /** Outbound mail: /send (quota, ownership of `from`) and the delivery job over the relay. */
 export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
   const knex = () => deps.sql.knex;
@@ -71,13 +85,13 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
     if (!decision.allowed) {
       throw new RateLimitError(`The send quota of ${quota} messages per 24 hours is used up.`, decision.retryAfterMs);
     }
-    const id = newId('msg_');
+    const attempt: StoreAttempt = { commitSent: false };
     try {
-      return await store(id, request, recipients);
+      return await store(attempt, request, recipients);
     } catch (error) {
       // A message that was not queued gives its unit back, so that an outage of the blob store
       // or the database does not use up the quota of an agent that retries.
-      if (await surelyNotStored(id, error)) {
+      if (storedNothing(attempt, error)) {
         await deps.rateLimiter.refund({ key: quotaKey, windowMs: DAY_MS }).catch((refundError: unknown) => {
           deps.logger.warn({ err: refundError, agent_id: request.agent_id }, 'could not refund a send quota unit');
         });
@@ -87,28 +101,16 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
   }
 
   /**
-   * Whether message `id` is surely not stored after `error` ended its store:
-   * the error is one of a dependency that did nothing (`dependencyFailure`),
-   * or a read finds no row. A commit whose answer was lost may have stored
-   * it, so a failed read answers false.
+   * Composes the message, stores its raw form and queues it with its
+   * delivery job (one transaction), marking `attempt.commitSent` once the
+   * transaction's statements succeeded and its COMMIT goes out.
    */
-  async function surelyNotStored(id: string, error: unknown): Promise<boolean> {
-    if (dependencyFailure(error) !== null) return true;
-    return knex()('postbox_messages')
-      .where({ id })
-      .first('id')
-      .then(
-        (row) => row === undefined,
-        () => false,
-      );
-  }
-
-  /** Composes message `id`, stores its raw form and queues it with its delivery job (one transaction). */
   async function store(
-    id: string,
+    attempt: StoreAttempt,
     request: SendRequest,
     recipients: NonNullable<ReturnType<typeof parseMailboxes>>,
   ): Promise<SendResponse> {
+    const id = newId('msg_');
     const now = deps.clock.now();
     const messageId = `<${id}@${deps.moduleConfig.mailDomain}>`;
     const raw = await composeMessage({
@@ -167,9 +169,10 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
             trx,
           });
         }
+        attempt.commitSent = true;
       });
     } catch (error) {
-      if (await surelyNotStored(id, error)) await deps.blobStore.delete({ keys: [mimeRef] }).catch(() => undefined);
+      if (storedNothing(attempt, error)) await deps.blobStore.delete({ keys: [mimeRef] }).catch(() => undefined);
       throw error;
     }
     return { id, status: 'queued' };
