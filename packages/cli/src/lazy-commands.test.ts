@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,8 +25,12 @@ async function loadedBy(args: string[], broken?: RegExp): Promise<{ code: number
   );
   const register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const { code, stderr } = await runCli(args, { cwd: dir, env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` } });
-  return { code, stderr, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+  try {
+    const { code, stderr } = await runCli(args, { cwd: dir, env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` } });
+    return { code, stderr, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // `source <(agentinfra completion bash)` runs in every new shell, and MCP

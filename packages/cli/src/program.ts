@@ -151,14 +151,12 @@ export function createProgram(): Command {
  */
 async function exitCodeOf(error: unknown): Promise<1 | 2> {
   if (error instanceof CliError) return error.exitCode;
-  try {
-    const [{ ConfigError }, { MeshHostError }] = await Promise.all([import('@agentinfra/core'), import('@agentinfra/module-mesh/host')]);
-    if (error instanceof MeshHostError) return error.exitCode;
-    return error instanceof ConfigError ? 2 : 1;
-  } catch {
-    // The error was the loading of that code itself (a broken install): a failure at run time.
-    return 1;
-  }
+  // When the error was the loading of that code itself (a broken install), it is a failure at run time.
+  const loaded = async <T>(load: () => Promise<T>) => load().catch(() => null);
+  const mesh = await loaded(() => import('@agentinfra/module-mesh/host'));
+  if (mesh && error instanceof mesh.MeshHostError) return error.exitCode;
+  const core = await loaded(() => import('@agentinfra/core'));
+  return core && error instanceof core.ConfigError ? 2 : 1;
 }
 
 /**
