@@ -27,6 +27,8 @@ const RATE_LIMIT = 10;
 let loopTurn = 0;
 /** Calls of the `/slow` handler that have started. */
 let slowStarted = 0;
+/** When set, `/slow` waits for this instead of its `slowMs`. */
+let slowRelease: Promise<void> | null = null;
 /** Calls of the `/write` handler. */
 let writes = 0;
 const toyModule = defineModule({
@@ -83,7 +85,7 @@ const toyModule = defineModule({
       auth: { kind: 'bridge' },
       handler: async ({ service }) => {
         slowStarted += 1;
-        await new Promise((resolve) => setTimeout(resolve, service.slowMs));
+        await (slowRelease ?? new Promise((resolve) => setTimeout(resolve, service.slowMs)));
         return { done: true };
       },
     }),
@@ -325,13 +327,25 @@ describe('kernel shutdown', () => {
   it('finishes in-flight requests before closing', async () => {
     const fixture = await sqlDatabases()[0]!.create();
     const server = await startTestKernel({ modules: [toyModule], adapters: { sql: fixture.db } });
-    const started = slowStarted;
-    const inFlight = server.call('agent-toy/slow', {}, { credential: server.bridgeKey });
-    // Stop once the handler runs: a fixed wait lost the race to the connection on a loaded machine.
-    await expect.poll(() => slowStarted, { timeout: 10_000, interval: 5 }).toBe(started + 1);
-    await server.stop();
-    expect((await inFlight).body).toEqual({ done: true });
-    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
-    await fixture.cleanup();
+    let release = () => {};
+    slowRelease = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const started = slowStarted;
+      const inFlight = server.call('agent-toy/slow', {}, { credential: server.bridgeKey });
+      await expect.poll(() => slowStarted, { timeout: 10_000, interval: 5 }).toBe(started + 1);
+      // The handler holds its request until the stop has begun: it is in flight for sure.
+      const stopping = server.stop();
+      release();
+      await stopping;
+      expect((await inFlight).body).toEqual({ done: true });
+      await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+    } finally {
+      release();
+      slowRelease = null;
+      await server.stop();
+      await fixture.cleanup();
+    }
   });
 });
