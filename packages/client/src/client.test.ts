@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AgentInfraClient, createClient } from './index.js';
 import { seedAgent } from './test-support/agent.js';
 import { startServer, type TestServer } from './test-support/serve.js';
@@ -148,14 +148,13 @@ describe('typed client against agentinfra serve', () => {
 
   it('takes the key from AGENTINFRA_KEY and the URL from AGENTINFRA_URL', async () => {
     const { key } = await seedAgent(server.url, 'carol');
-    process.env.AGENTINFRA_URL = `${server.url}/functions/v1`;
-    process.env.AGENTINFRA_KEY = key;
+    vi.stubEnv('AGENTINFRA_URL', `${server.url}/functions/v1`);
+    vi.stubEnv('AGENTINFRA_KEY', key);
     try {
       const carol = createClient();
       expect((await carol.identity.secrets.list({ agent_id: 'carol' })).secrets).toEqual([]);
     } finally {
-      delete process.env.AGENTINFRA_URL;
-      delete process.env.AGENTINFRA_KEY;
+      vi.unstubAllEnvs();
     }
   });
 });
