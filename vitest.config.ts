@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what a loaded CI host may do seconds late (default 1 s).
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Most test time is spent waiting on real servers (HTTP, SMTP, PostgreSQL,
     // chromium), so one worker more than the cores keeps them busy: on CI's 2

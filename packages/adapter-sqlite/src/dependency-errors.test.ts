@@ -41,13 +41,18 @@ describe('SQLite failures as the kernel answers them', () => {
     try {
       await holder.knex.schema.createTable('notes', (table) => table.text('body'));
       let release: () => void = () => undefined;
+      let locked: () => void = () => undefined;
+      const holding = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
       const held = holder.knex.transaction(async (trx) => {
         await trx('notes').insert({ body: 'held' });
+        locked();
         await new Promise<void>((resolve) => {
           release = resolve;
         });
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await holding;
       const failure = await waiter
         .knex('notes')
         .insert({ body: 'blocked' })

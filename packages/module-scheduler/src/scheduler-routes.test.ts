@@ -49,7 +49,7 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     });
     const firstAt = Date.parse(response.body.next_run_at);
     expect(firstAt - before).toBeGreaterThanOrEqual(900);
-    expect(firstAt - before).toBeLessThan(2_000);
+    expect(firstAt - before).toBeLessThan(5_000);
     expect(JSON.stringify(response.body)).not.toContain(secret.slice(6));
 
     await receiver.waitFor(() => receiver.on('/tick').length >= 3, 10_000, 'three ticks');
@@ -73,12 +73,13 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
       expect(() => new Webhook(newWebhookSecret()).verify(callback.body, callback.headers)).toThrow();
     }
 
-    await sleep(300);
+    // A run claimed just before the pause finishes after it.
+    await expect.poll(async () => (await runsOf('tick')).every((run) => run.status === 'succeeded')).toBe(true);
     const runs = await runsOf('tick');
     expect(runs.length).toBeGreaterThanOrEqual(3);
     const instants = runs.map((run) => Date.parse(run.scheduled_for as string));
     expect(instants).toEqual([...instants].sort((a, b) => b - a));
-    const firedIds = new Set(ticks.map((callback) => callback.json.data.run_id));
+    const firedIds = new Set(receiver.on('/tick').map((callback) => callback.json.data.run_id));
     for (const run of runs) {
       expect(run).toEqual({
         id: expect.stringMatching(/^run_/),

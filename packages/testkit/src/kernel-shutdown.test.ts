@@ -6,6 +6,10 @@ import { z } from 'zod';
 import { sqlDatabases } from './sql-databases.js';
 
 const route = routesFor<null>();
+/** Requests the `/slow` handler has begun. */
+let slowStarted = 0;
+/** While set, requests begun after the `after`-th wait for `release` instead of 300 ms. */
+let hold: { after: number; release: Promise<void> } | null = null;
 /** A route that answers after 300 ms: a request in flight when the shutdown starts. */
 const slowModule = defineModule({
   name: 'agent-slow',
@@ -21,7 +25,9 @@ const slowModule = defineModule({
       response: z.object({ ok: z.boolean() }),
       auth: { kind: 'none' },
       handler: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        slowStarted += 1;
+        if (hold && slowStarted > hold.after) await hold.release;
+        else await new Promise((resolve) => setTimeout(resolve, 300));
         return { ok: true };
       },
     }),
@@ -51,18 +57,28 @@ describe('kernel shutdown with busy keep-alive connections', () => {
       config: { http: { shutdownGraceMs: 60_000 } },
     });
     const busy = new Agent({ keepAlive: true, maxSockets: 1 });
+    let release = () => {};
+    hold = {
+      after: slowStarted + 2,
+      release: new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    };
     try {
-      // A client that reuses one connection back to back; the shutdown starts while its third request is being answered.
+      // A client that reuses one connection back to back; the shutdown starts while its third
+      // request is being answered (held in the handler until the stop has begun).
       const answers: Array<Awaited<ReturnType<typeof send>>> = [];
-      let stopping: Promise<void> | undefined;
       const loop = (async () => {
         for (;;) {
-          if (answers.length === 2) setTimeout(() => (stopping = server.kernel.stop()), 100);
           const answer = await send(server.url, busy, '/functions/v1/agent-slow/slow', 'POST');
           answers.push(answer);
           if ('error' in answer || answer.connection === 'close') return;
         }
       })();
+      const third = hold.after + 1;
+      await expect.poll(() => slowStarted, { timeout: 10_000, interval: 5 }).toBe(third);
+      const stopping = server.kernel.stop();
+      release();
       await loop;
       await stopping;
       expect(answers).toEqual([
@@ -71,7 +87,10 @@ describe('kernel shutdown with busy keep-alive connections', () => {
         { status: 200, connection: 'close' },
       ]);
     } finally {
+      release();
+      hold = null;
       busy.destroy();
+      await server.stop();
       await fixture.cleanup();
     }
   }, 15_000);

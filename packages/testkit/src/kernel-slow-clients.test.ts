@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { defineModule, routesFor } from '@agentinfra/core';
 import { createCapturedLogger, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
@@ -96,11 +97,13 @@ describe('kernel with slow and vanishing clients', () => {
   });
 
   it('logs a client that leaves mid-body as 499 at info, not as an unhandled server error', async () => {
-    const { socket, closed } = rawRequest(server.url, partialPost(100));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // With Expect: 100-continue the server answers 100 once it hands the request on: then it is mid-body for sure.
+    const head = partialPost(100).replace('\r\n\r\n', '\r\nexpect: 100-continue\r\n\r\n');
+    const { socket, closed } = rawRequest(server.url, head);
+    await once(socket, 'data');
     socket.destroy();
     await closed;
-    await expect.poll(() => captured.lines.some((line) => line.status === 499)).toBe(true);
+    await expect.poll(() => captured.lines.some((line) => line.status === 499), { timeout: 10_000 }).toBe(true);
     const line = captured.lines.find((entry) => entry.status === 499);
     expect(line).toMatchObject({ level: 30, module: 'agent-open' });
     expect(captured.lines.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
