@@ -63,16 +63,18 @@ describe.each(reopenableDatabases())('agent-scheduler across a restart on $name'
     await before.server.stop();
     servers.length = 0;
 
-    // Down for 35 s: the instants +10 s, +20 s and +30 s pass while no process runs jobs.
-    clock.offsetMs = 35_000;
+    // Down until 22 s after the first instant: it and the next two pass while no process runs
+    // jobs. Set from the first instant, not from now, so that a slow put, stop or start on a
+    // loaded host does not carry the clock past the fourth instant too.
+    clock.offsetMs = onceFirst + 22_000 - Date.now();
     const after = await start(clock, { agents: false, jobs: true });
     await receiver.waitFor(() => receiver.on('/once').length >= 1, 5_000, 'the catch-up run');
     const [catchUp] = receiver.on('/once');
     expect(catchUp?.json.data.scheduled_for).toBe(new Date(onceFirst).toISOString());
     expect(() => new Webhook(secret).verify(catchUp?.body ?? '', catchUp?.headers ?? {})).not.toThrow();
 
-    // The chains continue after "now" (+35 s): next instants are +40 s for both jobs, about 5 s of real time away.
-    await receiver.waitFor(() => receiver.on('/once').length >= 2 && receiver.on('/skip').length >= 1, 10_000, 'the next fires');
+    // The chains continue after "now": the fourth instants of both jobs, about 8 s of real time away.
+    await receiver.waitFor(() => receiver.on('/once').length >= 2 && receiver.on('/skip').length >= 1, 20_000, 'the next fires');
     const list = async (name: string) =>
       (
         (await after.scheduler('runs/list', { agent_id: 'alice', name }, 'alice')).body.runs as Array<{
