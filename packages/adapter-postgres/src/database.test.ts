@@ -128,8 +128,9 @@ describe.runIf(postgresAvailability().available)('createPostgresDatabase on a se
     const unreachable = createPostgresDatabase({ url: 'postgres://app@127.0.0.1:1/agents', onClientLog: quiet });
     const refused = await unreachable.knex.raw('select 1').catch((error: unknown) => error);
     await unreachable.close();
-    const { db } = open({ statementTimeoutMs: 100 });
-    const cancelled = await db.knex.raw('select pg_sleep(1)').catch((error: unknown) => error);
+    // 1 s, not less: the timeout also covers this connection's schema set-up and the table below on a loaded server.
+    const { db } = open({ statementTimeoutMs: 1_000 });
+    const cancelled = await db.knex.raw('select pg_sleep(3)').catch((error: unknown) => error);
     await db.knex.schema.createTable('counters', (table) => table.string('id').primary());
     await db.knex('counters').insert({ id: 'a' });
     const lockWait = await db.knex
