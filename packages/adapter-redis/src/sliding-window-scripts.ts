@@ -19,14 +19,11 @@ end
 `;
 
 /**
- * ARGV: windowMs, limit, cost, id. Atomically prunes expired units, then
- * counts `cost` when it fits under `limit` (a refused call writes nothing but
- * the pruning). Returns `{ allowed (1|0), remaining, retryAfterMs }`, where
- * `retryAfterMs` is when enough of the oldest units expire for `cost` to fit.
+ * Removes the expired units and sets `used` to the units left in the window:
+ * the running total less the expired ones, or a recount when the total was
+ * lost. `changed` tells whether the total must be written back.
  */
-export const consumeScript = defineLuaScript(`${PREAMBLE}
-local limit, cost, id = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-
+const PRUNED_USED = `
 local used = tonumber(redis.call('GET', total))
 local changed = false
 if used == nil then
@@ -40,7 +37,17 @@ if #expired > 0 then
   redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
   changed = true
 end
+`;
 
+/**
+ * ARGV: windowMs, limit, cost, id. Atomically prunes expired units, then
+ * counts `cost` when it fits under `limit` (a refused call writes nothing but
+ * the pruning). Returns `{ allowed (1|0), remaining, retryAfterMs }`, where
+ * `retryAfterMs` is when enough of the oldest units expire for `cost` to fit.
+ */
+export const consumeScript = defineLuaScript(`${PREAMBLE}
+local limit, cost, id = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+${PRUNED_USED}
 if used + cost <= limit then
   used = used + cost
   redis.call('ZADD', log, now, cost .. ':' .. id)
@@ -85,7 +92,7 @@ return {0, remaining, window}
  */
 export const refundScript = defineLuaScript(`${PREAMBLE}
 local cost = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
+${PRUNED_USED}
 local refunded = 0
 while refunded < cost do
   local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
@@ -100,8 +107,7 @@ while refunded < cost do
   redis.call('ZREM', log, member)
   refunded = refunded + taken
 end
-local used = 0
-for _, member in ipairs(redis.call('ZRANGE', log, 0, -1)) do used = used + costOf(member) end
+used = used - refunded
 if used > 0 then
   redis.call('SET', total, used, 'PX', math.max(1, redis.call('PTTL', log)))
 else
