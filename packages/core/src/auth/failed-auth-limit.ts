@@ -30,25 +30,27 @@ export interface FailedAuthLimit {
 /** Builds the limit; `perMinute` 0 turns it off. */
 export function createFailedAuthLimit(options: { perMinute: number; rateLimiter: () => RateLimiter; logger: Logger }): FailedAuthLimit {
   const { perMinute } = options;
-  const key = (client: string) => `authfail:${addressGroup(client)}`;
-  const refuse = (client: string) => {
-    const group = addressGroup(client);
+  const key = (group: string) => `authfail:${group}`;
+  /** The refusal, for a client counted as `group` (see `addressGroup`). */
+  const refuse = (group: string) => {
     const from = group.endsWith('/64') ? `your network ${group}` : 'this address';
     return new RateLimitError(`Too many failed authentications from ${from}; at most ${perMinute} per minute.`, WINDOW_MS);
   };
   return {
     async check(client) {
       if (perMinute === 0) return;
-      const failures = await options.rateLimiter().peek({ key: key(client), windowMs: WINDOW_MS });
-      if (failures >= perMinute) throw refuse(client);
+      const group = addressGroup(client);
+      const failures = await options.rateLimiter().peek({ key: key(group), windowMs: WINDOW_MS });
+      if (failures >= perMinute) throw refuse(group);
     },
     async fail(client, reason) {
       if (perMinute === 0) return;
-      const decision = await options.rateLimiter().consume({ key: key(client), limit: perMinute, windowMs: WINDOW_MS });
-      if (!decision.allowed) throw refuse(client);
+      const group = addressGroup(client);
+      const decision = await options.rateLimiter().consume({ key: key(group), limit: perMinute, windowMs: WINDOW_MS });
+      if (!decision.allowed) throw refuse(group);
       if (decision.remaining === 0) {
         options.logger.warn(
-          { client, counted_as: addressGroup(client), reason, limit_per_minute: perMinute },
+          { client, counted_as: group, reason, limit_per_minute: perMinute },
           'failed authentications reached the limit; refusing this address (an IPv6 client: its /64)',
         );
       }

@@ -31,7 +31,8 @@ export function clientAddress(options: {
  * addresses in it at will (RFC 8981); anything else (`unknown`) as it is.
  */
 export function addressGroup(address: string): string {
-  if (isIPv4(address)) return ipaddr.IPv4.parse(address).toString();
+  // Node's isIPv4 takes only the canonical dotted decimal (no leading zeros), so it is the group as written.
+  if (isIPv4(address)) return address;
   const bare = address.split('%')[0] ?? address;
   if (!isIPv6(bare)) return address;
   const parsed = ipaddr.IPv6.parse(bare);
