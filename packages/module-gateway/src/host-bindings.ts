@@ -49,6 +49,15 @@ export function createHostBindings(context: GatewayContext) {
     return bound({ host, host_id: hostId, agent_id: agentId, bound_at: boundAt });
   }
 
+  /**
+   * `row`, when it binds the host to `agentId`.
+   * @throws ConflictError when another agent holds the host.
+   */
+  const ownBinding = (row: HostRow, agentId: string): HostRow => {
+    if (row.agent_id !== agentId) throw new ConflictError(`Host "${row.host}" is bound to another agent.`);
+    return row;
+  };
+
   const bound = (row: Pick<HostRow, 'host' | 'host_id' | 'agent_id' | 'bound_at'>): ClaimHostResponse => ({
     host: row.host,
     agent_id: row.agent_id,
@@ -77,10 +86,7 @@ export function createHostBindings(context: GatewayContext) {
       await deps.sql.lockInTransaction(trx, `gateway:hosts:${fresh.agent_id}`);
       await deps.sql.lockInTransaction(trx, hostLockKey(fresh.host));
       const holder = (await trx('gateway_hosts').where({ host: fresh.host }).first()) as HostRow | undefined;
-      if (holder) {
-        if (holder.agent_id === fresh.agent_id) return { bound: holder };
-        throw new ConflictError(`Host "${fresh.host}" is bound to another agent.`);
-      }
+      if (holder) return { bound: ownBinding(holder, fresh.agent_id) };
       const current = (await trx('gateway_claims').where({ agent_id: fresh.agent_id, host: fresh.host }).first()) as ClaimRow | undefined;
       if (current && current.expires_at > fresh.created_at) return { claim: current };
       const bound = await trx('gateway_hosts').where({ agent_id: fresh.agent_id }).count({ n: '*' }).first();
@@ -117,10 +123,7 @@ export function createHostBindings(context: GatewayContext) {
     async claim(body: AgentHostRequest): Promise<ClaimHostResponse> {
       const { agent_id: agentId, host } = body;
       const existing = (await knex()('gateway_hosts').where({ host }).first()) as HostRow | undefined;
-      if (existing) {
-        if (existing.agent_id === agentId) return bound(existing);
-        throw new ConflictError(`Host "${host}" is bound to another agent.`);
-      }
+      if (existing) return bound(ownBinding(existing, agentId));
       const recordName = `${CLAIM_RECORD_PREFIX}.${host}`;
       const at = now();
       const claim = (await knex()('gateway_claims').where({ agent_id: agentId, host }).first()) as ClaimRow | undefined;
