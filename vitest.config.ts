@@ -1,11 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/**
- * One vitest run over every package. Workspace packages resolve to their
- * TypeScript sources through the `@agentinfra/source` export condition, so
- * tests never run against a stale build.
- */
 /** Every test file of the workspace. */
 const TEST_FILES = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/*.test.ts'];
 
@@ -15,6 +10,11 @@ const TEST_FILES = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'
  */
 const MOCKING_MODULES = ['packages/module-postbox/src/mime-parser-pool.test.ts'];
 
+/**
+ * One vitest run over every package. Workspace packages resolve to their
+ * TypeScript sources through the `@agentinfra/source` export condition, so
+ * tests never run against a stale build.
+ */
 export default defineConfig({
   resolve: { conditions: ['@agentinfra/source'] },
   ssr: { resolve: { conditions: ['@agentinfra/source'] } },
