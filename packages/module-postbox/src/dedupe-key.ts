@@ -10,6 +10,8 @@ export interface DedupeContent {
   body: string;
   html?: string | null | undefined;
   attachments?: readonly AttachmentInfo[] | undefined;
+  /** SHA-256 (hex) of each attachment's bytes, where the bytes were read (SMTP); /ingest has metadata only. */
+  attachmentChecksums?: readonly string[] | undefined;
 }
 
 /** SHA-256 (hex) of `parts`, each as JSON on a line of its own, so that different parts never hash the same text. */
@@ -21,18 +23,25 @@ function digestOf(parts: readonly unknown[]): string {
 
 /**
  * The SHA-256 of what an agent would see of a message: sender address,
- * subject, text and HTML bodies, and each attachment's name, type, size and
- * content id. Not of the raw bytes: relays add `Received` headers to a
- * retransmission. Computed once per message, however many recipients it has.
+ * subject, text and HTML bodies, each attachment's name, type, size and
+ * content id, and, where known, each attachment's bytes (as their SHA-256):
+ * a message whose attachment differs in content only (an invoice with
+ * another IBAN, the same size) is another message. Not of the raw bytes:
+ * relays add `Received` headers to a retransmission and a re-sending client
+ * picks new MIME boundaries. Computed once per message, however many
+ * recipients it has.
  */
 export function contentDigest(content: DedupeContent): string {
-  return digestOf([
+  const parts: unknown[] = [
     bareAddress(content.from),
     content.subject,
     content.body,
     content.html ?? null,
     (content.attachments ?? []).map((item) => [item.filename, item.content_type, item.size, item.content_id]),
-  ]);
+  ];
+  // Only when there are some, so that the keys of messages without attachments stay those stored so far.
+  if (content.attachmentChecksums?.length) parts.push(content.attachmentChecksums);
+  return digestOf(parts);
 }
 
 /**

@@ -374,7 +374,7 @@ export function createInbound(
       mime_ref: mimeRef,
       attachments: parsed.attachments,
     };
-    const digest = contentDigest(message);
+    const digest = contentDigest({ ...message, attachmentChecksums: parsed.attachmentChecksums });
     const results = await Promise.allSettled(
       options.recipients.map((recipient) =>
         submit(

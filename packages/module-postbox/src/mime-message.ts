@@ -41,6 +41,12 @@ export interface ParsedMessage {
   /** Lower-case header name → decoded value; repeated headers joined by newlines. */
   headers: Record<string, string>;
   attachments: AttachmentInfo[];
+  /**
+   * The SHA-256 (hex) of each attachment's decoded bytes, in the order of
+   * `attachments`: what tells two messages apart whose attachments differ in
+   * content only (see `contentDigest`). Not stored.
+   */
+  attachmentChecksums: string[];
   /** Which of `text` (`body`) and `html` were cut to the byte limit, in that order. */
   truncated: Array<'body' | 'html'>;
 }
@@ -111,8 +117,8 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
  * Parses a raw message with mailparser (`simpleParser`): decoded subject,
  * text and HTML bodies, headers (incl. `message-id`) and the list of
  * attachments. Links in text are not rewritten and embedded images are not
- * inlined, so the HTML is the sender's; attachments are not hashed (only
- * their size is kept). The subject and `From` are cut to 16,384 characters;
+ * inlined, so the HTML is the sender's; of each attachment its metadata and
+ * the SHA-256 of its bytes are kept, not the bytes. The subject and `From` are cut to 16,384 characters;
  * HTML over {@link MAX_HTML_TO_TEXT_CHARS} is not turned into text; the text
  * and HTML bodies are each cut to `maxBodyBytes` bytes of UTF-8 (the bound of
  * /ingest: a 10 MiB mail's text otherwise took SQLite 20–80 ms to store, on
@@ -127,7 +133,7 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
     skipTextLinks: true,
     skipImageLinks: true,
     keepCidLinks: true,
-    checksumAlgo: false,
+    checksumAlgo: 'sha256',
     maxHtmlLengthToParse: MAX_HTML_TO_TEXT_CHARS,
   });
   const truncated: ParsedMessage['truncated'] = [];
@@ -150,6 +156,7 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
       size: attachment.size,
       content_id: attachment.contentId === undefined ? null : storableText(attachment.contentId),
     })),
+    attachmentChecksums: parsed.attachments.map((attachment) => attachment.checksum),
     truncated,
   };
 }

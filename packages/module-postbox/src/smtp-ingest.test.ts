@@ -297,6 +297,29 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
     expect((await inbox('alice')).filter((item) => item.headers['message-id'] === messageId)).toHaveLength(2);
   });
 
+  it('tells apart messages whose attachment differs in its bytes only, and still recognises a re-sent one', async () => {
+    const invoice = (iban: string) => ({
+      from: 'billing@supplier.example',
+      to: alice,
+      subject: 'Invoice 2026-118',
+      text: 'Please find the invoice attached.',
+      messageId: '<invoice-2026-118@supplier.example>',
+      date: new Date('2026-11-23T09:00:00Z'),
+      attachments: [{ filename: 'invoice.txt', content: `Pay 1,250.00 EUR to IBAN ${iban}\n`, contentType: 'text/plain' }],
+    });
+    const send = async (mail: ReturnType<typeof invoice>) => /queued as (msg_\S+)/.exec((await transport.sendMail(mail)).response)?.[1];
+    // The same size, name and type, other bytes: the first must not hide the second.
+    const first = await send(invoice('DE02 1203 0000 0000 2020 51'));
+    const second = await send(invoice('GB33 BUKB 2020 1555 5555 55'));
+    expect(first).toMatch(/^msg_/);
+    expect(second).toMatch(/^msg_/);
+    expect(second).not.toBe(first);
+    // nodemailer picks a new MIME boundary for each send: the same message again is still the same message.
+    expect(await send(invoice('GB33 BUKB 2020 1555 5555 55'))).toBe(second);
+    const listed = (await inbox('alice')).filter((item) => item.headers['message-id'] === '<invoice-2026-118@supplier.example>');
+    expect(listed.map((item) => item.id)).toEqual([first, second]);
+  });
+
   it.runIf(swaksFound)('accepts a real SMTP session from swaks', async () => {
     const { stdout } = await run('swaks', [
       '--server',
