@@ -1,4 +1,6 @@
+import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
+import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 
@@ -54,6 +56,66 @@ describe.each(sqlDatabases())('send quota through a blob store outage on $name',
       expect(listed.body.messages.map((message: { subject: string }) => message.subject).sort()).toEqual(['first', 'second']);
     } finally {
       storeDown = false;
+      await t.server.call('agent-identity/settings/set', { key: 'postbox_send_quota_per_day', value: 100 }, t.bridge);
+    }
+  });
+});
+
+// The other side of the refund: a COMMIT whose answer is lost may have stored the message, and
+// then its unit must stay used and its raw message in the blob store (the queued row refers to it).
+describe.each(sqlDatabases())('send quota when the answer to a COMMIT is lost on $name', ({ create }) => {
+  let t: PostboxTestServer;
+  let cleanup: () => Promise<void>;
+  let loseNextCommitAnswer = false;
+
+  /** `db` whose next `knex.transaction(work)`, once armed, commits and then fails the way a dropped connection does. */
+  const losingCommitAnswers = (db: SqlDatabase): SqlDatabase => {
+    const knex = new Proxy(db.knex, {
+      get(target, property) {
+        if (property !== 'transaction') return Reflect.get(target, property, target);
+        return async (...args: Parameters<Knex['transaction']>) => {
+          const result = await target.transaction(...args);
+          if (loseNextCommitAnswer && typeof args[0] === 'function') {
+            loseNextCommitAnswer = false;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return result;
+        };
+      },
+    });
+    return new Proxy(db, { get: (target, property) => (property === 'knex' ? knex : Reflect.get(target, property, target)) });
+  };
+
+  beforeAll(async () => {
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({ db: losingCommitAnswers(fixture.db), postboxConfig: { smtp: { port: 0 } } });
+  });
+
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it('keeps the unit used and the raw message stored, since the message was queued', async () => {
+    const send = (subject: string) =>
+      t.postbox('send', { agent_id: 'alice', from: alice, to: 'x@example.org', subject, body: 'b' }, 'alice');
+    expect((await t.server.call('agent-identity/settings/set', { key: 'postbox_send_quota_per_day', value: 2 }, t.bridge)).status).toBe(
+      200,
+    );
+    try {
+      loseNextCommitAnswer = true;
+      const lost = await send('answer lost');
+      expect(lost.status).toBe(500);
+      expect(loseNextCommitAnswer).toBe(false);
+      expect((await send('second')).body.status).toBe('queued');
+      expect((await send('third')).status).toBe(429);
+      const listed = await t.postbox('list', { agent_id: 'alice', direction: 'out' }, 'alice');
+      const queued = listed.body.messages.find((message: { subject: string }) => message.subject === 'answer lost');
+      expect(queued).toMatchObject({ status: 'queued', mime_ref: expect.stringMatching(/^postbox\/mime\//) });
+      expect(await t.blobStore.stat({ key: queued.mime_ref })).not.toBeNull();
+    } finally {
+      loseNextCommitAnswer = false;
       await t.server.call('agent-identity/settings/set', { key: 'postbox_send_quota_per_day', value: 100 }, t.bridge);
     }
   });
