@@ -68,14 +68,35 @@ describe.each(sqlDatabases())('send quota when the answer to a COMMIT is lost on
   let cleanup: () => Promise<void>;
   let loseNextCommitAnswer = false;
 
-  /** `db` whose next `knex.transaction(work)`, once armed, commits and then fails the way a dropped connection does. */
+  /**
+   * `db` whose next transaction that inserts into `postbox_messages`, once armed, commits and then
+   * fails the way a dropped connection does. Other transactions (the job runner's claims on
+   * PostgreSQL, for one) run concurrently and pass untouched.
+   */
   const losingCommitAnswers = (db: SqlDatabase): SqlDatabase => {
     const knex = new Proxy(db.knex, {
       get(target, property) {
         if (property !== 'transaction') return Reflect.get(target, property, target);
         return async (...args: Parameters<Knex['transaction']>) => {
-          const result = await target.transaction(...args);
-          if (loseNextCommitAnswer && typeof args[0] === 'function') {
+          const work = args[0];
+          if (typeof work !== 'function') return target.transaction(...args);
+          let insertedMessage = false;
+          const result = await target.transaction(async (trx) => {
+            const watched = new Proxy(trx, {
+              apply(callee, self, tableArgs: unknown[]) {
+                const builder = Reflect.apply(callee, self, tableArgs);
+                if (tableArgs[0] !== 'postbox_messages') return builder;
+                const insert = builder.insert.bind(builder);
+                builder.insert = (...rows: unknown[]) => {
+                  insertedMessage = true;
+                  return insert(...rows);
+                };
+                return builder;
+              },
+            });
+            return work(watched);
+          });
+          if (loseNextCommitAnswer && insertedMessage) {
             loseNextCommitAnswer = false;
             throw new Error('Connection terminated unexpectedly');
           }
