@@ -132,6 +132,11 @@ describe.each(sqlDatabases())('agent-identity operator routes on $name', ({ crea
     const forged = await server.call('agent-identity/admin/agents/list', { cursor: 'c1.bm9wZQ' }, bridge());
     expect(forged.status).toBe(400);
     expect(forged.body.error.details.fields[0].path).toBe('cursor');
+    // A well-formed position whose id escapes NUL: PostgreSQL would refuse it as a bind parameter (a 500).
+    const nul = `c1.${Buffer.from('{"a":"alice\\u0000"}').toString('base64url')}`;
+    const withNul = await server.call('agent-identity/admin/agents/list', { cursor: nul }, bridge());
+    expect(withNul.status).toBe(400);
+    expect(withNul.body.error.details.fields[0].path).toBe('cursor');
     const paths = Object.keys((server.kernel.openapi() as { paths: Record<string, unknown> }).paths);
     for (const path of ['agents/list', 'agents/get', 'devices/list', 'delegations/list', 'summary']) {
       expect(paths).toContain(`/functions/v1/agent-identity/admin/${path}`);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InputError } from '../errors.js';
+import { parseJsonBytes } from '../kernel/json-text.js';
 
 const PREFIX = 'c1.';
 
@@ -17,7 +18,9 @@ export interface ListCursor<T> {
 /**
  * A cursor codec for keyset pagination: the position after the last listed
  * row (its sort keys), validated by `schema` when it comes back, so a forged
- * cursor or one of a list with another shape is a 400 and never reaches SQL.
+ * cursor or one of a list with another shape is a 400 and never reaches SQL;
+ * so is one whose JSON a request body could not carry (invalid UTF-8, a
+ * string escaping NUL or a lone surrogate, nesting past the body limits).
  * A cursor is not bound to the query that made it: one passed to another
  * query of the same list only moves where that query starts, within the rows
  * the caller may see anyway.
@@ -33,13 +36,11 @@ export function createListCursor<T>(options: { schema: z.ZodType<T>; field: stri
     encode: (position) => PREFIX + Buffer.from(JSON.stringify(position), 'utf8').toString('base64url'),
     decode(cursor) {
       if (!cursor.startsWith(PREFIX)) throw invalid();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8'));
-      } catch {
-        throw invalid();
-      }
-      const checked = options.schema.safeParse(parsed);
+      // The request-body checks apply to the JSON inside too: a string escaping NUL or a lone surrogate
+      // would otherwise reach PostgreSQL as a bind parameter it refuses (a 500 there, a 200 on SQLite).
+      const parsed = parseJsonBytes(Buffer.from(cursor.slice(PREFIX.length), 'base64url'));
+      if (!parsed.ok) throw invalid();
+      const checked = options.schema.safeParse(parsed.value);
       if (!checked.success) throw invalid();
       return checked.data;
     },
