@@ -40,6 +40,12 @@ const smtpSchema = z.object({
   /** Idle SMTP connections are closed after this many ms. */
   socketTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
   /**
+   * The idle timeout in ms while the listener is under stress (at least 3/4
+   * of `maxClients` connected, until fewer than half are), as Postfix's
+   * `smtpd_timeout = ${stress?10}:{300}s`. Default 10 s.
+   */
+  stressSocketTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(10_000),
+  /**
    * Longest a message's DATA transfer may take, in ms, however steadily its
    * bytes arrive; past it the server answers 421 4.4.2 and closes the
    * connection (the sender retries). Default 10 minutes.
@@ -87,6 +93,7 @@ export const postboxConfigSchema = z
       maxMessageBytes: 10_485_760,
       maxClients: 256,
       socketTimeoutMs: 60_000,
+      stressSocketTimeoutMs: 10_000,
       dataTimeoutMs: 600_000,
     }),
     /**

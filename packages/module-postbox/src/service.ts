@@ -112,6 +112,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       maxMessageBytes: config.smtp.maxMessageBytes,
       maxClients: config.smtp.maxClients,
       socketTimeoutMs: config.smtp.socketTimeoutMs,
+      stressSocketTimeoutMs: config.smtp.stressSocketTimeoutMs,
       dataTimeoutMs: config.smtp.dataTimeoutMs,
       tlsCertFile: config.smtp.tlsCertFile,
       tlsKeyFile: config.smtp.tlsKeyFile,

@@ -153,3 +153,53 @@ describe('SMTP DATA deadline', () => {
     next.end();
   });
 });
+
+describe('SMTP under stress', () => {
+  const MAX_CLIENTS = 8;
+  let t: PostboxTestServer;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({
+      db: fixture.db,
+      postboxConfig: { smtp: { port: 'auto', maxClients: MAX_CLIENTS, socketTimeoutMs: 60_000, stressSocketTimeoutMs: 1_000 } },
+    });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  const idleClients = (count: number) =>
+    Promise.all(
+      Array.from({ length: count }, async () => {
+        const client = await smtpClient(t.smtpPort);
+        expect(await client.command('EHLO idle.example')).toMatch(/^250/m);
+        return client;
+      }),
+    );
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('gives idle clients the stress idle timeout once 3/4 of the slots are taken, and the usual one when they are free again', async () => {
+    // Two of eight: no stress, the 60 s idle timeout holds.
+    const few = await idleClients(2);
+    await pause(2_500);
+    expect(few.map((client) => client.closed())).toEqual([false, false]);
+    // Six of eight: idle clients, the earlier ones too, are closed after the 1 s stress timeout until
+    // fewer than half the slots are taken; the listener then leaves stress and the rest may stay.
+    const all = [...few, ...(await idleClients(MAX_CLIENTS * 0.75 - 2))];
+    await expect
+      .poll(() => all.filter((client) => !client.closed()).length, { timeout: 10_000, interval: 100 })
+      .toBeLessThan(MAX_CLIENTS / 2);
+    const closed = all.filter((client) => client.closed());
+    for (const answer of await Promise.all(closed.map((client) => client.reply()))) expect(answer).toMatch(/^421 .*Timeout/);
+    for (const client of all) client.end();
+    // Free again: a new idle client keeps its connection past the stress timeout.
+    const later = await idleClients(1);
+    await pause(2_500);
+    expect(later[0]?.closed()).toBe(false);
+    later[0]?.end();
+  });
+});

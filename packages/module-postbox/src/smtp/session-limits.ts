@@ -23,6 +23,8 @@ export interface SessionLimits {
   refused(sessionId: string): boolean;
   /** Forgets a closed session. */
   close(sessionId: string): void;
+  /** Sessions open now (those `open` admitted and `close` has not forgotten). */
+  readonly size: number;
 }
 
 /** Fresh counts for one listener. */
@@ -50,6 +52,9 @@ export function createSessionLimits(): SessionLimits {
       const left = (perAddress.get(session.address) ?? 1) - 1;
       if (left > 0) perAddress.set(session.address, left);
       else perAddress.delete(session.address);
+    },
+    get size() {
+      return sessions.size;
     },
   };
 }

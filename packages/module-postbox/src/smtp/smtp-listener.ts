@@ -7,6 +7,7 @@ import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
 import { createSessionLimits, MAX_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './session-limits.js';
 import { createSharedBytes } from './shared-bytes.js';
 import type { SmtpMetrics } from './smtp-metrics.js';
+import { createStressMode } from './stress-mode.js';
 
 /** An SMTP reply as an error `smtp-server` sends: `responseCode` and text (with its RFC 3463 enhanced code). */
 function smtpReply(code: number, message: string): Error {
@@ -51,7 +52,10 @@ export interface SmtpListenerOptions {
   hostname: string;
   maxMessageBytes: number;
   maxClients: number;
+  /** Idle timeout, ms. */
   socketTimeoutMs: number;
+  /** Idle timeout under stress (`stress-mode.ts`), ms. */
+  stressSocketTimeoutMs: number;
   /** Longest a DATA transfer may take, ms; then 421 4.4.2 and the connection is closed. */
   dataTimeoutMs: number;
   tlsCertFile?: string | undefined;
@@ -77,7 +81,8 @@ export interface SmtpListener {
  * RCPT time rather than by a later bounce; a DATA transfer longer than
  * `dataTimeoutMs` answered 421 4.4.2 and closed; per-client limits of
  * `session-limits.ts` (recipients per message, refused recipients per
- * session, sessions per address); one accepted DATA is stored
+ * session, sessions per address); an idle timeout cut to
+ * `stressSocketTimeoutMs` while most slots are taken (`stress-mode.ts`); one accepted DATA is stored
  * once and delivered to every accepted recipient. A message mailparser
  * refuses (a header block over 1 MiB, more than 1,000 MIME parts) gets
  * 554 5.6.0, a permanent failure; any other failure while storing answers
@@ -110,10 +115,12 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
         callback(smtpReply(421, `4.7.0 Too many connections from your address (at most ${MAX_SESSIONS_PER_ADDRESS}), try again later`));
         return;
       }
+      stress.update(limits.size);
       callback();
     },
     onClose(session) {
       limits.close(session.id);
+      stress.update(limits.size);
     },
     onRcptTo(address, session, callback) {
       const recipient = address.address.toLowerCase();
@@ -194,6 +201,22 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
           },
         );
       });
+    },
+  });
+  const stress = createStressMode({
+    maxClients: options.maxClients,
+    idleTimeoutMs: options.socketTimeoutMs,
+    stressIdleTimeoutMs: options.stressSocketTimeoutMs,
+    applyIdleTimeout(timeoutMs) {
+      // smtp-server reads `options.socketTimeout` each time it arms a socket's idle timeout; a socket armed
+      // already gets the new length from now on (`_socket`, typed by smtp-server, is the TLS socket after STARTTLS).
+      server.options.socketTimeout = timeoutMs;
+      for (const connection of server.connections) connection._socket.setTimeout(timeoutMs);
+    },
+    changed(stressed, open) {
+      const fields = { open_sessions: open, max_clients: options.maxClients, idle_timeout_ms: server.options.socketTimeout };
+      if (stressed) logger.warn(fields, 'smtp: most connection slots are taken; idle clients now get the stress idle timeout');
+      else logger.info(fields, 'smtp: connection slots are free again; idle clients get the usual idle timeout');
     },
   });
   // smtp-server re-emits its socket's listen error: the rejection below reports that one, the caller logs it once.
