@@ -1,4 +1,11 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { promisify } from 'node:util';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RECIPIENTS, MAX_REFUSED_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './smtp/session-limits.js';
@@ -6,19 +13,24 @@ import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './t
 
 /** A raw SMTP client: sends one command at a time and reads its whole reply (multi-line replies included). */
 async function smtpClient(port: number) {
-  const socket: Socket = connect(port, '127.0.0.1');
+  const raw: Socket = connect(port, '127.0.0.1');
+  let socket: Socket | TLSSocket = raw;
   let buffer = '';
   let closed = false;
   const waiters: Array<() => void> = [];
-  socket.on('data', (chunk: Buffer) => {
+  const wake = () => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
+  const onData = (chunk: Buffer) => {
     buffer += chunk.toString();
-    for (const wake of waiters.splice(0)) wake();
-  });
-  socket.on('close', () => {
+    wake();
+  };
+  raw.on('data', onData);
+  raw.on('close', () => {
     closed = true;
-    for (const wake of waiters.splice(0)) wake();
+    wake();
   });
-  socket.on('error', () => undefined);
+  raw.on('error', () => undefined);
   const reply = async (): Promise<string> => {
     for (;;) {
       const end = buffer.search(/^\d{3} .*\r\n/m);
@@ -29,7 +41,7 @@ async function smtpClient(port: number) {
         return text;
       }
       if (closed) return '';
-      await new Promise<void>((wake) => waiters.push(wake));
+      await new Promise<void>((waiter) => waiters.push(waiter));
     }
   };
   const greeting = await reply();
@@ -42,6 +54,15 @@ async function smtpClient(port: number) {
     /** Writes raw bytes (DATA content) without waiting for a reply. */
     send: (text: string) => {
       if (!closed) socket.write(text);
+    },
+    /** Runs the TLS handshake after a `220` answer to STARTTLS, trusting `ca`; later commands go over TLS. */
+    secure: async (ca: Buffer) => {
+      raw.off('data', onData);
+      const secured = tlsConnect({ socket: raw, servername: 'localhost', ca });
+      secured.on('data', onData);
+      secured.on('error', () => undefined);
+      await once(secured, 'secureConnect');
+      socket = secured;
     },
     reply,
     closed: () => closed,
@@ -158,48 +179,89 @@ describe('SMTP under stress', () => {
   const MAX_CLIENTS = 8;
   let t: PostboxTestServer;
   let cleanup: () => Promise<void>;
+  let folder: string;
+  let ca: Buffer;
 
   beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'agentinfra-smtp-stress-'));
+    const key = join(folder, 'key.pem');
+    const cert = join(folder, 'cert.pem');
+    await promisify(execFile)('openssl', [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost'],
+      ...['-addext', 'subjectAltName=DNS:localhost', '-keyout', key, '-out', cert],
+    ]);
+    ca = await readFile(cert);
     const fixture = await sqlDatabases()[0]!.create();
     cleanup = fixture.cleanup;
     t = await startPostboxTestServer({
       db: fixture.db,
-      postboxConfig: { smtp: { port: 'auto', maxClients: MAX_CLIENTS, socketTimeoutMs: 60_000, stressSocketTimeoutMs: 1_000 } },
+      postboxConfig: {
+        smtp: {
+          port: 'auto',
+          maxClients: MAX_CLIENTS,
+          socketTimeoutMs: 60_000,
+          stressSocketTimeoutMs: 1_000,
+          tlsCertFile: cert,
+          tlsKeyFile: key,
+        },
+      },
     });
   });
   afterAll(async () => {
     await t?.stop();
     await cleanup?.();
+    await rm(folder, { recursive: true, force: true });
   });
 
-  const idleClients = (count: number) =>
+  const clients = (count: number) =>
     Promise.all(
       Array.from({ length: count }, async () => {
         const client = await smtpClient(t.smtpPort);
-        expect(await client.command('EHLO idle.example')).toMatch(/^250/m);
+        expect(await client.command('EHLO client.example')).toMatch(/^250/m);
         return client;
       }),
     );
+  /** Sends NOOP on each client every 300 ms (never idle for the 1 s stress timeout); returns the stop. */
+  const keepBusy = (busy: Array<Awaited<ReturnType<typeof smtpClient>>>) => {
+    const timer = setInterval(() => {
+      for (const client of busy) void client.command('NOOP');
+    }, 300);
+    return () => clearInterval(timer);
+  };
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('gives idle clients the stress idle timeout once 3/4 of the slots are taken, and the usual one when they are free again', async () => {
-    // Two of eight: no stress, the 60 s idle timeout holds.
-    const few = await idleClients(2);
+    // Three of eight: no stress, the 60 s idle timeout holds.
+    const busy = await clients(3);
     await pause(2_500);
-    expect(few.map((client) => client.closed())).toEqual([false, false]);
-    // Six of eight: idle clients, the earlier ones too, are closed after the 1 s stress timeout until
-    // fewer than half the slots are taken; the listener then leaves stress and the rest may stay.
-    const all = [...few, ...(await idleClients(MAX_CLIENTS * 0.75 - 2))];
-    await expect
-      .poll(() => all.filter((client) => !client.closed()).length, { timeout: 10_000, interval: 100 })
-      .toBeLessThan(MAX_CLIENTS / 2);
-    const closed = all.filter((client) => client.closed());
-    for (const answer of await Promise.all(closed.map((client) => client.reply()))) expect(answer).toMatch(/^421 .*Timeout/);
-    for (const client of all) client.end();
-    // Free again: a new idle client keeps its connection past the stress timeout.
-    const later = await idleClients(1);
+    expect(busy.map((client) => client.closed())).toEqual([false, false, false]);
+    // Six of eight, three of them busy: the three idle ones are closed after the 1 s stress timeout;
+    // three left is fewer than half, so the listener leaves stress only once all three are gone.
+    const stopBusy = keepBusy(busy);
+    const idle = await clients(3);
+    const answers = await Promise.all(idle.map((client) => client.reply()));
+    for (const answer of answers) expect(answer).toMatch(/^421 .*Timeout/);
+    await expect.poll(() => idle.every((client) => client.closed())).toBe(true);
+    // Free again: the connections already open have the 60 s idle timeout back.
+    stopBusy();
     await pause(2_500);
-    expect(later[0]?.closed()).toBe(false);
-    later[0]?.end();
+    expect(busy.map((client) => client.closed())).toEqual([false, false, false]);
+    for (const client of busy) client.end();
+  });
+
+  it('gives a connection whose STARTTLS handshake finishes under stress the stress idle timeout', async () => {
+    const [tls] = await clients(1);
+    expect(await tls!.command('STARTTLS')).toMatch(/^220 /);
+    // The handshake starts before stress and finishes after: smtp-server armed the TLS socket's timeout then.
+    const busy = await clients(5);
+    const stopBusy = keepBusy(busy);
+    try {
+      await tls!.secure(ca);
+      expect(await tls!.command('EHLO tls.example')).toMatch(/^250/m);
+      expect(await tls!.reply()).toMatch(/^421 .*Timeout/);
+    } finally {
+      stopBusy();
+      for (const client of [tls!, ...busy]) client.end();
+    }
   });
 });

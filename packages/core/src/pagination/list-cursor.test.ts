@@ -25,8 +25,12 @@ describe('list cursors', () => {
   });
 
   // PostgreSQL refuses NUL in a text bind parameter: a cursor carrying one was a 500 there and a 200 on SQLite.
-  it('refuses a position whose strings escape NUL or a lone surrogate, which no list ever encodes', () => {
+  it('refuses a blank position, or one whose strings escape NUL or a lone surrogate, which no list ever encodes', () => {
     const keyed = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.string() }), field: 'cursor' });
+    const anything = createListCursor({ schema: z.strictObject({ c: z.int().optional() }), field: 'cursor' });
+    for (const blank of ['c1.', `c1.${Buffer.from(' \n').toString('base64url')}`]) {
+      expect(() => anything.decode(blank), blank).toThrow(expect.objectContaining({ status: 400 }));
+    }
     expect(keyed.decode(keyed.encode({ c: 1, i: 'agent-\u00e9' }))).toEqual({ c: 1, i: 'agent-\u00e9' });
     for (const forged of ['{"c":1,"i":"a\\u0000b"}', '{"c":1,"i":"\\ud800"}', '{"c":1,"i":"\\udc00x"}']) {
       expect(() => keyed.decode(`c1.${Buffer.from(forged).toString('base64url')}`), forged).toThrow(

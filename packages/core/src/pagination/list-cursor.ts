@@ -38,7 +38,10 @@ export function createListCursor<T>(options: { schema: z.ZodType<T>; field: stri
       if (!cursor.startsWith(PREFIX)) throw invalid();
       // The request-body checks apply to the JSON inside too: a string escaping NUL or a lone surrogate
       // would otherwise reach PostgreSQL as a bind parameter it refuses (a 500 there, a 200 on SQLite).
-      const parsed = parseJsonBytes(Buffer.from(cursor.slice(PREFIX.length), 'base64url'));
+      // (It also reads blank text as `{}`, which no `encode` makes.)
+      const json = Buffer.from(cursor.slice(PREFIX.length), 'base64url');
+      if (json.toString('latin1').trim() === '') throw invalid();
+      const parsed = parseJsonBytes(json);
       if (!parsed.ok) throw invalid();
       const checked = options.schema.safeParse(parsed.value);
       if (!checked.success) throw invalid();

@@ -122,6 +122,12 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       limits.close(session.id);
       stress.update(limits.size);
     },
+    // After STARTTLS the idle timeout runs on the TLS socket, armed when the handshake began: one that
+    // finished under stress (or after it) gets the idle timeout of now.
+    onSecure(socket, _session, callback) {
+      socket.setTimeout(server.options.socketTimeout ?? options.socketTimeoutMs);
+      callback();
+    },
     onRcptTo(address, session, callback) {
       const recipient = address.address.toLowerCase();
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
@@ -209,7 +215,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     stressIdleTimeoutMs: options.stressSocketTimeoutMs,
     applyIdleTimeout(timeoutMs) {
       // smtp-server reads `options.socketTimeout` each time it arms a socket's idle timeout; a socket armed
-      // already gets the new length from now on (`_socket`, typed by smtp-server, is the TLS socket after STARTTLS).
+      // already gets the new length from now on. `_socket` (typed by smtp-server) is the TLS socket once a
+      // STARTTLS handshake finished; during one it is the raw socket, and `onSecure` sets the TLS socket's.
       server.options.socketTimeout = timeoutMs;
       for (const connection of server.connections) connection._socket.setTimeout(timeoutMs);
     },

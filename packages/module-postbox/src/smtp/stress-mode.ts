@@ -7,7 +7,9 @@
  * `maxClients` and leaves it below {@link STRESS_LEAVE_FRACTION} (the gap
  * keeps it from flapping on every connection).
  */
+/** Share of `maxClients` connected at which the listener enters stress (rounded up: 6 of 8, 1 of 1). */
 export const STRESS_ENTER_FRACTION = 0.75;
+/** Share of `maxClients` that must still be connected to stay in stress: fewer, and it leaves (below 4 of 8, 2 of 3, 1 of 1). */
 export const STRESS_LEAVE_FRACTION = 0.5;
 
 /** Options of {@link createStressMode}. */
@@ -32,8 +34,8 @@ export interface StressMode {
 
 /** Stress state of one listener, outside stress at first. */
 export function createStressMode(options: StressModeOptions): StressMode {
-  const enterAt = Math.max(1, Math.ceil(options.maxClients * STRESS_ENTER_FRACTION));
-  const leaveBelow = Math.floor(options.maxClients * STRESS_LEAVE_FRACTION);
+  const enterAt = Math.ceil(options.maxClients * STRESS_ENTER_FRACTION);
+  const leaveBelow = options.maxClients * STRESS_LEAVE_FRACTION;
   const stressTimeout = Math.min(options.idleTimeoutMs, options.stressIdleTimeoutMs);
   let stressed = false;
   return {
