@@ -62,7 +62,7 @@ export {
 } from './kernel/module.js';
 export { buildOpenApiDocument, operationIdOf } from './kernel/openapi.js';
 export { type AnyPortRef, createPortRef, type PortProvision, type PortRef, provide } from './kernel/port-ref.js';
-export { fieldIssues, parseRequest } from './kernel/request-parse.js';
+export { fieldIssues, MAX_FIELD_ISSUES, parseRequest, unlistedIssuesNote } from './kernel/request-parse.js';
 export {
   type RouteAudit,
   type RouteAuth,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { fieldIssues } from '../kernel/request-parse.js';
+import { fieldIssues, unlistedIssuesNote } from '../kernel/request-parse.js';
 import type { Clock } from '../ports/clock.js';
 import { type SettingDefinition, settingsCatalog } from './catalog.js';
 
@@ -62,7 +62,7 @@ export function createSettingsService(options: { knex: Knex; clock: Clock; catal
       const definition = definitionOf(key, catalog);
       const parsed = definition.schema.safeParse(value);
       if (!parsed.success) {
-        throw new InputError(`Invalid value for setting "${key}".`, {
+        throw new InputError(`Invalid value for setting "${key}"${unlistedIssuesNote(parsed.error)}.`, {
           fields: fieldIssues(parsed.error, ['value']),
         });
       }
