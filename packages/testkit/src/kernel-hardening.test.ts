@@ -5,6 +5,7 @@ import {
   defineModule,
   MAX_JSON_CONTAINERS,
   MAX_JSON_DEPTH,
+  MAX_JSON_MEMBERS,
   type Principal,
   provide,
   routesFor,
@@ -211,6 +212,19 @@ describe.each(sqlDatabases())('kernel transport rules on $name (#11)', ({ create
     expect(refused.body).toMatchObject({ error: { code: 'invalid_request', details: { max_containers: MAX_JSON_CONTAINERS } } });
     expect(stored.length).toBe(before);
     const ok = await post(server.url, withObjects(MAX_JSON_CONTAINERS - 2), { ...auth, 'content-type': 'application/json' });
+    expect(ok.status).toBe(200);
+  });
+
+  it(`answers 400 naming the limit to a body with more than ${MAX_JSON_MEMBERS} object members, before any validator lists them`, async () => {
+    const before = stored.length;
+    const withMembers = (count: number) =>
+      Buffer.from(`{"agent_id":"alice","value":{${Array.from({ length: count }, (_, index) => `"k${index}":1`).join(',')}}}`);
+    // The body's own two members count too.
+    const refused = await post(server.url, withMembers(MAX_JSON_MEMBERS - 1), { ...auth, 'content-type': 'application/json' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { code: 'invalid_request', details: { max_members: MAX_JSON_MEMBERS } } });
+    expect(stored.length).toBe(before);
+    const ok = await post(server.url, withMembers(MAX_JSON_MEMBERS - 2), { ...auth, 'content-type': 'application/json' });
     expect(ok.status).toBe(200);
   });
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { InputError } from '../errors.js';
 import { OFF_THREAD_JSON_BYTES, readJsonBody } from './json-body.js';
 import { createJsonParsePool } from './json-parse-pool.js';
-import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './json-text.js';
+import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './json-text.js';
 
 const pool = createJsonParsePool();
 afterAll(() => pool.close());
@@ -54,6 +54,12 @@ const cases: Array<[string, Uint8Array]> = [
   [`${MAX_JSON_CONTAINERS + 1} containers`, large(`[${'{},'.repeat(MAX_JSON_CONTAINERS - 1)}[]]`)],
   ['too deep and not JSON (depth is checked first)', large(`${'['.repeat(MAX_JSON_DEPTH + 1)}nope`)],
   ['too many containers and not JSON', large(`[${'[],'.repeat(MAX_JSON_CONTAINERS)}`)],
+  [`${MAX_JSON_MEMBERS} object members`, Buffer.from(`{${Array.from({ length: MAX_JSON_MEMBERS }, (_, i) => `"k${i}":1`).join(',')}}`)],
+  [
+    `${MAX_JSON_MEMBERS + 1} object members`,
+    Buffer.from(`{${Array.from({ length: MAX_JSON_MEMBERS + 1 }, (_, i) => `"k${i}":1`).join(',')}}`),
+  ],
+  ['colons inside strings', large(JSON.stringify({ s: ':'.repeat(MAX_JSON_MEMBERS + 1) }))],
   ['not UTF-8 and too deep (UTF-8 is checked first)', Buffer.concat([large(nested(100)), Buffer.from([0xff])])],
   ['a lone surrogate escape', large('{"a":"\\ud800x"}')],
   ['a surrogate pair escape and an escaped backslash before u', large('{"a":"\\ud83d\\ude00","b":"\\\\udc00"}')],
@@ -91,6 +97,9 @@ describe('readJsonBody off the event loop', () => {
     expect(byName['a surrogate pair escape and an escaped backslash before u']).toBeUndefined();
     expect(byName['only white space']).toBeUndefined();
     expect(byName[`${MAX_JSON_CONTAINERS} containers`]).toBeUndefined();
+    expect(byName[`${MAX_JSON_MEMBERS + 1} object members`]?.details).toEqual({ max_members: MAX_JSON_MEMBERS });
+    expect(byName[`${MAX_JSON_MEMBERS} object members`]).toBeUndefined();
+    expect(byName['colons inside strings']).toBeUndefined();
   });
 
   it('answers 413 and 415 before anything is parsed, with or without the pool', async () => {

@@ -1,8 +1,15 @@
 import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { JsonParsePool } from './json-parse-pool.js';
-import { type JsonTextFailure, type JsonTextOutcome, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, parseJsonBytes } from './json-text.js';
+import {
+  type JsonTextFailure,
+  type JsonTextOutcome,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_MEMBERS,
+  parseJsonBytes,
+} from './json-text.js';
 
-export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './json-text.js';
+export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './json-text.js';
 
 /**
  * Bodies of at least this many bytes are parsed in the JSON parse pool when
@@ -57,6 +64,10 @@ const refusals: Record<JsonTextFailure, () => InputError> = {
     new InputError(`The request body holds more than ${MAX_JSON_CONTAINERS} arrays and objects.`, {
       max_containers: MAX_JSON_CONTAINERS,
     }),
+  too_many_members: () =>
+    new InputError(`The request body holds more than ${MAX_JSON_MEMBERS} object members.`, {
+      max_members: MAX_JSON_MEMBERS,
+    }),
   lone_surrogate: () =>
     new InputError(
       'The request body escapes a lone UTF-16 surrogate (such as "\\ud800"), which is not Unicode text; send text as UTF-8 or as surrogate pairs.',
@@ -85,8 +96,9 @@ function sharedConcat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * - a non-empty body whose `content-type` is not JSON: 415;
  * - more than `limitBytes` bytes: 413, reading stops at the limit;
  * - bytes that are not UTF-8: 400;
- * - nesting deeper than {@link MAX_JSON_DEPTH}, or more than
- *   {@link MAX_JSON_CONTAINERS} arrays and objects: 400;
+ * - nesting deeper than {@link MAX_JSON_DEPTH}, more than
+ *   {@link MAX_JSON_CONTAINERS} arrays and objects, or more than
+ *   {@link MAX_JSON_MEMBERS} object members: 400;
  * - text that is not JSON: 400.
  * An empty body (no bytes, or only white space) is `{}` whatever its content type.
  * The first three checks run on the event loop as the chunks arrive. The

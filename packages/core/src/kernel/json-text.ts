@@ -16,8 +16,24 @@ export const MAX_JSON_DEPTH = 32;
  */
 export const MAX_JSON_CONTAINERS = 10_000;
 
+/**
+ * Most object members a JSON request body may hold in all. A 1 MiB body can
+ * hold ~150,000 (`"k1":1,`); 85,000 unknown keys took zod 27 ms on the event
+ * loop to list before the body was refused, so eight such bodies at once
+ * stalled every other request for a quarter of a second. A kv value, the
+ * largest object any request carries, holds at most ~11,000 in its 64 KiB.
+ */
+export const MAX_JSON_MEMBERS = 20_000;
+
 /** Why a body's bytes are not an acceptable JSON text, in the order they are checked. */
-export type JsonTextFailure = 'not_utf8' | 'too_deep' | 'too_many_containers' | 'lone_surrogate' | 'nul_character' | 'not_json';
+export type JsonTextFailure =
+  | 'not_utf8'
+  | 'too_deep'
+  | 'too_many_containers'
+  | 'too_many_members'
+  | 'lone_surrogate'
+  | 'nul_character'
+  | 'not_json';
 
 /** The parsed value of a body's bytes, or why they were refused. */
 export type JsonTextOutcome = { ok: true; value: unknown } | { ok: false; failure: JsonTextFailure };
@@ -40,6 +56,8 @@ export interface JsonShape {
   depth: number;
   /** Arrays and objects, or `maxContainers + 1` when more. */
   containers: number;
+  /** Object members (`:` outside strings), or `maxMembers + 1` when more. */
+  members: number;
   /** A string escapes a lone UTF-16 surrogate. */
   loneSurrogate: boolean;
   /** A string escapes NUL (U+0000). */
@@ -48,53 +66,65 @@ export interface JsonShape {
 
 /**
  * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`), its
- * number of arrays and objects, whether a string escapes NUL (`"\u0000"`:
+ * number of arrays and objects, its number of object members, whether a string escapes NUL (`"\u0000"`:
  * PostgreSQL's text and jsonb cannot store it, so the same request would
  * succeed on SQLite and fail there) and whether a string escapes a lone UTF-16
  * surrogate (`"\ud800"`: `JSON.parse` accepts it, but it is not Unicode text,
  * and UTF-8 storage would replace it with U+FFFD, changing the value;
  * RFC 8259 §8.2). Counted in one pass without parsing, stopping as soon as a
- * limit is passed or a lone surrogate is found. Brackets inside strings do
- * not count.
+ * limit is passed or a lone surrogate is found. Brackets and colons inside
+ * strings do not count.
+ * @param limits.maxMembers object members to count at most (no limit when left out).
  * @returns see {@link JsonShape}.
  */
-export function jsonShape(text: string, limits: { maxDepth: number; maxContainers: number }): JsonShape {
+export function jsonShape(text: string, limits: { maxDepth: number; maxContainers: number; maxMembers?: number }): JsonShape {
+  const maxMembers = limits.maxMembers ?? Number.POSITIVE_INFINITY;
   let depth = 0;
   let deepest = 0;
   let containers = 0;
+  let members = 0;
   let inString = false;
+  const shape = (found: { loneSurrogate?: boolean; nulCharacter?: boolean } = {}): JsonShape => ({
+    depth: deepest,
+    containers,
+    members,
+    loneSurrogate: found.loneSurrogate ?? false,
+    nulCharacter: found.nulCharacter ?? false,
+  });
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
       if (code === 0x5c) {
         const unit = unicodeEscape(text, index);
-        if (unit === 0) return { depth: deepest, containers, loneSurrogate: false, nulCharacter: true };
-        if (isLowSurrogate(unit)) return { depth: deepest, containers, loneSurrogate: true, nulCharacter: false };
+        if (unit === 0) return shape({ nulCharacter: true });
+        if (isLowSurrogate(unit)) return shape({ loneSurrogate: true });
         if (isHighSurrogate(unit)) {
-          if (!isLowSurrogate(unicodeEscape(text, index + 6)))
-            return { depth: deepest, containers, loneSurrogate: true, nulCharacter: false };
+          if (!isLowSurrogate(unicodeEscape(text, index + 6))) return shape({ loneSurrogate: true });
           index += 11;
         } else index += unit === -1 ? 1 : 5;
       } else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
-    else if (code === 0x5b || code === 0x7b) {
+    else if (code === 0x3a) {
+      members++;
+      if (members > maxMembers) return shape();
+    } else if (code === 0x5b || code === 0x7b) {
       depth++;
       containers++;
-      if (containers > limits.maxContainers) return { depth: deepest, containers, loneSurrogate: false, nulCharacter: false };
+      if (containers > limits.maxContainers) return shape();
       if (depth > deepest) {
         deepest = depth;
-        if (deepest > limits.maxDepth) return { depth: deepest, containers, loneSurrogate: false, nulCharacter: false };
+        if (deepest > limits.maxDepth) return shape();
       }
     } else if (code === 0x5d || code === 0x7d) depth--;
   }
-  return { depth: deepest, containers, loneSurrogate: false, nulCharacter: false };
+  return shape();
 }
 
 /**
  * Decodes and parses a JSON body's bytes, checking in this order: UTF-8
  * (fatal; a leading byte order mark is dropped), nesting deeper than
  * {@link MAX_JSON_DEPTH}, more than {@link MAX_JSON_CONTAINERS} arrays and
- * objects, a `\u` escape of a lone surrogate or of NUL, then JSON syntax. Text that is empty or only white space parses
+ * objects, more than {@link MAX_JSON_MEMBERS} object members, a `\u` escape of a lone surrogate or of NUL, then JSON syntax. Text that is empty or only white space parses
  * as `{}`. Pure and synchronous, with no imports, so that the same code
  * runs on the event loop and in the parse thread (json-parse-pool.ts).
  * @param bytes the whole body; any view, including one over a `SharedArrayBuffer`.
@@ -108,9 +138,10 @@ export function parseJsonBytes(bytes: Uint8Array): JsonTextOutcome {
     return { ok: false, failure: 'not_utf8' };
   }
   if (text.trim() === '') return { ok: true, value: {} };
-  const shape = jsonShape(text, { maxDepth: MAX_JSON_DEPTH, maxContainers: MAX_JSON_CONTAINERS });
+  const shape = jsonShape(text, { maxDepth: MAX_JSON_DEPTH, maxContainers: MAX_JSON_CONTAINERS, maxMembers: MAX_JSON_MEMBERS });
   if (shape.depth > MAX_JSON_DEPTH) return { ok: false, failure: 'too_deep' };
   if (shape.containers > MAX_JSON_CONTAINERS) return { ok: false, failure: 'too_many_containers' };
+  if (shape.members > MAX_JSON_MEMBERS) return { ok: false, failure: 'too_many_members' };
   if (shape.loneSurrogate) return { ok: false, failure: 'lone_surrogate' };
   if (shape.nulCharacter) return { ok: false, failure: 'nul_character' };
   try {
