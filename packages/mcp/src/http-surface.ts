@@ -10,6 +10,7 @@ import {
   withinDeadline,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, moreCommasThan, requestIds, withoutSelfCancellations } from './batch-guards.js';
 import { jsonBoundBreach } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
@@ -22,6 +23,12 @@ export interface McpSurfaceOptions {
   path?: string;
   /** Largest MCP request body in bytes (default 8 MiB, room for `artifacts_upload` content); 413 above. */
   bodyLimitBytes?: number;
+  /**
+   * Milliseconds the SDK may take to answer one POST (default the API's body
+   * deadline, `http.bodyTimeoutMs`, 30 s); the requests still unanswered then
+   * get JSON-RPC error -32001, and their handlers the SDK's abort signal.
+   */
+  responseTimeoutMs?: number;
   /** Artifacts up to this many bytes are returned inline by `resources/read` (default 1 MiB). */
   maxInlineBytes?: number;
   /** Server version reported at initialization. */
@@ -80,13 +87,22 @@ async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Pr
  * event stream) and DELETE (ending a session) answer 405: there are no
  * sessions to stream on or end. A body over `bodyLimitBytes` answers 413, one
  * nested or branching past the API's JSON bounds (see `jsonBoundBreach`) 400,
- * both with a JSON-RPC error (-32600) before the SDK reads it.
+ * both with a JSON-RPC error (-32600) before the SDK reads it. A body over the
+ * API's request body limit (`http.bodyLimitBytes`, which every tool call but
+ * `artifacts_upload` goes through) may only be big because of its strings:
+ * with more than {@link MAX_MEMBERS_OVER_API_LIMIT} array elements and object
+ * members it answers 413 too, before it is parsed. A `notifications/cancelled`
+ * naming a request of the same batch is dropped (the request is answered),
+ * and the SDK's answer is awaited at most `responseTimeoutMs`
+ * (see {@link answerWithin}).
  */
 export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
   return (kernel: Kernel): HttpMount => {
     const catalog = buildToolCatalog(kernel.modules);
     const bodyLimit = options.bodyLimitBytes ?? 8 * 1024 * 1024;
     const maxInlineBytes = options.maxInlineBytes ?? 1024 * 1024;
+    const apiBodyLimit = kernel.config.http.bodyLimitBytes;
+    const responseTimeoutMs = options.responseTimeoutMs ?? kernel.config.http.bodyTimeoutMs;
     return {
       path: options.path ?? '/mcp',
       async fetch(request, body, info) {
@@ -151,6 +167,16 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         }
         const breach = jsonBoundBreach(text);
         if (breach) return rpcError(400, -32600, breach.message, { data: breach.data });
+        // Past the API's limit only artifacts_upload content can succeed: a body that is big because of its structure
+        // (600,000 argument keys) is refused before parsing, which with the SDK's checks would hold the event loop for seconds.
+        if (raw.byteLength > apiBodyLimit && moreCommasThan(raw, MAX_MEMBERS_OVER_API_LIMIT)) {
+          return rpcError(
+            413,
+            -32600,
+            `The request body is over ${apiBodyLimit} bytes (the API's request body limit) and holds more than ${MAX_MEMBERS_OVER_API_LIMIT} array elements and object members: only a body that is big because of its strings (artifacts_upload content, up to ${bodyLimit} bytes) may pass that limit.`,
+            { data: { max_body_bytes: apiBodyLimit, max_members: MAX_MEMBERS_OVER_API_LIMIT } },
+          );
+        }
         let parsedBody: unknown;
         try {
           parsedBody = JSON.parse(text);
@@ -177,7 +203,15 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         await server.connect(transport);
         // Not closed afterwards: with JSON responses the transport keeps nothing once it has answered,
         // and the SDK's close() builds an error for every closed connection (a tenth of a request's CPU).
-        const response = await transport.handleRequest(request, { parsedBody });
+        // A cancellation of a request of the same POST would leave the POST unanswered (the SDK sends no response for a
+        // cancelled request, and answers a JSON POST once all its requests have one): the request is answered instead.
+        const messages = withoutSelfCancellations(parsedBody);
+        const response = await answerWithin(transport, () => transport.handleRequest(request, { parsedBody: messages }), {
+          ids: requestIds(messages),
+          timeoutMs: responseTimeoutMs,
+          // The SDK's close() aborts the handlers still running and drops the transport's pending state.
+          onExpiry: () => void transport.close().catch(() => undefined),
+        });
         for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
         return response;
       },

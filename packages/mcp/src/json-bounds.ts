@@ -1,4 +1,4 @@
-import { jsonShape, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from '@agentinfra/core';
+import { jsonShape, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '@agentinfra/core';
 
 /**
  * Levels (and objects) a JSON-RPC request adds around tool arguments: the
@@ -13,15 +13,23 @@ export const MAX_MCP_BODY_DEPTH = MAX_JSON_DEPTH + ENVELOPE;
 /** Most arrays and objects in an MCP request body: the API's {@link MAX_JSON_CONTAINERS} for the arguments, plus the envelope. */
 export const MAX_MCP_BODY_CONTAINERS = MAX_JSON_CONTAINERS + ENVELOPE;
 
+/**
+ * Most object members in an MCP request body: the API's {@link MAX_JSON_MEMBERS} for the
+ * arguments, plus 1,000 for the envelopes (`jsonrpc`, `id`, `method`, `params`, `name`,
+ * `arguments`: six per message, so a batch of more than a hundred messages).
+ */
+export const MAX_MCP_BODY_MEMBERS = MAX_JSON_MEMBERS + 1_000;
+
 /** A bound an MCP request body breaks, as a JSON-RPC error's message and `data`. */
 export interface JsonBoundBreach {
   message: string;
-  data: { max_depth: number } | { max_containers: number } | { lone_surrogate: true } | { nul_character: true };
+  data: { max_depth: number } | { max_containers: number } | { max_members: number } | { lone_surrogate: true } | { nul_character: true };
 }
 
 /**
  * Checks the JSON text of an MCP request body against the bounds the HTTP
- * API puts on a request body (`MAX_JSON_DEPTH`, `MAX_JSON_CONTAINERS`),
+ * API puts on a request body (`MAX_JSON_DEPTH`, `MAX_JSON_CONTAINERS`,
+ * `MAX_JSON_MEMBERS`),
  * widened by the JSON-RPC envelope, with the API's own one-pass count
  * (`jsonShape`, no parsing, stopping at the first breach), so that no
  * validator after it recurses thousands of levels deep (a stack overflow)
@@ -30,7 +38,7 @@ export interface JsonBoundBreach {
  * @returns the breach, or `null` when the text is within the bounds.
  */
 export function jsonBoundBreach(text: string): JsonBoundBreach | null {
-  const shape = jsonShape(text, { maxDepth: MAX_MCP_BODY_DEPTH, maxContainers: MAX_MCP_BODY_CONTAINERS });
+  const shape = jsonShape(text, { maxDepth: MAX_MCP_BODY_DEPTH, maxContainers: MAX_MCP_BODY_CONTAINERS, maxMembers: MAX_MCP_BODY_MEMBERS });
   if (shape.depth > MAX_MCP_BODY_DEPTH) {
     return {
       message: `Invalid Request: the body is nested deeper than ${MAX_MCP_BODY_DEPTH} levels of arrays and objects (tool arguments: ${MAX_JSON_DEPTH}, as on the HTTP API).`,
@@ -41,6 +49,12 @@ export function jsonBoundBreach(text: string): JsonBoundBreach | null {
     return {
       message: `Invalid Request: the body holds more than ${MAX_MCP_BODY_CONTAINERS} arrays and objects (tool arguments: ${MAX_JSON_CONTAINERS}, as on the HTTP API).`,
       data: { max_containers: MAX_MCP_BODY_CONTAINERS },
+    };
+  }
+  if (shape.members > MAX_MCP_BODY_MEMBERS) {
+    return {
+      message: `Invalid Request: the body holds more than ${MAX_MCP_BODY_MEMBERS} object members (tool arguments: ${MAX_JSON_MEMBERS}, as on the HTTP API).`,
+      data: { max_members: MAX_MCP_BODY_MEMBERS },
     };
   }
   if (shape.loneSurrogate) {

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { sqlDatabases } from '@agentinfra/testkit';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { answerWithin, moreCommasThan, withoutSelfCancellations } from './batch-guards.js';
+import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
+
+/** A JSON-RPC answer of /mcp. */
+type RpcAnswer = {
+  jsonrpc: '2.0';
+  id: number | null;
+  result?: { structuredContent?: Record<string, unknown>; isError?: boolean; content?: Array<{ text?: string }> };
+  error?: { code: number; message: string; data?: unknown };
+};
+
+describe('/mcp answers every POST, and refuses a body big because of its structure', () => {
+  let t: McpTestServer;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    t = await startMcpTestServer(fixture.db);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  /** POSTs `body` with alice's key, giving up after 10 s (without the fix, the cancel batch is never answered). */
+  async function post(body: string): Promise<{ status: number; text: string }> {
+    const response = await fetch(`${t.server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.keys.alice}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
+  const cancel = (requestId: number | string) =>
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'changed my mind' } });
+
+  it('answers a batch that cancels its own request with the request’s result', async () => {
+    const ping = await post(`[{"jsonrpc":"2.0","id":5,"method":"ping"},${cancel(5)}]`);
+    expect(ping.status).toBe(200);
+    expect(JSON.parse(ping.text)).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+
+    const query = await post(
+      `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"memory_query","arguments":{"q":"deploy"}}},${cancel(6)}]`,
+    );
+    expect(query.status).toBe(200);
+    const answer = JSON.parse(query.text) as RpcAnswer;
+    expect(answer.id).toBe(6);
+    expect(answer.result?.isError).toBeUndefined();
+    expect(answer.result?.structuredContent).toHaveProperty('hits');
+
+    // The cancellation first, and one naming a request of another POST, kept: the SDK finds nothing to cancel.
+    const both = await post(`[${cancel(7)},{"jsonrpc":"2.0","id":7,"method":"ping"},${cancel(99)}]`);
+    expect(JSON.parse(both.text)).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+
+  it('answers a cancellation sent on its own with 202 (stateless: no request of another POST to cancel)', async () => {
+    const lone = await post(cancel(5));
+    expect(lone.status).toBe(202);
+  });
+
+  /** A tools/call of `name` whose arguments have `members` keys besides `fixed` (JSON members text). */
+  const wideCall = (name: string, fixed: string, members: number) => {
+    const keys = Array.from({ length: members }, (_, index) => `"k${index}":0`).join(',');
+    return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":{${fixed},${keys}}}}`;
+  };
+
+  it('refuses a body with more object members than the API takes with 400, whatever its size, before parsing it', async () => {
+    for (const body of [
+      // Under the API's 1 MiB: 95,000 argument keys.
+      wideCall('memory_query', '"q":"x"', 95_000),
+      wideCall('memory_query', '"q":"x"', 600_000),
+      wideCall('artifacts_upload', '"upload_url":"http://x/y","content":"abc"', 600_000),
+    ]) {
+      const { status, text } = await post(body);
+      expect(status).toBe(400);
+      expect(JSON.parse(text)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringMatching(/more than 21000 object members .*tool arguments: 20000/),
+          data: { max_members: 21_000 },
+        },
+      });
+    }
+  });
+
+  it('refuses a body over the API’s limit that is big because of its structure with 413, before parsing it', async () => {
+    // A flat array of numbers as a kv value: no members, 3,000,000 elements.
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"huge","scope":["self"],"value":[${Array(3_000_000).fill('0').join(',')}]}}}`;
+    expect(body.length).toBeGreaterThan(t.server.kernel.config.http.bodyLimitBytes);
+    const { status, text } = await post(body);
+    expect(status).toBe(413);
+    expect(JSON.parse(text)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: expect.stringMatching(/over 1048576 bytes .*more than 1000 array elements and object members/),
+        data: { max_body_bytes: 1_048_576, max_members: 1_000 },
+      },
+    });
+  });
+
+  it('still runs a tool call under the API’s limit with many keys, and uploads artifact content over it', async () => {
+    const wide = JSON.parse((await post(wideCall('memory_query', '"q":"x"', 2_000))).text) as RpcAnswer;
+    // Answered by the API (its schema refuses the unknown fields), not refused by /mcp.
+    expect(wide.result?.isError).toBe(true);
+    expect(wide.result?.content?.[0]?.text).toMatch(/^invalid_request: /);
+
+    const size = 5 * 1024 * 1024; // 6.7 MiB in base64: over the API's 1 MiB, within /mcp's 8 MiB
+    const registered = JSON.parse(
+      (
+        await post(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'artifacts_register', arguments: { key: 'five.bin', mime: 'application/octet-stream', size } },
+          }),
+        )
+      ).text,
+    ) as RpcAnswer;
+    const bytes = Buffer.alloc(size, 7);
+    const upload = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {
+          name: 'artifacts_upload',
+          arguments: {
+            upload_url: registered.result?.structuredContent?.upload_url,
+            content: bytes.toString('base64'),
+            encoding: 'base64',
+          },
+        },
+      }),
+    );
+    expect(upload.status).toBe(200);
+    expect((JSON.parse(upload.text) as RpcAnswer).result?.structuredContent).toEqual({
+      size,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+  });
+});
+
+describe('the guards of /mcp', () => {
+  it('counts commas outside strings only, escapes included', () => {
+    const count = (text: string, max: number) => moreCommasThan(Buffer.from(text), max);
+    expect(count('[1,2,3]', 2)).toBe(false);
+    expect(count('[1,2,3,4]', 2)).toBe(true);
+    expect(count('{"a":",,,,,,","b":"\\",,,,"}', 1)).toBe(false);
+    expect(count('["\\\\",1,2]', 1)).toBe(true);
+    expect(count('["é,",1]', 1)).toBe(false);
+  });
+
+  it('drops only the cancellations of requests in the same batch, ids compared as the SDK does', () => {
+    const ping = { jsonrpc: '2.0', id: 5, method: 'ping' };
+    const cancel = (requestId: unknown) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
+    expect(withoutSelfCancellations([ping, cancel(5)])).toEqual([ping]);
+    const kept = [ping, cancel('5'), cancel(6)];
+    expect(withoutSelfCancellations(kept)).toBe(kept);
+    expect(withoutSelfCancellations(cancel(5))).toEqual(cancel(5));
+  });
+
+  it('answers after the deadline with the responses sent and a -32001 error for each other request, and runs onExpiry', async () => {
+    const sent: JSONRPCMessage[] = [];
+    const transport = { send: async (message: JSONRPCMessage) => void sent.push(message) };
+    const onExpiry = vi.fn();
+    const answer = await answerWithin(
+      transport,
+      async () => {
+        await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+        return new Promise<Response>(() => undefined);
+      },
+      { ids: [1, 'two'], timeoutMs: 50, onExpiry },
+    );
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual([
+      { jsonrpc: '2.0', id: 1, result: {} },
+      {
+        jsonrpc: '2.0',
+        id: 'two',
+        error: { code: -32001, message: 'Request timed out: no answer within 50 ms.', data: { timeout_ms: 50 } },
+      },
+    ]);
+    expect(sent).toHaveLength(1);
+    expect(onExpiry).toHaveBeenCalledOnce();
+
+    const quick = await answerWithin(transport, async () => new Response('ok'), { ids: [1], timeoutMs: 50, onExpiry });
+    expect(await quick.text()).toBe('ok');
+    expect(onExpiry).toHaveBeenCalledOnce();
+  });
+});
