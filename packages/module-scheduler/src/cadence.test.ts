@@ -186,3 +186,79 @@ describe('parseCadence: refused cadences (400 with the reason)', () => {
     expect(() => parse('* * * * *', undefined, 300_000)).toThrow(/fires 60 s apart; the minimum interval is 300 s/);
   });
 });
+
+describe('parseCadence: the minimum interval holds over all time, not only the next occurrences', () => {
+  /** Submission times at different times of day and of the year (2028 is a leap year). */
+  const submittedAt = [
+    '2026-03-01T00:00:00.000Z',
+    '2026-03-01T12:00:00.000Z',
+    '2026-06-15T23:59:58.000Z',
+    '2026-07-31T06:30:00.000Z',
+    '2027-12-31T18:00:00.000Z',
+    '2028-02-28T23:00:00.000Z',
+  ];
+  const parseAt = (cadence: string, now: string, timezone?: string, minIntervalMs = 10_000) =>
+    parseCadence({ cadence, timezone, minIntervalMs, now: Date.parse(now) });
+
+  const refused: Array<[cadence: string, timezone: string | undefined, reason: RegExp]> = [
+    // 23:59:59 then 00:00:00 the next day, every night
+    ['0,30,59 0,30,59 0,12,23 * * *', undefined, /fires 1 s apart( \(23:59:59 and 00:00:00 the next day\))?; the minimum interval is 10 s/],
+    // the same across each month boundary (last day, then the 1st)
+    ['0,30,59 0,30,59 0,12,23 1,L * *', undefined, /fires 1 s apart( \(23:59:59 and 00:00:00 the next day\))?; the minimum/],
+    ['59,0 59,0 23,0 * * *', undefined, /fires 1 s apart/],
+    // 28 February then 29 February, in leap years only
+    ['0,59 0,59 0,23 28,29 2 *', undefined, /fires 1 s apart/],
+    // 29 February then 1 March, in leap years only
+    ['0,59 0,59 0,23 1,29 2,3 *', undefined, /fires 1 s apart/],
+    // 28 February then 1 March, in other years only
+    ['0,59 0,59 0,23 1,28 2,3 *', undefined, /fires 1 s apart/],
+    // day of month OR day of week: the 13th, or any Friday (Friday 12th, then Saturday 13th)
+    ['59,0 59,0 23,0 13 * 5', undefined, /fires 1 s apart/],
+    // a month's last Friday on its last day, then the next month's first Saturday
+    ['59,0 59,0 23,0 * * 5L,6#1', undefined, /fires 1 s apart/],
+    ['59,0 59,0 23,0 * * SAT,SUN', undefined, /fires 1 s apart/],
+    // America/New_York springs forward at 02:00: 02:00:05 and 02:30:05 run at 03:00:00, 5 s before 03:00:05
+    ['5 0,30 2,3 * * *', 'America/New_York', /fires 5 s apart \(.*when the UTC offset changes\); the minimum interval is 10 s/],
+    // 01:59:59 EST then 03:00:00 EDT on the spring-forward day
+    ['59,0 59,0 1,3 * * *', 'America/New_York', /fires 1 s apart/],
+    // a stepped hour runs in both copies of the repeated hour: 01:59:59 EDT, then 01:00:00 EST
+    ['0,59 0,59 1-2/5 * * *', 'America/New_York', /fires 1 s apart \(.*when the UTC offset changes\)/],
+  ];
+  it.each(refused.flatMap(([cadence, timezone, reason]) => submittedAt.map((now) => [cadence, timezone, now, reason] as const)))(
+    '"%s" (tz %s) submitted at %s is refused: %s',
+    (cadence, timezone, now, reason) => {
+      expect(() => parseAt(cadence, now, timezone)).toThrow(InputError);
+      expect(() => parseAt(cadence, now, timezone)).toThrow(reason);
+    },
+  );
+
+  const accepted: Array<[cadence: string, timezone: string | undefined, minIntervalMs: number]> = [
+    ['*/10 * * * * *', undefined, 10_000],
+    ['*/10 * * * * *', 'America/New_York', 10_000],
+    ['*/2 * * * * *', 'Europe/Berlin', 2_000],
+    ['0 0 * * *', undefined, 10_000],
+    ['0 0 * * *', 'America/New_York', 10_000],
+    ['59 23 * * *', undefined, 10_000],
+    ['59 23 * * *', undefined, 86_340_000],
+    ['59 59 23 28,29 2 *', undefined, 10_000],
+    ['0 0 29 2 *', undefined, 10_000],
+    ['30 2 * * *', 'America/New_York', 10_000],
+    ['30 1 * * *', 'America/New_York', 10_000],
+    // a fixed time in the repeated hour runs once: 01:59:59 EDT is not followed by 01:00:00 EST
+    ['0,59 0,59 1 * * *', 'America/New_York', 10_000],
+    // 23:59:59 and 00:00:00 on days that are never consecutive
+    ['59,0 59,0 23,0 * * 1', undefined, 10_000],
+    ['59,0 59,0 23,0 * * 1,3,5', 'America/New_York', 10_000],
+    ['0,59 0,59 0,23 29 2 *', undefined, 10_000],
+    ['59,0 59,0 23,0 1-29/2 4,6,9,11 *', undefined, 10_000],
+    ['59,0 59,0 23,0 * * 5L,6#2', 'Australia/Lord_Howe', 10_000],
+    ['@hourly', 'Europe/Berlin', 3_600_000],
+    ['@daily', 'Asia/Kolkata', 86_400_000],
+  ];
+  it.each(accepted.flatMap(([cadence, timezone, min]) => submittedAt.map((now) => [cadence, timezone, min, now] as const)))(
+    '"%s" (tz %s, minimum %i ms) submitted at %s is accepted',
+    (cadence, timezone, minIntervalMs, now) => {
+      expect(parseAt(cadence, now, timezone, minIntervalMs)).toMatchObject({ kind: 'cron' });
+    },
+  );
+});

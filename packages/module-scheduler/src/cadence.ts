@@ -1,6 +1,7 @@
 import { InputError } from '@agentinfra/core';
 import { Cron } from 'croner';
 import { describeCronError } from './cron-field-error.js';
+import { findShortCronGap } from './cron-gap.js';
 
 /**
  * A parsed job cadence:
@@ -15,7 +16,7 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 /** Longest `@every` interval: 366 days. */
 const MAX_EVERY_MS = 366 * UNIT_MS.d;
-/** Occurrences inspected to find the shortest gap of a cron expression. */
+/** Upcoming occurrences whose gaps are checked first (the check over all time follows). */
 const GAP_SAMPLE = 12;
 /** Parsed cron patterns, by time zone and expression (parsing costs ~0.1 ms; fires evaluate the same few patterns often). */
 const patterns = new Map<string, Cron>();
@@ -99,6 +100,12 @@ function parseCron(expression: string, timezone: string, minIntervalMs: number, 
       throw invalid(`"${expression}" fires ${gap / 1000} s apart; the minimum interval is ${minIntervalMs / 1000} s.`);
     }
   }
+  const short = findShortCronGap({ expression, timezone, cron, minIntervalMs, now });
+  if (short) {
+    throw invalid(
+      `"${expression}" fires ${short.gapMs / 1000} s apart (${short.where}); the minimum interval is ${minIntervalMs / 1000} s.`,
+    );
+  }
   return { kind: 'cron', expression, timezone };
 }
 
@@ -111,9 +118,13 @@ function parseCron(expression: string, timezone: string, minIntervalMs: number, 
  * `timezone`, sets the IANA time zone cron fields are read in (default UTC;
  * ignored by `@every`). Cron syntax and field ranges are croner's (names
  * `JAN`/`MON`, ranges, steps, lists, `L`, `W`, `#`, `?`).
- * @param options.minIntervalMs shortest allowed time between two fires (`@every`, and the
- *   shortest gap among a cron expression's next occurrences).
- * @param options.now ms since epoch from which a cron expression must still fire.
+ * @param options.minIntervalMs shortest allowed time between two fires, in ms: the `@every`
+ *   interval, and for a cron expression the shortest gap between two consecutive fires over all
+ *   time (the times of day it fires at, from one day to the next when two consecutive days can
+ *   fire, and around the time zone's UTC offset changes in the next 2 years), not only among its
+ *   next occurrences.
+ * @param options.now ms since epoch from which a cron expression must still fire, and from which
+ *   offset changes are checked.
  * @throws InputError (400) with the reason: bad syntax, field out of range, unknown time zone,
  *   conflicting zones, an interval below the minimum, or an expression that never fires.
  */
