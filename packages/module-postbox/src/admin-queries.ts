@@ -13,14 +13,14 @@ import type {
   AdminSummaryResponse,
 } from './admin-schemas.js';
 import { MIME_PREFIX } from './inbound.js';
-import { eventData, type MessageRow, messageView } from './message-view.js';
+import { eventData, MAX_SEQ, type MessageRow, messageView } from './message-view.js';
 import type { PostboxDeps } from './service-deps.js';
 import type { WebhookEvent, Webhooks } from './webhooks.js';
 
 const DAY_MS = 86_400_000;
 
 const addressCursor = createListCursor({ schema: z.strictObject({ a: z.string() }), field: 'cursor' });
-const seqCursor = createListCursor({ schema: z.strictObject({ s: z.int().min(0) }), field: 'cursor' });
+const seqCursor = createListCursor({ schema: z.strictObject({ s: z.int().min(0).max(MAX_SEQ) }), field: 'cursor' });
 const webhookCursor = createListCursor({ schema: z.strictObject({ c: z.int(), i: z.string() }), field: 'cursor' });
 
 const countOf = (row: unknown) => Number((row as { n: number | string } | undefined)?.n ?? 0);

@@ -4,6 +4,14 @@ import { bareAddresses } from './bare-addresses.js';
 import { type AttachmentInfo, TRUNCATED_HEADER } from './mime-message.js';
 import { INJECTION_HEADER } from './scoring/injection-headers.js';
 
+/**
+ * Largest `seq` of `postbox_messages` (an `increments` column: a 32-bit
+ * integer on PostgreSQL), the bound of the list cursors that carry one; a
+ * larger value in a forged cursor would reach PostgreSQL as an out-of-range
+ * parameter.
+ */
+export const MAX_SEQ = 2_147_483_647;
+
 /** A row of `postbox_messages`. */
 export interface MessageRow {
   seq: number;

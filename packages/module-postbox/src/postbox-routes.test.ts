@@ -291,6 +291,10 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
 
     it('refuses a forged cursor, a limit outside 1..500 and an unknown direction with 400', async () => {
       expect(fieldsOf((await t.postbox('list', { agent_id: 'bob', since: 'c1.bm9wZQ' }, 'bob')).body)).toEqual(['since']);
+      // Well-formed, but past the 32-bit seq column (a 500 on PostgreSQL).
+      const pastSeq = `c1.${Buffer.from('{"s":2147483648}').toString('base64url')}`;
+      expect(fieldsOf((await t.postbox('list', { agent_id: 'bob', since: pastSeq }, 'bob')).body)).toEqual(['since']);
+      expect((await t.postbox('admin/messages/list', { cursor: pastSeq }, t.bridge)).status).toBe(400);
       expect(fieldsOf((await t.postbox('list', { agent_id: 'bob', limit: 0 }, 'bob')).body)).toEqual(['limit']);
       expect(fieldsOf((await t.postbox('list', { agent_id: 'bob', limit: 501 }, 'bob')).body)).toEqual(['limit']);
       expect(fieldsOf((await t.postbox('list', { agent_id: 'bob', direction: 'sideways' }, 'bob')).body)).toEqual(['direction']);

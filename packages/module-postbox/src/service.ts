@@ -13,7 +13,7 @@ import { createAcceptedRecipients } from './accepted-recipients.js';
 import { localPartProblem, normalizeAddress } from './addresses.js';
 import { createPostboxAdmin } from './admin-queries.js';
 import { createInbound, MIME_PREFIX } from './inbound.js';
-import { type MessageRow, messageView } from './message-view.js';
+import { MAX_SEQ, type MessageRow, messageView } from './message-view.js';
 import { createMimeParserPool } from './mime-parser-pool.js';
 import { createOutbound } from './outbound.js';
 import type { RuleAction, RuleMatch } from './rules.js';
@@ -54,7 +54,7 @@ const MIME_PARSER_QUEUE = 64;
 const RETENTION_BATCH = 500;
 
 /** /list positions: the `seq` of the last message returned, passed back as `since`. */
-const listCursor = createListCursor({ schema: z.strictObject({ s: z.int().min(0) }), field: 'since' });
+const listCursor = createListCursor({ schema: z.strictObject({ s: z.int().min(0).max(MAX_SEQ) }), field: 'since' });
 const DAY_MS = 86_400_000;
 /** How long RCPT TO reuses "this address exists" (see `accepted-recipients.ts`). */
 const RECIPIENT_MEMORY_MS = 1_000;
