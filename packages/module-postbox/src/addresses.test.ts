@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bareAddress, isMailboxAddress, localPartProblem, parseMailboxes } from './addresses.js';
+import { bareAddress, isMailboxAddress, localPartProblem, namesAnotherAddress, parseMailboxes } from './addresses.js';
 
 describe('RFC 5321 local parts', () => {
   it('accepts Dot-strings of atext up to 64 octets', () => {
@@ -32,5 +32,16 @@ describe('addresses', () => {
     ]);
     expect(parseMailboxes('not an address')).toBeNull();
     expect(bareAddress('Shop <News@Shop.Example>')).toBe('news@shop.example');
+  });
+});
+
+describe('addresses run together', () => {
+  it('tells a display name holding another address from one naming the mailbox itself or a person', () => {
+    const named = (value: string) => (parseMailboxes(value) ?? []).map(namesAnotherAddress);
+    expect(named('carol@x.example dave@y.example')).toEqual([true]);
+    expect(named('a@x.example b@y.example c@z.example')).toEqual([true]);
+    expect(named("'Carol@X.example' <carol@x.example>")).toEqual([false]);
+    expect(named('Bob @ Work <bob@x.example>, Carol <carol@x.example>')).toEqual([false, false]);
+    expect(named('carol@x.example (Carol)')).toEqual([false]);
   });
 });

@@ -66,6 +66,20 @@ export function parseMailboxes(value: string): Mailbox[] | null {
   return mailboxes;
 }
 
+/**
+ * Whether a mailbox's display name holds an address other than its own:
+ * `carol@x.test dave@y.test` (a space where a comma belongs) parses as one
+ * mailbox `"dave@y.test" <carol@x.test>`, and a message sent to it would
+ * reach carol only. `"carol@x.test" <carol@x.test>` is fine.
+ */
+export function namesAnotherAddress(mailbox: Mailbox): boolean {
+  const own = normalizeAddress(mailbox.address);
+  return mailbox.name
+    .split(/[\s,;]+/)
+    .map((token) => token.replace(/^["'<(]+|["'>)]+$/g, ''))
+    .some((token) => isMailboxAddress(token) && normalizeAddress(token) !== own);
+}
+
 /** The bare address of a `From`-style value (`"Shop" <news@shop.test>` → `news@shop.test`), or the trimmed value when it has none. */
 export function bareAddress(value: string): string {
   const mailboxes = parseMailboxes(value);

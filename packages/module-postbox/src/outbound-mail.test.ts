@@ -89,6 +89,11 @@ describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
       ['to', { to: 'not an address' }],
       ['to', { to: 'a@b.example, broken@' }],
       ['from', { from: `${alice}, bob@${MAIL_DOMAIN}` }],
+      // A space where a comma belongs: addressparser reads dave as carol's display name, and dave would get nothing.
+      ['to', { to: 'carol@ext.example dave@ext.example' }],
+      ['to', { to: 'x@example.org, carol@ext.example dave@ext.example' }],
+      ['to', { to: '"dave@ext.example" <carol@ext.example>' }],
+      ['from', { from: `${alice} bob@${MAIL_DOMAIN}` }],
     ] as const) {
       const response = await t.postbox(
         'send',

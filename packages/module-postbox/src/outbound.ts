@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dependencyFailure, InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
 import { z } from 'zod';
-import { normalizeAddress, parseMailboxes } from './addresses.js';
+import { namesAnotherAddress, normalizeAddress, parseMailboxes } from './addresses.js';
 import { MIME_PREFIX } from './inbound.js';
 import { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
@@ -61,9 +61,16 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
    */
   async function send(request: SendRequest): Promise<SendResponse> {
     const fromBoxes = parseMailboxes(request.from);
-    if (fromBoxes?.length !== 1 || !fromBoxes[0]) throw fieldError('from', 'must be exactly one address');
+    if (fromBoxes?.length !== 1 || !fromBoxes[0] || namesAnotherAddress(fromBoxes[0]))
+      throw fieldError('from', 'must be exactly one address');
     const recipients = parseMailboxes(request.to);
     if (!recipients || recipients.length === 0) throw fieldError('to', 'must be one or more valid addresses, comma-separated');
+    if (recipients.some(namesAnotherAddress)) {
+      throw fieldError(
+        'to',
+        'holds addresses separated by spaces ("a@x.test b@y.test" reads as one named address): separate them with commas',
+      );
+    }
     if (recipients.length > MAX_RECIPIENTS) throw fieldError('to', `at most ${MAX_RECIPIENTS} recipients`);
     for (const [name, value] of [
       ['body', request.body],
