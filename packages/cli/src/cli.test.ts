@@ -145,6 +145,16 @@ describe('agentinfra CLI on the embedded default', () => {
     expect(missing.code).toBe(1);
     const badId = await runCli(['issue-device', '--agent', 'no spaces', '--label', 'x'], { cwd: dir, env });
     expect(badId.code).toBe(2);
+    // The API's own bounds: a label and a display name of 1 to 256 characters.
+    for (const [args, flag] of [
+      [['issue-device', '--agent', 'bob', '--label', ''], '--label'],
+      [['issue-device', '--agent', 'bob', '--label', 'x'.repeat(257)], '--label'],
+      [['agents', 'create', '--agent', 'carol', '--name', ''], '--name'],
+    ] as const) {
+      const refused = await runCli([...args], { cwd: dir, env });
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(`${flag}: Too `);
+    }
     const usage = await runCli(['issue-device'], { cwd: dir, env });
     expect(usage.code).toBe(2);
   });
