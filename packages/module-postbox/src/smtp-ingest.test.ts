@@ -1,14 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SqlDatabase } from '@agentinfra/core';
 import { servicesRequired, sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from './test-support/self-signed-certificate.js';
 import { waitFor } from './test-support/webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -373,42 +371,23 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
 describe.runIf(swaksFound)('STARTTLS with a configured certificate', () => {
   let t: PostboxTestServer;
   let cleanup: () => Promise<void>;
-  let folder: string;
-  let ca: Buffer;
+  let certificate: SelfSignedCertificate;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'agentinfra-smtp-tls-'));
-    await run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout',
-      join(folder, 'key.pem'),
-      '-out',
-      join(folder, 'cert.pem'),
-    ]);
-    ca = await readFile(join(folder, 'cert.pem'));
+    certificate = await createSelfSignedCertificate();
     const [sqlite] = sqlDatabases();
     const fixture = await sqlite!.create();
     cleanup = fixture.cleanup;
     t = await startPostboxTestServer({
       db: fixture.db,
-      postboxConfig: { smtp: { port: 'auto', tlsCertFile: join(folder, 'cert.pem'), tlsKeyFile: join(folder, 'key.pem') } },
+      postboxConfig: { smtp: { port: 'auto', tlsCertFile: certificate.certFile, tlsKeyFile: certificate.keyFile } },
     });
   });
 
   afterAll(async () => {
     await t?.stop();
     await cleanup?.();
-    await rm(folder, { recursive: true, force: true });
+    await certificate?.remove();
   });
 
   it('upgrades with STARTTLS (nodemailer requireTLS, swaks --tls) and stores the mail', async () => {
@@ -418,7 +397,7 @@ describe.runIf(swaksFound)('STARTTLS with a configured certificate', () => {
       port: t.smtpPort,
       secure: false,
       requireTLS: true,
-      tls: { ca, servername: 'localhost' },
+      tls: { ca: certificate.ca, servername: 'localhost' },
     });
     await transport.sendMail({
       from: 'secure@example.org',

@@ -1,15 +1,11 @@
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import { promisify } from 'node:util';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RECIPIENTS, MAX_REFUSED_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './smtp/session-limits.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from './test-support/self-signed-certificate.js';
 
 /** A raw SMTP client: sends one command at a time and reads its whole reply (multi-line replies included). */
 async function smtpClient(port: number) {
@@ -179,18 +175,10 @@ describe('SMTP under stress', () => {
   const MAX_CLIENTS = 8;
   let t: PostboxTestServer;
   let cleanup: () => Promise<void>;
-  let folder: string;
-  let ca: Buffer;
+  let certificate: SelfSignedCertificate;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'agentinfra-smtp-stress-'));
-    const key = join(folder, 'key.pem');
-    const cert = join(folder, 'cert.pem');
-    await promisify(execFile)('openssl', [
-      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost'],
-      ...['-addext', 'subjectAltName=DNS:localhost', '-keyout', key, '-out', cert],
-    ]);
-    ca = await readFile(cert);
+    certificate = await createSelfSignedCertificate();
     const fixture = await sqlDatabases()[0]!.create();
     cleanup = fixture.cleanup;
     t = await startPostboxTestServer({
@@ -201,8 +189,8 @@ describe('SMTP under stress', () => {
           maxClients: MAX_CLIENTS,
           socketTimeoutMs: 60_000,
           stressSocketTimeoutMs: 1_000,
-          tlsCertFile: cert,
-          tlsKeyFile: key,
+          tlsCertFile: certificate.certFile,
+          tlsKeyFile: certificate.keyFile,
         },
       },
     });
@@ -210,7 +198,7 @@ describe('SMTP under stress', () => {
   afterAll(async () => {
     await t?.stop();
     await cleanup?.();
-    await rm(folder, { recursive: true, force: true });
+    await certificate?.remove();
   });
 
   const clients = (count: number) =>
@@ -256,7 +244,7 @@ describe('SMTP under stress', () => {
     const busy = await clients(5);
     const stopBusy = keepBusy(busy);
     try {
-      await tls!.secure(ca);
+      await tls!.secure(certificate.ca);
       expect(await tls!.command('EHLO tls.example')).toMatch(/^250/m);
       expect(await tls!.reply()).toMatch(/^421 .*Timeout/);
     } finally {
