@@ -31,8 +31,22 @@ describe('address pools', () => {
     ['fd00::/127', 'at least 2 host bits'],
     ['10.0.0.0/33', 'CIDR'],
     ['not-a-prefix', 'CIDR'],
+    // Legacy IPv4 notations, which ipaddr.js (like inet_aton) reads as octal, hex or one number.
+    ['010.000.000.000/8', 'plain dotted decimal'],
+    ['0144.0.0.0/10', 'plain dotted decimal'],
+    ['0x64.0x40.0.0/10', 'plain dotted decimal'],
+    ['1681915904/10', 'plain dotted decimal'],
+    ['100.64.0/10', 'plain dotted decimal'],
+    ['100.064.0.0/10', 'plain dotted decimal'],
+    ['::ffff:010.0.0.0/104', 'CIDR'],
+    ['100.64.0.0/010', 'CIDR'],
+    ['fe80::%eth0/64', 'zone id'],
   ])('refuses %s', (prefix, problem) => {
     expect(addressPoolProblem(prefix)).toContain(problem);
     expect(() => createAddressPool(prefix)).toThrow(problem);
+  });
+
+  it.each(['100.64.0.0/10', '10.0.0.0/8', '0.0.0.0/0', 'fd7a:115c:a1e0::/48', 'FD7A:115C:A1E0::/48'])('accepts %s', (prefix) => {
+    expect(addressPoolProblem(prefix)).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { isDottedDecimalIPv4, isIPv6WithoutZone } from './ip-literals.js';
 
 /**
  * A prefix mesh addresses are allocated from, e.g. `100.64.0.0/10`
@@ -19,8 +20,30 @@ export interface AddressPool {
   hostRoute(address: string): string;
 }
 
-/** Why a prefix cannot be a pool, or `null` when it can. */
+/** What inet_aton would take as IPv4: one to four dot-separated decimal, octal or `0x` hex numbers. */
+const LEGACY_IPV4 = /^(?:0x[0-9a-f]*|\d+)(?:\.(?:0x[0-9a-f]*|\d+)){0,3}$/i;
+
+/** `<address>/<length>`, the length in decimal without leading zeros. */
+const CIDR = /^([^/]+)\/(0|[1-9]\d{0,2})$/;
+
+/**
+ * Why a prefix cannot be a pool, or `null` when it can. The IPv4 part must
+ * be in plain dotted decimal (four parts 0–255, no leading zeros except
+ * `0` itself): ipaddr.js, like inet_aton, reads `010.0.0.0` as octal
+ * (8.0.0.0), `0x64.0x40.0.0` as hex and `1681915904` as one number, so a
+ * prefix that looks private could route public space into the tunnel. An
+ * IPv6 prefix must have no zone id.
+ */
 export function addressPoolProblem(prefix: string): string | null {
+  const match = CIDR.exec(prefix);
+  if (!match) return 'must be an IPv4 or IPv6 prefix in CIDR form, e.g. 100.64.0.0/10';
+  const [, text = ''] = match;
+  if (text.includes('%')) return 'must not have a zone id (%…): a mesh prefix is not tied to one interface';
+  if (!isDottedDecimalIPv4(text) && !isIPv6WithoutZone(text)) {
+    return LEGACY_IPV4.test(text)
+      ? 'must be an IPv4 prefix in plain dotted decimal (four parts 0–255, no leading zeros, no octal, hex or single-number forms), e.g. 100.64.0.0/10'
+      : 'must be an IPv4 or IPv6 prefix in CIDR form, e.g. 100.64.0.0/10';
+  }
   let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
   try {
     parsed = ipaddr.parseCIDR(prefix);

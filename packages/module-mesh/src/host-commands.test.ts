@@ -106,6 +106,37 @@ describe('host command pieces', () => {
     const before = written.replace('198.51.100.1:51820', '198.51.100.2:51820');
     expect((await resolvePeerEndpoints(text, resolve, before)).text).toBe(before);
   });
+
+  // A server from before zone ids were refused may still hand out `[fe80::1%nosuchif0]:51820`; wg refuses the whole file for it.
+  it('leaves out an Endpoint that wg could not parse (a stored zone id), like a name that does not resolve, and looks nothing up for it', async () => {
+    const peer = (name: string, endpoint: string) => ['[Peer]', `# ${name}`, `Endpoint = ${endpoint}`, ''];
+    const text = [
+      '[Interface]',
+      'ListenPort = 51820',
+      '',
+      ...peer('mallory', '[fe80::1%nosuchif0]:51820'),
+      ...peer('oscar', '[::1%x]:1'),
+      ...peer('peggy', '[fe80::1%25eth0]:51821'),
+      ...peer('erin', '192.0.2.7:51820'),
+      ...peer('frank', '[2001:db8::1]:51820'),
+    ].join('\n');
+    const asked: string[] = [];
+    const resolve = async (host: string) => {
+      asked.push(host);
+      return [{ address: '198.51.100.1', family: 4 }];
+    };
+    const { text: written, dropped } = await resolvePeerEndpoints(text, resolve);
+    expect(asked).toEqual([]);
+    expect(dropped).toEqual([
+      { peer: 'mallory', endpoint: '[fe80::1%nosuchif0]:51820', reason: 'invalid' },
+      { peer: 'oscar', endpoint: '[::1%x]:1', reason: 'invalid' },
+      { peer: 'peggy', endpoint: '[fe80::1%25eth0]:51821', reason: 'invalid' },
+    ]);
+    expect(written).not.toContain('%');
+    expect(configPeers(written).get('mallory')).toEqual({});
+    expect(configPeers(written).get('erin')?.Endpoint).toBe('192.0.2.7:51820');
+    expect(configPeers(written).get('frank')?.Endpoint).toBe('[2001:db8::1]:51820');
+  });
 });
 
 describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a server on $name', ({ create }) => {

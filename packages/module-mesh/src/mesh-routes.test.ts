@@ -124,6 +124,29 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect(await peerCount()).toBe(before);
     });
 
+    // Zone ids: `[fe80::1%nosuchif0]:51820` was stored and handed to every agent reaching the peer, and `wg setconf` refused their whole files.
+    it('refuses IPv6 endpoints with a zone id (also percent-encoded) with 400 naming endpoint, and legacy IPv4 notations', async () => {
+      const before = await peerCount();
+      for (const endpoint of [
+        '[fe80::1%eth0]:51820',
+        '[::1%x]:1',
+        '[fe80::1%nosuchif0]:51820',
+        '[fe80::1%25eth0]:51820',
+        '[fe80::1%]:51820',
+        '010.0.0.1:51820',
+        '10.0x1:51820',
+        '0x0a000001:51820',
+        '[::ffff:010.0.0.1]:51820',
+      ]) {
+        const response = await t.mesh('peer/register', { agent_id: 'dave', pubkey: randomPublicKey(), endpoint }, t.bridge);
+        expect(response.status, endpoint).toBe(400);
+        expect(response.body.error.code).toBe('invalid_request');
+        expect(fieldsOf(response.body)).toEqual(['endpoint']);
+        if (endpoint.includes('%')) expect(JSON.stringify(response.body)).toContain('zone ids');
+      }
+      expect(await peerCount()).toBe(before);
+    });
+
     it('refuses a public key another agent holds (409)', async () => {
       const { pubkey } = await t.register('erin');
       await t.createAgents('frank');
@@ -351,6 +374,25 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect(configValues((await t.mesh('wg_config', { agent_id: 'gw-b' }, t.bridge)).body.config, 'PostUp')[0]).toContain(
         `ip saddr . tcp dport { ${addresses['gw-a']} . 8080 } accept`,
       );
+    });
+
+    it('hands out no stored endpoint that is no longer valid (a zone id from before they were refused), and still renders its own agent’s config', async () => {
+      const { pubkey } = await t.register('zed', '192.0.2.9:51829');
+      expect((await t.mesh('acl/put', { from_agent: 'alice', to_agent: 'zed', proto: 'tcp', port: 22 }, t.bridge)).status).toBe(200);
+      await db.knex('mesh_peers').where({ agent_id: 'zed' }).update({ endpoint: '[fe80::1%nosuchif0]:51829' });
+      try {
+        const netmap = await t.mesh('netmap', {}, 'alice');
+        expect(netmap.body.peers.find((peer: { agent_id: string }) => peer.agent_id === 'zed')).toMatchObject({ pubkey, endpoint: null });
+        const config = (await t.mesh('wg_config', {}, 'alice')).body.config as string;
+        expect(configPeers(config).get('zed')).toMatchObject({ PublicKey: pubkey });
+        expect(configPeers(config).get('zed')?.Endpoint).toBeUndefined();
+        expect(config).not.toContain('nosuchif0');
+        const own = await t.mesh('wg_config', { agent_id: 'zed' }, t.bridge);
+        expect(own.status).toBe(200);
+        expect(configValues(own.body.config, 'ListenPort')).toEqual(['51829']);
+      } finally {
+        await t.mesh('acl/revoke', { from_agent: 'alice', to_agent: 'zed', proto: 'tcp', port: 22 }, t.bridge);
+      }
     });
 
     it('keeps PSKs sealed at rest and out of every other response', async () => {

@@ -5,7 +5,7 @@ import { allocateAddress } from './address-allocation.js';
 import { createAddressPool } from './address-pool.js';
 import { createMeshAdmin } from './admin-queries.js';
 import type { MeshConfig } from './config.js';
-import { parseEndpoint } from './endpoint.js';
+import { portOfStoredEndpoint, usableEndpoint } from './endpoint.js';
 import { type InboundRule, nftablesHooks } from './nftables-rules.js';
 import { newPresharedKey, orderedPair, presharedKeyContext } from './preshared-keys.js';
 import { createPskReseal } from './psk-reseal.js';
@@ -91,12 +91,16 @@ export function createMeshService(deps: MeshDeps) {
   const onlineWindowMs = deps.moduleConfig.onlineWindowSeconds * 1000;
   const reseal = createPskReseal({ sql: deps.sql, secretBox: deps.secretBox });
 
-  /** @param showEndpoint false for a peer the viewer may not reach: it only answers the viewer's peer, so its endpoint stays hidden. */
-  const view = (row: PeerRow, at: number, showEndpoint = true): PeerView => ({
+  /**
+   * @param showEndpoint `true` for the viewer's own peer (its endpoint as stored); `'if-valid'` for a peer the viewer
+   * may reach (its endpoint unless no longer valid, see {@link usableEndpoint}); `false` for a peer the viewer may
+   * not reach: it only answers the viewer's peer, so its endpoint stays hidden.
+   */
+  const view = (row: PeerRow, at: number, showEndpoint: boolean | 'if-valid' = true): PeerView => ({
     agent_id: row.agent_id,
     address: row.address,
     pubkey: row.pubkey,
-    endpoint: showEndpoint ? row.endpoint : null,
+    endpoint: showEndpoint === true ? row.endpoint : showEndpoint ? usableEndpoint(row.endpoint) : null,
     online: at - Number(row.last_seen) <= onlineWindowMs,
     last_seen: isoTimestamp(Number(row.last_seen)),
   });
@@ -340,7 +344,7 @@ export function createMeshService(deps: MeshDeps) {
       const reachable = reachableFrom(body.agent_id, acls);
       return {
         self: self ? view(self, at) : null,
-        peers: [...visible.values()].map((row) => view(row, at, reachable.has(row.agent_id))),
+        peers: [...visible.values()].map((row) => view(row, at, reachable.has(row.agent_id) && 'if-valid')),
         acls: acls.map((acl) => ({ from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto })),
       };
     },
@@ -363,12 +367,12 @@ export function createMeshService(deps: MeshDeps) {
         return from ? [{ address: from.address, proto: acl.proto, port: acl.port }] : [];
       });
       const reachable = reachableFrom(body.agent_id, acls);
-      const endpoint = parseEndpoint(self.endpoint);
-      if ('problem' in endpoint) throw new Error(`Stored endpoint of "${body.agent_id}" is invalid: ${endpoint.problem}.`);
+      const listenPort = portOfStoredEndpoint(self.endpoint);
+      if (listenPort === null) throw new Error(`Stored endpoint of "${body.agent_id}" has no valid port.`);
       const config = renderWgQuickConfig({
         agentId: body.agent_id,
         address: pool.hostRoute(self.address),
-        listenPort: endpoint.port,
+        listenPort,
         keepaliveSeconds: deps.moduleConfig.keepaliveSeconds,
         hooks: nftablesHooks(inbound),
         peers: [...visible.values()].map((peer) => ({
@@ -376,7 +380,7 @@ export function createMeshService(deps: MeshDeps) {
           publicKey: peer.pubkey,
           presharedKey: keys.get(peer.agent_id) as string,
           allowedIp: pool.hostRoute(peer.address),
-          endpoint: reachable.has(peer.agent_id) ? peer.endpoint : null,
+          endpoint: reachable.has(peer.agent_id) ? usableEndpoint(peer.endpoint) : null,
         })),
       });
       return { config };

@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWgConfig } from './host/index.js';
-import { configPeers, type MeshTestServer, startMeshTestServer } from './test-support/mesh-test-server.js';
+import { resolvePeerEndpoints, runWgConfig } from './host/index.js';
+import { configPeers, type MeshTestServer, randomPublicKey, startMeshTestServer } from './test-support/mesh-test-server.js';
 import { createNamespaceLab, type LabHost, type NamespaceLab } from './test-support/network-namespaces.js';
 import { runCommand } from './test-support/processes.js';
 import { wireguardGate } from './test-support/wireguard-environment.js';
@@ -38,6 +39,7 @@ socket.on('error', (error) => { clearTimeout(timer); console.log('error ' + erro
 
 describe.runIf(runs).each(sqlDatabases())('a real WireGuard mesh from /wg_config on $name', ({ create }) => {
   let t: MeshTestServer;
+  let db: SqlDatabase;
   let cleanup: () => Promise<void>;
   let lab: NamespaceLab;
   let dir: string;
@@ -74,7 +76,8 @@ describe.runIf(runs).each(sqlDatabases())('a real WireGuard mesh from /wg_config
   beforeAll(async () => {
     const fixture = await create();
     cleanup = fixture.cleanup;
-    t = await startMeshTestServer({ db: fixture.db });
+    db = fixture.db;
+    t = await startMeshTestServer({ db });
     dir = await mkdtemp(join(tmpdir(), 'agentinfra-wg-tunnel-'));
     lab = await createNamespaceLab();
     hosts.alice = { host: lab.a, key: join(dir, 'alice.key'), conf: join(dir, `${lab.a.iface}.conf`), address: '', port: 51820 };
@@ -152,6 +155,33 @@ describe.runIf(runs).each(sqlDatabases())('a real WireGuard mesh from /wg_config
     expect(await pingable(lab.a, hosts.bob.address, 15)).toBe(true);
     expect(await tcp(lab.a, hosts.bob.address, 8080)).toBe('port 8080');
     expect(await tcp(lab.a, hosts.bob.address, 9090)).toBe('timeout');
+  }, 40_000);
+
+  // `[fe80::1%nosuchif0]:51820` registered by one peer made `wg setconf` refuse the whole file of every agent reaching it.
+  it('loads a config with a peer whose stored endpoint has a zone id: the Endpoint is left out, which `wg setconf` would refuse', async () => {
+    const zoned = '[fe80::1%nosuchif0]:51820';
+    const poisoned = `${await readFile(hosts.alice.conf, 'utf8')}\n[Peer]\n# mallory\nPublicKey = ${randomPublicKey()}\nAllowedIPs = 100.127.0.9/32\nEndpoint = ${zoned}\n`;
+    // wg-quick takes only files named <interface>.conf.
+    await mkdir(join(dir, 'poisoned'), { recursive: true });
+    const poisonedFile = join(dir, 'poisoned', `${lab.a.iface}.conf`);
+    await writeFile(poisonedFile, poisoned, { mode: 0o600 });
+    await expect(lab.reloadConfig(lab.a, poisonedFile)).rejects.toThrow(/Configuration parsing error|Name or service not known/);
+    // What `agentinfra wg-config` makes of the same text, should a server still hand it out.
+    const checked = await resolvePeerEndpoints(poisoned);
+    expect(checked.dropped).toEqual([{ peer: 'mallory', endpoint: zoned, reason: 'invalid' }]);
+    await writeFile(poisonedFile, checked.text, { mode: 0o600 });
+    await lab.reloadConfig(lab.a, poisonedFile);
+
+    // A peer stored with a zone id (before the server refused them) in alice's file: it loads, the peer without endpoint.
+    const mallory = await t.register('mallory', '192.0.2.66:51820');
+    await db.knex('mesh_peers').where({ agent_id: 'mallory' }).update({ endpoint: zoned });
+    expect((await t.mesh('acl/put', { from_agent: 'alice', to_agent: 'mallory', proto: 'tcp', port: 80 }, t.bridge)).status).toBe(200);
+    expect((await fetchConfig('alice')).peers).toBe(2);
+    await lab.reloadConfig(lab.a, hosts.alice.conf);
+    const dump = (await lab.exec(lab.a, 'wg', ['show', lab.a.iface, 'dump'])).trim().split('\n').slice(1);
+    const row = dump.map((line) => line.split('\t')).find((fields) => fields[0] === mallory.pubkey);
+    expect(row?.[2]).toBe('(none)');
+    expect(await pingable(lab.a, hosts.bob.address, 10)).toBe(true);
   }, 40_000);
 
   it('removes its nftables table with the PreDown hook', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { aclSchema } from './acl.js';
-import { endpointSchema, parseEndpoint } from './endpoint.js';
+import { endpointSchema, parseEndpoint, portOfStoredEndpoint, usableEndpoint } from './endpoint.js';
 import { wireguardKeySchema } from './wireguard-key.js';
 
 describe('wireguardKeySchema', () => {
@@ -54,8 +54,34 @@ describe('endpointSchema', () => {
     ['a label with a leading hyphen', '-bad.example.com:51820'],
     ['no host', ':51820'],
     ['signed port', '10.0.0.1:+80'],
+    ['an IPv6 zone id', '[fe80::1%eth0]:51820'],
+    ['a zone id on ::1', '[::1%x]:1'],
+    ['a percent-encoded zone id', '[fe80::1%25eth0]:51820'],
+    ['an empty zone id', '[fe80::1%]:51820'],
+    ['a zone id on an IPv4-mapped address', '[::ffff:192.0.2.1%eth0]:51820'],
+    ['an octal IPv4 (leading zero)', '010.0.0.1:51820'],
+    ['a leading zero in the last part', '10.0.0.01:51820'],
+    ['a hex IPv4 part', '10.0.0.0x1:51820'],
+    ['a hex last label', '10.0x1:51820'],
+    ['a single hex number', '0x0a000001:51820'],
+    ['a single decimal number', '167772161:51820'],
+    ['an octal embedded IPv4', '[::ffff:010.0.0.1]:51820'],
   ])('refuses %s', (_, value) => {
     expect(endpointSchema.safeParse(value).success).toBe(false);
+  });
+
+  it('names zone ids in its message', () => {
+    expect(parseEndpoint('[fe80::1%eth0]:51820')).toEqual({ problem: expect.stringContaining('zone ids') });
+  });
+
+  it('hands out only stored endpoints that are still valid, and reads the port of any', () => {
+    expect(usableEndpoint('[2001:db8::1]:51820')).toBe('[2001:db8::1]:51820');
+    expect(usableEndpoint('host.example.com:1')).toBe('host.example.com:1');
+    expect(usableEndpoint('[fe80::1%nosuchif0]:51820')).toBeNull();
+    expect(portOfStoredEndpoint('[fe80::1%nosuchif0]:51820')).toBe(51820);
+    expect(portOfStoredEndpoint('10.0.0.1:443')).toBe(443);
+    expect(portOfStoredEndpoint('nonsense')).toBeNull();
+    expect(portOfStoredEndpoint('[::1%x]:70000')).toBeNull();
   });
 });
 

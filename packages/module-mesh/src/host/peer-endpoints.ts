@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { isIPv4 } from 'node:net';
 import { parseEndpoint } from '../endpoint.js';
+import { isDottedDecimalIPv4 } from '../ip-literals.js';
 import { createLookupGate, type LookupGate, type NameLookup, type ResolvedAddress } from './lookup-gate.js';
 
 export type { NameLookup, ResolvedAddress } from './lookup-gate.js';
@@ -16,7 +16,11 @@ export interface DroppedEndpoint {
   /** The agent the peer belongs to (the `# <agent>` comment of its section). */
   peer: string;
   endpoint: string;
-  /** The resolver's error code (`ENOTFOUND`, `EAI_AGAIN`) or `timeout`. */
+  /**
+   * The resolver's error code (`ENOTFOUND`, `EAI_AGAIN`), `timeout`, or
+   * `invalid` for an endpoint wg could not parse (e.g. an IPv6 zone id
+   * stored before the server refused them).
+   */
   reason: string;
 }
 
@@ -41,7 +45,10 @@ function gateOf(resolve: NameLookup): LookupGate {
  * only sometimes) would take this host's whole mesh down the next time the
  * file is loaded: with addresses, nothing is resolved then. Without an
  * `Endpoint`, WireGuard waits for that peer to connect first and learns its
- * address then. IP endpoints are kept as they are; each distinct name is
+ * address then. An `Endpoint` that is not a valid `<host>:<port>` (such as
+ * `[fe80::1%eth0]:51820`, which a server before zone ids were refused may
+ * still hold, and which wg refuses the whole file for) is left out the
+ * same way, with reason `invalid`. IP endpoints are kept as they are; each distinct name is
  * looked up once, at most three at a time in the whole process (a
  * {@link LookupGate}: names that hang cannot take libuv's thread pool, and
  * names that hung before share one slot), within the same 5 s. When a name has several addresses
@@ -82,6 +89,11 @@ export async function resolvePeerEndpoints(
   const peers = peerOfEachLine(lines);
   const out = lines.flatMap((line, index) => {
     const peer = peers[index] ?? '';
+    const value = endpointValueOf(line);
+    if (value !== undefined && 'problem' in parseEndpoint(value)) {
+      dropped.push({ peer: peer || 'unnamed peer', endpoint: value, reason: 'invalid' });
+      return [];
+    }
     const endpoint = endpointOf(line);
     const answer = endpoint ? answers.get(endpoint.host) : undefined;
     if (!endpoint || !answer) return [line];
@@ -126,7 +138,12 @@ function endpointsByPeer(text: string): Map<string, string> {
   return endpoints;
 }
 
-/** Whether an endpoint host is a DNS name (not an IPv4 address or a bracketed IPv6 one). */
+/** The value of an `Endpoint = …` line (everything after `=`, trimmed), or `undefined` for any other line. */
+function endpointValueOf(line: string): string | undefined {
+  return /^Endpoint\s*=(.*)$/.exec(line.trim())?.[1]?.trim();
+}
+
+/** Whether a parsed endpoint host is a DNS name (not an IPv4 address or a bracketed IPv6 one). */
 function isName(host: string): boolean {
-  return !host.startsWith('[') && !isIPv4(host);
+  return !host.startsWith('[') && !isDottedDecimalIPv4(host);
 }

@@ -49,7 +49,8 @@ export interface WgConfigResult {
  * its public key when an endpoint is given (always when the key was just
  * generated), fetches /wg_config, fills in `PrivateKey` locally, puts the
  * address of each peer's DNS-name endpoint in its place, or leaves out the
- * `Endpoint` of a peer whose name does not resolve on this host (wg would
+ * `Endpoint` of a peer whose name does not resolve on this host, or whose
+ * endpoint is not one wg can parse (wg would
  * refuse the whole file; see {@link resolvePeerEndpoints}) and writes the
  * file (0600, atomically). With `watch`, repeats at the interval and
  * rewrites only on change; passing errors (server unreachable, 429, 5xx)
@@ -94,9 +95,8 @@ export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigRes
     if (changed) {
       log(`wrote ${out} (${peers} peer${peers === 1 ? '' : 's'})`);
       for (const { peer, endpoint, reason } of checked.dropped) {
-        log(
-          `peer ${peer}: its endpoint ${endpoint} does not resolve here (${reason}); written without Endpoint, so WireGuard waits for ${peer} to connect first`,
-        );
+        const why = reason === 'invalid' ? 'is not a valid <host>:<port> that wg can parse' : `does not resolve here (${reason})`;
+        log(`peer ${peer}: its endpoint ${endpoint} ${why}; written without Endpoint, so WireGuard waits for ${peer} to connect first`);
       }
     }
     return { file: out, publicKey: keys.publicKey, generated: keys.created, ...(address ? { address } : {}), changed, peers };
