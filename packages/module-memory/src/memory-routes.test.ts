@@ -205,6 +205,23 @@ describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ name, create
     expect(overlap.body.error.details.fields[0].path).toBe('remove_ids');
   });
 
+  // A forget committing between set/put's membership check and its insert broke the foreign key: a 500.
+  it('answers set/put racing /mem/forget with 200 or 404, never a server error', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => write('carol', `raced ${round} ${index}`, { provenance: `race${round}` })),
+      );
+      const [puts, forgot] = await Promise.all([
+        Promise.all(ids.map((id) => t.memory('set/put', { agent_id: 'carol', name: `raced${round}`, add_ids: [id] }, 'carol'))),
+        t.memory('mem/forget', { agent_id: 'carol', provenance: `race${round}` }, 'carol'),
+      ]);
+      expect(forgot.body).toEqual({ deleted: 20 });
+      expect(puts.map((put) => put.status).filter((status) => status !== 200 && status !== 404)).toEqual([]);
+      const left = await t.memory('set/get', { agent_id: 'carol', name: `raced${round}` }, 'carol');
+      expect(left.status === 404 ? [] : left.body.ids).toEqual([]);
+    }
+  });
+
   it('stores any JSON in kv and enforces the scope on reads', async () => {
     for (const value of [{ theme: 'dark', sizes: [1, 2] }, [1, 'two', null], 42, 'text', true, null]) {
       const put = await t.memory('kv/put', { agent_id: 'alice', key: 'prefs', value, scope: ['self'] }, 'alice');

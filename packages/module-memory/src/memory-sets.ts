@@ -1,4 +1,5 @@
-import { AgentInfraError, InputError, NotFoundError } from '@agentinfra/core';
+import { AgentInfraError, InputError, lockedWhen, NotFoundError } from '@agentinfra/core';
+import type { Knex } from 'knex';
 import type { MemoryDeps } from './memory-deps.js';
 import { chunks, ID_CHUNK } from './memory-records.js';
 import type { SetGetRequest, SetPutRequest, SetResponse } from './schemas.js';
@@ -9,10 +10,16 @@ const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
   const knex = () => deps.sql.knex;
 
-  async function existingIds(agentId: string, ids: readonly string[]): Promise<Set<string>> {
+  /**
+   * The ids among `ids` that are memories of `agentId`, read in `trx` and, where several processes
+   * share the database, locked (FOR UPDATE) until it ends: a /mem/forget committing between this
+   * check and the insert of the set's members made that insert break the foreign key (a 500).
+   */
+  async function existingIds(trx: Knex.Transaction, agentId: string, ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (const chunk of chunks(ids, ID_CHUNK)) {
-      const rows = (await knex()('memory_records').select('id').where({ agent_id: agentId }).whereIn('id', chunk)) as Array<{ id: string }>;
+      const query = trx('memory_records').select('id').where({ agent_id: agentId }).whereIn('id', chunk).orderBy('id');
+      const rows = (await lockedWhen(query, deps.sql.capabilities.multiProcess)) as Array<{ id: string }>;
       for (const row of rows) found.add(row.id);
     }
     return found;
@@ -37,18 +44,18 @@ export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
           fields: [{ path: 'remove_ids', message: `ids also listed in add_ids: ${both.slice(0, 10).join(', ')}` }],
         });
       }
-      const known = await existingIds(input.agent_id, add);
-      const unknown = add.filter((id) => !known.has(id));
-      if (unknown.length > 0) {
-        throw new AgentInfraError(
-          404,
-          'not_found',
-          `${unknown.length} of add_ids are not memories of agent "${input.agent_id}": ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}.`,
-          { details: { unknown_ids: unknown } },
-        );
-      }
       const at = deps.clock.now();
       const ids = await knex().transaction(async (trx) => {
+        const known = await existingIds(trx, input.agent_id, add);
+        const unknown = add.filter((id) => !known.has(id));
+        if (unknown.length > 0) {
+          throw new AgentInfraError(
+            404,
+            'not_found',
+            `${unknown.length} of add_ids are not memories of agent "${input.agent_id}": ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}.`,
+            { details: { unknown_ids: unknown } },
+          );
+        }
         await trx('memory_sets')
           .insert({ agent_id: input.agent_id, name: input.name, created_at: at, updated_at: at })
           .onConflict(['agent_id', 'name'])
