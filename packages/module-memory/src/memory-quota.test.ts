@@ -46,6 +46,28 @@ describe.each(sqlDatabases())('per-agent memory quotas on $name', ({ create }) =
     expect((await write('alice', 'and full again')).status).toBe(409);
   });
 
+  // Each write of a burst at an agent's first write counted on its own and saw the count from before the burst.
+  it('holds the quota exactly through a burst of concurrent first writes', async () => {
+    const puts = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        t.memory('kv/put', { agent_id: 'bob', key: `burst${index}`, value: index, scope: ['self'] }, 'bob'),
+      ),
+    );
+    expect(puts.filter((put) => put.status === 200)).toHaveLength(2);
+    expect(puts.filter((put) => put.status === 409)).toHaveLength(28);
+    const writes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        t.memory(
+          'mem/write',
+          { agent_id: 'carol', kind: 'semantic', text: `burst memory ${index}`, provenance: 'burst', scope: ['self'] },
+          'carol',
+        ),
+      ),
+    );
+    expect(writes.filter((write) => write.status === 200)).toHaveLength(3);
+    expect((await t.memory('mem/forget', { agent_id: 'carol', provenance: 'burst' }, 'carol')).body).toEqual({ deleted: 3 });
+  });
+
   it('refuses a new kv key past the quota, still replaces the value of a key the agent has, and takes one after /kv/delete', async () => {
     const put = (key: string, value: unknown) => t.memory('kv/put', { agent_id: 'alice', key, value, scope: ['self'] }, 'alice');
     expect((await put('first', 1)).status).toBe(200);

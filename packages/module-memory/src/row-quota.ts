@@ -40,17 +40,27 @@ export function createRowQuota(options: {
 }): RowQuota {
   const { knex, table, setting, what, release, clock } = options;
   const counted = new Map<string, { rows: number; countedAt: number }>();
+  /** Counts under way, by agent: concurrent writes wait for the same one and then share its entry. */
+  const counting = new Map<string, Promise<void>>();
   let limit: { value: number; readAt: number } | null = null;
 
   const limitNow = async (now: number): Promise<number> => {
     if (limit === null || now - limit.readAt >= RECOUNT_MS) limit = { value: await options.settings().get<number>(setting), readAt: now };
     return limit.value;
   };
+  // One count(*) at a time per agent: a burst of first writes each counting on its own got its own
+  // entry, saw the count from before the burst, and all passed the quota.
   const count = async (agentId: string, now: number) => {
-    const row = (await knex()(table).count({ n: '*' }).where({ agent_id: agentId }).first()) as { n: number | string } | undefined;
-    const entry = { rows: Number(row?.n ?? 0), countedAt: now };
-    counted.set(agentId, entry);
-    return entry;
+    let running = counting.get(agentId);
+    if (running === undefined) {
+      running = (async () => {
+        const row = (await knex()(table).count({ n: '*' }).where({ agent_id: agentId }).first()) as { n: number | string } | undefined;
+        counted.set(agentId, { rows: Number(row?.n ?? 0), countedAt: now });
+      })().finally(() => counting.delete(agentId));
+      counting.set(agentId, running);
+    }
+    await running;
+    return counted.get(agentId) as { rows: number; countedAt: number };
   };
 
   return {
