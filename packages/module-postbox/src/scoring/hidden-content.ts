@@ -32,6 +32,88 @@ export function stripTags(html: string): string {
   return html.replace(TAG, ' ').replace(/&(nbsp|amp|lt|gt|quot|apos|#39);/g, (_, name: string) => ENTITIES[name] ?? ' ');
 }
 
+/** Elements whose content is not shown (`<head>`, `<title>`, `<style>`, `<script>`, `<template>`). Group 1: the tag name. */
+const UNSHOWN_ELEMENT = /<(head|title|style|script|template)\b[^>]*>/gi;
+const UNSHOWN_CLOSE: Record<string, RegExp> = {
+  head: /<\/head\s*>/gi,
+  title: /<\/title\s*>/gi,
+  style: /<\/style\s*>/gi,
+  script: /<\/script\s*>/gi,
+  template: /<\/template\s*>/gi,
+};
+/** Tags that start a new line when the HTML is shown (block elements, line breaks, table cells). */
+const BLOCK_TAG =
+  /<\/?(?:p|div|br|hr|li|ul|ol|dl|dt|dd|tr|td|th|table|thead|tbody|tfoot|caption|h[1-6]|blockquote|pre|section|article|header|footer|nav|aside|main|center|address|figure|figcaption|body|html)\b[^>]*>/gi;
+const ENTITY = /&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi;
+/** Named entities decoded in the visible text of the HTML (others become a space). */
+const NAMED_ENTITIES: Record<string, string> = {
+  ...ENTITIES,
+  rsquo: '\u2019',
+  lsquo: '\u2018',
+  rdquo: '\u201d',
+  ldquo: '\u201c',
+  sbquo: '\u201a',
+  bdquo: '\u201e',
+  laquo: '\u00ab',
+  raquo: '\u00bb',
+  mdash: '\u2014',
+  ndash: '\u2013',
+  hellip: '\u2026',
+  bull: '\u2022',
+  middot: '\u00b7',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  euro: '\u20ac',
+  pound: '\u00a3',
+  yen: '\u00a5',
+  cent: '\u00a2',
+  deg: '\u00b0',
+  times: '\u00d7',
+  shy: '',
+  zwnj: '',
+  zwj: '',
+};
+
+/** An entity of {@link ENTITY} decoded (`name` without `&` and `;`); a space when unknown or invalid. */
+function decodeEntity(_entity: string, name: string): string {
+  if (name.charCodeAt(0) !== 0x23) return NAMED_ENTITIES[name.toLowerCase()] ?? ' ';
+  const code = name.charCodeAt(1) === 0x78 || name.charCodeAt(1) === 0x58 ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+  return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : ' ';
+}
+
+/**
+ * The text a person sees in `html`: the spans `dropped` (`[start, end)`
+ * pairs: hidden elements, comments) and the content of unshown elements
+ * left out, tags dropped (block tags become line breaks), entities decoded,
+ * tag characters removed (when `withTagChars`). Invisible formatting
+ * characters are left in (they separate words; `html-only-text.ts` drops
+ * them from what it adds).
+ */
+function shownText(html: string, dropped: number[], withTagChars: boolean): string {
+  for (const match of html.matchAll(UNSHOWN_ELEMENT)) {
+    const close = UNSHOWN_CLOSE[(match[1] ?? '').toLowerCase()];
+    if (!close) continue;
+    close.lastIndex = (match.index ?? 0) + match[0].length;
+    const end = close.exec(html);
+    close.lastIndex = 0;
+    // Unclosed: its content is kept (scored as shown rather than not at all).
+    if (end) dropped.push(match.index ?? 0, end.index);
+  }
+  const ranges: Array<[number, number]> = [];
+  for (let i = 0; i + 1 < dropped.length; i += 2) ranges.push([dropped[i] ?? 0, dropped[i + 1] ?? 0]);
+  ranges.sort((a, b) => a[0] - b[0]);
+  let shown = '';
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (start > at) shown += `${html.slice(at, start)} `;
+    if (end > at) at = end;
+  }
+  shown += html.slice(at);
+  shown = shown.replace(BLOCK_TAG, '\n').replace(TAG, ' ').replace(ENTITY, decodeEntity);
+  return withTagChars ? shown.replace(TAG_CHARS, '') : shown;
+}
+
 /** Character classes of the ASCII code units: bit 1 = base64 alphabet (`A–Z a–z 0–9 + /`), bit 2 = hex digit. */
 const BASE64_CHAR = 1;
 const HEX_CHAR = 2;
@@ -103,6 +185,14 @@ export interface HiddenContent {
   markdownExfil: number;
   /** Everything hidden, decoded, joined by newlines (examined for instructions by the caller). */
   hiddenText: string;
+  /**
+   * The text of the HTML a person sees: without the hidden elements and
+   * comments counted here, `<head>`, `<title>`, `<style>`, `<script>` and
+   * `<template>` content, tags (block tags become line breaks) and tag
+   * characters; entities decoded; invisible formatting characters kept.
+   * `''` without HTML.
+   */
+  htmlShownText: string;
 }
 
 function hostOf(url: string): string | null {
@@ -165,7 +255,10 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
   let textComments = 0;
   let mismatchedLinks = 0;
   let trickLinks = 0;
+  let htmlShownText = '';
   if (html) {
+    /** `[start, end)` pairs of the HTML that are not shown: hidden elements and comments. */
+    const dropped: number[] = [];
     if (TAG_CHARS.test(html)) {
       html.replace(TAG_CHARS, (run) => {
         tagChars += [...run].length;
@@ -177,13 +270,16 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
       const tag = (match[1] ?? '').toLowerCase();
       const start = (match.index ?? 0) + match[0].length;
       const end = html.indexOf(`</${tag}`, start);
-      const inner = stripTags(html.slice(start, end === -1 ? start + 2_000 : Math.min(end, start + 2_000)));
+      const innerEnd = end === -1 ? start + 2_000 : Math.min(end, start + 2_000);
+      dropped.push(match.index ?? 0, innerEnd);
+      const inner = stripTags(html.slice(start, innerEnd));
       if (wordCount(inner) >= 3) {
         hiddenElements += 1;
         hidden.push(inner);
       }
     }
     for (const match of html.matchAll(COMMENT)) {
+      dropped.push(match.index ?? 0, (match.index ?? 0) + match[0].length);
       const body = (match[1] ?? '').trim();
       if (body.startsWith('[if') || body.startsWith('<![endif]') || body.startsWith('[endif')) continue;
       if (wordCount(body) >= 4) {
@@ -202,6 +298,7 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
         if (shownHost && target && shownHost !== target && !target.endsWith(`.${shownHost}`)) mismatchedLinks += 1;
       }
     }
+    htmlShownText = shownText(html, dropped, tagChars > 0);
   }
 
   for (const match of cleanText.matchAll(TEXT_URL)) if (isTrickUrl(match[0])) trickLinks += 1;
@@ -236,5 +333,6 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
     trickLinks,
     markdownExfil,
     hiddenText: hidden.join('\n'),
+    htmlShownText,
   };
 }

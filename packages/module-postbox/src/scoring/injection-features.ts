@@ -1,10 +1,28 @@
 import { findHiddenContent } from './hidden-content.js';
+import { htmlOnlyText } from './html-only-text.js';
 import type { ScoringInput } from './injection-scorer.js';
 import { findPhrases, INSTRUCTION_FAMILIES, PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
+import { MAX_TAIL_CHARS } from './text-ngrams.js';
 
-/** Characters of text and of HTML examined at most (the scan stays within a millisecond for any message). */
+/**
+ * Characters of the text, of the HTML and of what the HTML shows beyond the
+ * text examined at most: of a longer one, its first `MAX_SCANNED_… −`
+ * {@link MAX_TAIL_CHARS} and its last {@link MAX_TAIL_CHARS} characters
+ * (see {@link headAndTail}), so that an instruction appended at the end is
+ * seen while the work stays bounded.
+ */
 export const MAX_SCANNED_TEXT = 100_000;
 export const MAX_SCANNED_HTML = 200_000;
+
+/**
+ * `text` when it has at most `max` characters; else its first
+ * `max − MAX_TAIL_CHARS` and its last {@link MAX_TAIL_CHARS} characters,
+ * joined by a line break (the middle is not examined), as `text-ngrams.ts`
+ * `scoredText` does for the n-grams.
+ */
+export function headAndTail(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - MAX_TAIL_CHARS)}\n${text.slice(text.length - MAX_TAIL_CHARS)}` : text;
+}
 
 /** Names of the features, in vector order. */
 export const FEATURE_NAMES = [
@@ -40,7 +58,13 @@ const damp = (count: number) => Math.log1p(Math.min(count, 20));
 export interface MessageFeatures {
   /** One value per {@link FEATURE_NAMES} entry. */
   signals: Float64Array;
-  /** Subject and text (capped at {@link MAX_SCANNED_TEXT}) without invisible characters, NFKC-normalised and lower-cased. */
+  /**
+   * Subject and text (head and tail, {@link MAX_SCANNED_TEXT}), then, after a
+   * line break, the lines and sentences of the HTML's shown text (head and
+   * tail, {@link MAX_SCANNED_TEXT}) that the text does not carry
+   * (`html-only-text.ts`), without invisible characters, NFKC-normalised and
+   * lower-cased.
+   */
   visibleText: string;
   /** Hidden content (hidden HTML, comments, tag characters, decoded base64/hex), normalised the same way; `''` when none. */
   hiddenText: string;
@@ -52,17 +76,20 @@ export interface MessageFeatures {
 
 /**
  * The hand-written signals of one message (see {@link FEATURE_NAMES}):
- * damped counts of each instruction phrasing family in the subject and
- * visible text; instruction phrasing found in hidden content (hidden HTML,
+ * damped counts of each instruction phrasing family in the subject, the
+ * text and what the HTML shows beyond the text; instruction phrasing found in hidden content (hidden HTML,
  * comments, Unicode tag characters, decoded base64/hex); counts of each
  * hiding or link trick; and the share of sentences that read as
  * instructions. Also returns the visible and hidden text, prepared.
  */
 export function injectionFeatures(input: ScoringInput): MessageFeatures {
-  const text = `${input.subject}\n${input.text.length > MAX_SCANNED_TEXT ? input.text.slice(0, MAX_SCANNED_TEXT) : input.text}`;
-  const html = input.html && input.html.length > MAX_SCANNED_HTML ? input.html.slice(0, MAX_SCANNED_HTML) : input.html;
+  const text = `${input.subject}\n${headAndTail(input.text, MAX_SCANNED_TEXT)}`;
+  const html = input.html ? headAndTail(input.html, MAX_SCANNED_HTML) : input.html;
   const hidden = findHiddenContent(text, html);
-  const visible = hidden.cleanText.normalize('NFKC').toLowerCase();
+  const textVisible = hidden.cleanText.normalize('NFKC').toLowerCase();
+  const shownHtml = hidden.htmlShownText ? headAndTail(hidden.htmlShownText, MAX_SCANNED_TEXT).normalize('NFKC').toLowerCase() : '';
+  const htmlOnly = shownHtml ? htmlOnlyText(textVisible, shownHtml, textVisible.indexOf('\n') + 1) : '';
+  const visible = htmlOnly ? `${textVisible}\n${htmlOnly}` : textVisible;
   const visibleFound = findPhrases(visible);
   const phrases = visibleFound.counts;
   const hiddenText = hidden.hiddenText ? hidden.hiddenText.normalize('NFKC').toLowerCase() : '';

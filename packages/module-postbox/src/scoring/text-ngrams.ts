@@ -92,8 +92,8 @@ export function wordUnigramHash(word: string): number | null {
   return words === 1 ? hash : null;
 }
 
-/** A letter or digit of any script (word characters). */
-const isWordChar = (code: number): boolean =>
+/** A letter or digit of any script (word characters; the scored text is lower case). */
+export const isWordChar = (code: number): boolean =>
   (code >= 0x61 && code <= 0x7a) ||
   (code >= 0x30 && code <= 0x39) ||
   (code >= 0xc0 && code !== 0xd7 && code !== 0xf7 && !(code >= 0x2000 && code <= 0x2bff) && !(code >= 0x3000 && code <= 0x303f));
