@@ -222,6 +222,26 @@ describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ name, create
     }
   });
 
+  // Rows were locked chunk by chunk in the order given: two puts of the same 1,000 ids in opposite
+  // orders deadlocked on PostgreSQL (40P01, a 503) about half the time.
+  it('puts the same memories into sets from concurrent calls in any order without a deadlock', async () => {
+    const service = t.server.kernel.service<MemoryService>('agent-memory');
+    const ids: string[] = [];
+    for (let i = 0; i < 1_000; i += 1) {
+      ids.push(
+        (await service.write({ agent_id: 'carol', kind: 'episode', text: `ordered ${i}`, provenance: 'lock-order', scope: ['self'] })).id,
+      );
+    }
+    for (let round = 0; round < 6; round += 1) {
+      const results = await Promise.all([
+        service.setPut({ agent_id: 'carol', name: `up${round}`, add_ids: ids, remove_ids: [] }),
+        service.setPut({ agent_id: 'carol', name: `down${round}`, add_ids: [...ids].reverse(), remove_ids: [] }),
+      ]);
+      expect(results.map((result) => result.ids.length)).toEqual([1_000, 1_000]);
+    }
+    expect(await service.forget({ agent_id: 'carol', provenance: 'lock-order' })).toEqual({ deleted: 1_000 });
+  });
+
   it('stores any JSON in kv and enforces the scope on reads', async () => {
     for (const value of [{ theme: 'dark', sizes: [1, 2] }, [1, 'two', null], 42, 'text', true, null]) {
       const put = await t.memory('kv/put', { agent_id: 'alice', key: 'prefs', value, scope: ['self'] }, 'alice');

@@ -14,12 +14,15 @@ export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
    * The ids among `ids` that are memories of `agentId`, read in `trx` and, where several processes
    * share the database, locked (FOR UPDATE) until it ends: a /mem/forget committing between this
    * check and the insert of the set's members made that insert break the foreign key (a 500).
+   * Rows are locked in code-unit order of their ids across all chunks (`COLLATE "C"` in each),
+   * so two set/puts of the same memories wait for each other instead of deadlocking.
    */
   async function existingIds(trx: Knex.Transaction, agentId: string, ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (const chunk of chunks(ids, ID_CHUNK)) {
-      const query = trx('memory_records').select('id').where({ agent_id: agentId }).whereIn('id', chunk).orderBy('id');
-      const rows = (await lockedWhen(query, deps.sql.capabilities.multiProcess)) as Array<{ id: string }>;
+    const lock = deps.sql.capabilities.multiProcess;
+    for (const chunk of chunks([...ids].sort(byCodeUnit), ID_CHUNK)) {
+      const query = trx('memory_records').select('id').where({ agent_id: agentId }).whereIn('id', chunk);
+      const rows = (await lockedWhen(lock ? query.orderByRaw('id collate "C"') : query, lock)) as Array<{ id: string }>;
       for (const row of rows) found.add(row.id);
     }
     return found;
@@ -60,9 +63,10 @@ export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
           .insert({ agent_id: input.agent_id, name: input.name, created_at: at, updated_at: at })
           .onConflict(['agent_id', 'name'])
           .merge({ updated_at: at });
-        if (add.length > 0) {
+        // In chunks: SQLite takes at most 500 rows in one multi-row insert (a compound SELECT), and add_ids may hold 1,000.
+        for (const chunk of chunks(add, ID_CHUNK)) {
           await trx('memory_set_members')
-            .insert(add.map((id) => ({ agent_id: input.agent_id, set_name: input.name, memory_id: id, added_at: at })))
+            .insert(chunk.map((id) => ({ agent_id: input.agent_id, set_name: input.name, memory_id: id, added_at: at })))
             .onConflict(['agent_id', 'set_name', 'memory_id'])
             .ignore();
         }
