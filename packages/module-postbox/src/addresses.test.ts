@@ -43,5 +43,7 @@ describe('addresses run together', () => {
     expect(named("'Carol@X.example' <carol@x.example>")).toEqual([false]);
     expect(named('Bob @ Work <bob@x.example>, Carol <carol@x.example>')).toEqual([false, false]);
     expect(named('carol@x.example (Carol)')).toEqual([false]);
+    expect(named(`"'jane.doe@gmail.com' via golang-nuts" <golang-nuts@googlegroups.com>`)).toEqual([false]);
+    expect(named('"Jane Doe (jane@old.example)" <jane@new.example>')).toEqual([false]);
   });
 });

@@ -67,17 +67,21 @@ export function parseMailboxes(value: string): Mailbox[] | null {
 }
 
 /**
- * Whether a mailbox's display name holds an address other than its own:
- * `carol@x.test dave@y.test` (a space where a comma belongs) parses as one
- * mailbox `"dave@y.test" <carol@x.test>`, and a message sent to it would
- * reach carol only. `"carol@x.test" <carol@x.test>` is fine.
+ * Whether a mailbox's display name is nothing but addresses, one of them not
+ * its own: `carol@x.test dave@y.test` (a space where a comma belongs) parses
+ * as one mailbox `"dave@y.test" <carol@x.test>`, and a message sent to it
+ * would reach carol only. Names with other words stay accepted, as mail
+ * clients and lists write them (`"'jane@gmail.com' via golang-nuts"
+ * <golang-nuts@googlegroups.com>`, `"Jane (jane@old.test)" <jane@new.test>`),
+ * and so does a name that is the mailbox's own address.
  */
 export function namesAnotherAddress(mailbox: Mailbox): boolean {
   const own = normalizeAddress(mailbox.address);
-  return mailbox.name
+  const tokens = mailbox.name
     .split(/[\s,;]+/)
     .map((token) => token.replace(/^["'<(]+|["'>)]+$/g, ''))
-    .some((token) => isMailboxAddress(token) && normalizeAddress(token) !== own);
+    .filter((token) => token !== '');
+  return tokens.length > 0 && tokens.every((token) => isMailboxAddress(token)) && tokens.some((token) => normalizeAddress(token) !== own);
 }
 
 /** The bare address of a `From`-style value (`"Shop" <news@shop.test>` → `news@shop.test`), or the trimmed value when it has none. */
