@@ -17,7 +17,7 @@ const TAG_CHARS = /[\u{E0000}-\u{E007F}]+/gu;
  * white text, or the `hidden` attribute. Group 1: the tag name.
  */
 const HIDDEN_ELEMENT =
-  /<([a-z][a-z0-9]*)\b[^>]*?(?:style\s*=\s*(?:"[^"]*?|'[^']*?)(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*(?:0|0?\.\d+|1)(?:px|pt|em|rem|%)?\s*[;"'!]|opacity\s*:\s*0(?:\.0+)?\s*[;"'!]|(?:max-)?height\s*:\s*0(?:px)?\s*[;"'!]|color\s*:\s*(?:#fff(?:fff)?\b|white\b|rgba?\(\s*255\s*,\s*255\s*,\s*255))|\shidden(?=[\s>=/]))[^>]*>/gi;
+  /<([a-z][a-z0-9]*)\b[^>]*?(?:style\s*=\s*(?:"[^">]*?|'[^'>]*?)(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*(?:0|0?\.\d+|1)(?:px|pt|em|rem|%)?\s*[;"'!]|opacity\s*:\s*0(?:\.0+)?\s*[;"'!]|(?:max-)?height\s*:\s*0(?:px)?\s*[;"'!]|color\s*:\s*(?:#fff(?:fff)?\b|white\b|rgba?\(\s*255\s*,\s*255\s*,\s*255))|\shidden(?=[\s>=/]))[^>]*>/gi;
 const COMMENT = /<!--([\s\S]*?)-->/g;
 const TAG = /<[^>]*>/g;
 const ANCHOR = /<a\b[^>]*?\bhref\s*=\s*["']([^"']{1,2048})["'][^>]*>([\s\S]{0,400}?)<\/a>/gi;
@@ -91,14 +91,29 @@ function decodeEntity(_entity: string, name: string): string {
  * them from what it adds).
  */
 function shownText(html: string, dropped: number[], withTagChars: boolean): string {
+  /**
+   * Per tag name, the close found by its last search (−1: none after where
+   * that search started). Opens come in order, so a close found at or after
+   * an open's end is also the first close after it: the HTML is searched at
+   * most once per tag name, and many opens (`<head><head>…`, an unclosed
+   * `<script>`) cost one pass rather than a pass each.
+   */
+  const closeAt = new Map<string, number>();
   for (const match of html.matchAll(UNSHOWN_ELEMENT)) {
-    const close = UNSHOWN_CLOSE[(match[1] ?? '').toLowerCase()];
+    const name = (match[1] ?? '').toLowerCase();
+    const close = UNSHOWN_CLOSE[name];
     if (!close) continue;
-    close.lastIndex = (match.index ?? 0) + match[0].length;
-    const end = close.exec(html);
-    close.lastIndex = 0;
+    const start = match.index ?? 0;
+    const contentStart = start + match[0].length;
+    let end = closeAt.get(name);
+    if (end === undefined || (end !== -1 && end < contentStart)) {
+      close.lastIndex = contentStart;
+      end = close.exec(html)?.index ?? -1;
+      close.lastIndex = 0;
+      closeAt.set(name, end);
+    }
     // Unclosed: its content is kept (scored as shown rather than not at all).
-    if (end) dropped.push(match.index ?? 0, end.index);
+    if (end !== -1) dropped.push(start, end);
   }
   const ranges: Array<[number, number]> = [];
   for (let i = 0; i + 1 < dropped.length; i += 2) ranges.push([dropped[i] ?? 0, dropped[i + 1] ?? 0]);
@@ -228,6 +243,41 @@ function readableDecoding(run: string, encoding: 'base64' | 'hex'): string | nul
 }
 
 /**
+ * `html` with each `<` that does not open a tag written as `&lt;`: one
+ * followed by another `<` before any `>`, an unclosed `<!--`, or one with no
+ * `>` after it. Browsers show those as text too. Every tag pattern here
+ * (`<…[^>]*>`) then scans from a `<` at most to the `>` that closes it, so
+ * the patterns together read the HTML a bounded number of times: 200 KB of
+ * bare `<` took 16 s, each failed match scanning to the end. One pass.
+ */
+function strayBracketsAsText(html: string): string {
+  let out = '';
+  let copied = 0;
+  let open = -1;
+  let commentEnd: number | null = null;
+  const asText = (at: number) => {
+    out += `${html.slice(copied, at)}&lt;`;
+    copied = at + 1;
+  };
+  for (let i = 0; i < html.length; i += 1) {
+    const code = html.charCodeAt(i);
+    if (code === 0x3c) {
+      if (open !== -1) asText(open);
+      open = -1;
+      if (html.startsWith('<!--', i)) {
+        if (commentEnd === null || (commentEnd !== -1 && commentEnd < i)) commentEnd = html.indexOf('-->', i + 4);
+        if (commentEnd === -1) asText(i);
+        else i = commentEnd + 2;
+        continue;
+      }
+      open = i;
+    } else if (code === 0x3e) open = -1;
+  }
+  if (open !== -1) asText(open);
+  return copied === 0 ? html : out + html.slice(copied);
+}
+
+/**
  * Scans a message's text and HTML for hidden content.
  * @param text subject and plain-text body.
  * @param html the HTML body, or `null`.
@@ -257,6 +307,7 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
   let trickLinks = 0;
   let htmlShownText = '';
   if (html) {
+    html = strayBracketsAsText(html);
     /** `[start, end)` pairs of the HTML that are not shown: hidden elements and comments. */
     const dropped: number[] = [];
     if (TAG_CHARS.test(html)) {

@@ -128,14 +128,19 @@ function carried(search: Search, raw: string): boolean {
     let wordEnd = 0;
     while (wordEnd < piece.length && isWordChar(piece.charCodeAt(wordEnd))) wordEnd += 1;
     const firstWord = piece.slice(0, wordEnd);
+    // Each search is charged what it reads: the characters it passes and the word it compares.
     let candidate = text.indexOf(firstWord);
+    search.budget -= (candidate === -1 ? text.length : candidate) + firstWord.length;
     while (candidate !== -1 && search.budget > 0) {
       if (candidate === 0 || !isWordChar(text.charCodeAt(candidate - 1))) {
         end = wordsMatchAt(search, candidate, piece);
         if (end !== -1) break;
       }
-      const next = text.indexOf(firstWord, candidate + 1);
-      search.budget -= (next === -1 ? text.length : next) - candidate;
+      // A match inside a word is no candidate: search on from the end of this word.
+      let from = candidate + firstWord.length;
+      while (from < text.length && isWordChar(text.charCodeAt(from))) from += 1;
+      const next = text.indexOf(firstWord, from);
+      search.budget -= (next === -1 ? text.length : next) - candidate + firstWord.length;
       candidate = next;
     }
     if (end === -1) return false;
