@@ -7,7 +7,7 @@
  */
 
 /** Zero-width, soft-hyphen, word-joiner, BOM, Mongolian vowel separator and bidi control characters. */
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+export const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 /** Unicode tag characters (U+E0000–U+E007F): invisible, and they map one-to-one to ASCII. */
 const TAG_CHARS = /[\u{E0000}-\u{E007F}]+/gu;
 

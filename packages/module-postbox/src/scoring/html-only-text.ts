@@ -11,6 +11,7 @@
  * that the text does not carry word for word are added to what is scored.
  */
 
+import { INVISIBLE } from './hidden-content.js';
 import { isWordChar } from './text-ngrams.js';
 
 /**
@@ -151,8 +152,6 @@ function carried(search: Search, raw: string): boolean {
   return true;
 }
 
-/** Invisible formatting characters (as in `hidden-content.ts`), removed from what is added. */
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 /** A sentence end inside a line: `.`, `!` or `?` followed by white space. */
 const SENTENCE_BREAK = /(?<=[.!?])\s+/;
 
