@@ -11,9 +11,24 @@ export const DATABASE_NAME = 'agentinfra.db';
 /** Folder of blob objects inside the archive, as under the data directory (`blobs/objects/…`). */
 export const BLOB_OBJECTS = 'blobs/objects';
 
+/**
+ * Whether `path` is one `backup` writes: exactly `agentinfra.db`, or a file
+ * under `blobs/objects/`, relative, with `/` separators and no empty, `.` or
+ * `..` segment, backslash or NUL. `restore` joins these paths to its staging
+ * folder, so anything else could reach outside it.
+ */
+export function isBackupFilePath(path: string): boolean {
+  if (path === DATABASE_NAME) return true;
+  if (/[\\\0]/.test(path) || !path.startsWith(`${BLOB_OBJECTS}/`)) return false;
+  return path
+    .slice(BLOB_OBJECTS.length + 1)
+    .split('/')
+    .every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
 /** One file of the archive: path relative to the data directory, size in bytes, hex SHA-256. */
 export const backupFileSchema = z.object({
-  path: z.string().min(1),
+  path: z.string().refine(isBackupFilePath, `must be ${DATABASE_NAME} or a file under ${BLOB_OBJECTS}/`),
   bytes: z.number().int().min(0),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
@@ -32,7 +47,11 @@ export const backupManifestSchema = z.object({
   created_at: z.string(),
   migrations: z.record(z.string(), z.array(z.string())),
   counts: z.record(z.string(), z.number().int().min(0)),
-  files: z.array(backupFileSchema).min(1),
+  files: z
+    .array(backupFileSchema)
+    .min(1)
+    .refine((files) => files.some((file) => file.path === DATABASE_NAME), `must list ${DATABASE_NAME}`)
+    .refine((files) => new Set(files.map((file) => file.path)).size === files.length, 'must list each file once'),
   /** Always false: secrets in the database open only with the master key kept elsewhere. */
   master_key_included: z.literal(false),
 });

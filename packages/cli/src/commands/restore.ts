@@ -1,12 +1,20 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { migrationSetsOf } from '@agentinfra/core';
 import { defaultModules } from '@agentinfra/modules';
 import * as tar from 'tar';
 import { CliError } from '../cli-error.js';
 import { loadConfigOrExit } from '../server.js';
 import { listFiles, requireEmbeddedDefault } from './backup.js';
-import { type BackupManifest, backupManifestSchema, fileDigest, MANIFEST_NAME, MASTER_KEY_NOTICE } from './backup-manifest.js';
+import {
+  type BackupManifest,
+  BLOB_OBJECTS,
+  backupManifestSchema,
+  DATABASE_NAME,
+  fileDigest,
+  MANIFEST_NAME,
+  MASTER_KEY_NOTICE,
+} from './backup-manifest.js';
 import { createProgress } from './progress.js';
 
 /**
@@ -35,7 +43,23 @@ async function readManifest(stage: string, from: string): Promise<BackupManifest
     json = null;
   }
   const parsed = json === null ? null : backupManifestSchema.safeParse(json);
-  if (!parsed?.success) throw new CliError(`${from} is not an agentinfra backup (no valid ${MANIFEST_NAME}).`, 1);
+  if (!parsed?.success) {
+    // A file list no backup writes (a path reaching outside the data directory, no database): say which.
+    const issue = parsed?.error.issues.find((candidate) => candidate.path[0] === 'files');
+    const listed =
+      issue?.path[1] === undefined ? undefined : (json as { files: Array<{ path?: unknown }> }).files[Number(issue.path[1])]?.path;
+    if (issue && issue.path.at(-1) === 'path' && typeof listed === 'string') {
+      throw new CliError(
+        `${from} is not an agentinfra backup: its ${MANIFEST_NAME} lists ${JSON.stringify(listed)}, but a backup holds only ` +
+          `${DATABASE_NAME} and files under ${BLOB_OBJECTS}/: refusing to restore.`,
+        1,
+      );
+    }
+    if (issue && issue.path.length === 1) {
+      throw new CliError(`${from} is not an agentinfra backup: its ${MANIFEST_NAME} ${issue.message}: refusing to restore.`, 1);
+    }
+    throw new CliError(`${from} is not an agentinfra backup (no valid ${MANIFEST_NAME}).`, 1);
+  }
   return parsed.data;
 }
 
@@ -45,6 +69,10 @@ async function readManifest(stage: string, from: string): Promise<BackupManifest
  * @throws CliError (exit 1) naming the first file that is missing, extra or altered.
  */
 async function verifyFiles(stage: string, manifest: BackupManifest): Promise<void> {
+  // The manifest schema admits only agentinfra.db and blobs/objects/…; check again where the paths are used.
+  const outside = manifest.files.find((file) => !resolve(stage, file.path).startsWith(`${resolve(stage)}${sep}`));
+  if (outside)
+    throw new CliError(`the backup's manifest lists ${JSON.stringify(outside.path)}, outside the data directory: refusing to restore.`, 1);
   const expected = new Map(manifest.files.map((file) => [file.path, file]));
   const present = (await listFiles(stage)).filter((path) => path !== MANIFEST_NAME);
   const extra = present.find((path) => !expected.has(path));
