@@ -31,6 +31,20 @@ describe('agentinfra configuration errors', () => {
     expect(result.stderr).not.toContain('agentinfra init');
   });
 
+  // Review: a malformed PostgreSQL URL printed a raw zod issue array and exited 1.
+  it.each([['postgres://u:s3cretpw@[bad/x'], ['postgres://u:s3cretpw@db.example:99999/x']])(
+    'reports the malformed database URL %s in one line, exit 2, without the password',
+    async (url) => {
+      const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
+      const env = { ...quiet, ...keys, AGENTINFRA_DATA_DIR: join(dir, 'data'), AGENTINFRA_DATABASE_URL: url };
+      const result = await runCli(['migrate'], { cwd: dir, env });
+      expect(result.stderr).toMatch(/Invalid configuration \(1 problem\):\n {2}- databaseUrl from AGENTINFRA_DATABASE_URL: .+/);
+      expect(result.stderr).not.toContain('s3cretpw');
+      expect(result.stderr).not.toContain('"code"');
+      expect(result.code).toBe(2);
+    },
+  );
+
   it('names the file key of a bad file value', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
     const file = join(dir, 'agentinfra.config.json');

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, coreConfigSchema, coreEnvBindings, parseConfigSection, readRawConfig } from './config.js';
+import { ConfigError, coreConfigSchema, coreEnvBindings, parseConfigSection, readConfigSources, readRawConfig } from './config.js';
 import { newMasterKey } from './services/secret-box.js';
 
 describe('configuration', () => {
@@ -49,6 +49,41 @@ describe('configuration', () => {
     expect(() => parseConfigSection({ schema: coreConfigSchema, value: raw, bindings: coreEnvBindings })).toThrow(
       /AGENTINFRA_DATABASE_POOL_MAX[\s\S]*at least 2|at least 2[\s\S]*AGENTINFRA_DATABASE_POOL_MAX/,
     );
+  });
+
+  // Review: `AGENTINFRA_DATABASE_URL='postgres://u:pw@[bad/x' agentinfra migrate` passed the prefix check here and
+  // failed in the PostgreSQL adapter with a raw zod issue array instead of a configuration error.
+  it.each([
+    ['an unparsable host', 'postgres://u:s3cretpw@[bad/x'],
+    ['a port above 65535', 'postgres://u:s3cretpw@db.example:99999/agentinfra'],
+    ['a malformed percent-encoding', 'postgresql://u:s3cretpw%zz@db.example/agentinfra'],
+    ['another scheme', 'mysql://u:s3cretpw@db.example/agentinfra'],
+  ])('reports a database URL with %s as one configuration problem without the password', (_name, url) => {
+    const { raw, sources } = readConfigSources({
+      file: join(dir, 'missing.json'),
+      env: { AGENTINFRA_BRIDGE_KEY: 'bk_env_only_0123456789', AGENTINFRA_MASTER_KEY: masterKey, AGENTINFRA_DATABASE_URL: url },
+    });
+    let error: unknown;
+    try {
+      parseConfigSection({ schema: coreConfigSchema, value: raw, sources });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('Invalid configuration (1 problem):');
+    expect(message).toMatch(/databaseUrl from AGENTINFRA_DATABASE_URL: \S/);
+    expect(message).not.toContain('s3cretpw');
+  });
+
+  it('accepts well-formed PostgreSQL URLs', () => {
+    for (const url of ['postgres://u:p%40ss@db.example:5432/agentinfra', 'postgresql://postgres@127.0.0.1/test?sslmode=require']) {
+      const { raw } = readRawConfig({
+        file: join(dir, 'missing.json'),
+        env: { AGENTINFRA_BRIDGE_KEY: 'bk_env_only_0123456789', AGENTINFRA_MASTER_KEY: masterKey, AGENTINFRA_DATABASE_URL: url },
+      });
+      expect(parseConfigSection({ schema: coreConfigSchema, value: raw, bindings: coreEnvBindings }).databaseUrl).toBe(url);
+    }
   });
 
   it('refuses unparsable files and variables', () => {

@@ -4,6 +4,40 @@ import { z } from 'zod';
 
 const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of exactly 32 bytes');
 
+/**
+ * Checks a PostgreSQL URL as the PostgreSQL adapter will parse it (WHATWG
+ * `URL`, then percent-decoding of user and password), so a malformed one is
+ * reported as a configuration problem. The messages never repeat the URL:
+ * it usually holds the password.
+ */
+function checkPostgresUrl(value: string, context: z.RefinementCtx): void {
+  if (!/^postgres(ql)?:\/\//.test(value)) {
+    context.addIssue({ code: 'custom', message: 'must start with postgres://' });
+    return;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({
+      code: 'custom',
+      message:
+        'is not a valid URL: expected postgres://user:password@host:port/database with a port of at most 65535 and ' +
+        'special characters in the user and password percent-encoded (the value is not repeated here)',
+    });
+    return;
+  }
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    context.addIssue({
+      code: 'custom',
+      message: 'has a malformed percent-encoding in its user or password (write % as %25; the value is not repeated here)',
+    });
+  }
+}
+
 /** Which embedder the server uses for semantic memories. */
 export const embedderConfigSchema = z.discriminatedUnion('provider', [
   z.object({
@@ -45,10 +79,7 @@ export const coreConfigSchema = z.object({
   /** Earlier master keys still accepted for opening secrets during a rotation. */
   previousMasterKeys: z.array(base64Key32).default([]),
   /** `postgres://…` selects PostgreSQL; absent means SQLite in `dataDir`. */
-  databaseUrl: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must start with postgres://')
-    .optional(),
+  databaseUrl: z.string().superRefine(checkPostgresUrl).optional(),
   database: z
     .object({
       /**
