@@ -15,12 +15,22 @@ import { configPath, runInit } from './init.js';
 export async function runServe(options: { config?: string; port?: number; host?: string; init?: boolean }): Promise<void> {
   const file = configPath(options.config);
   if (options.init && !existsSync(file) && !process.env.AGENTINFRA_BRIDGE_KEY) runInit({ config: file });
-  const { kernel, summary, setListenUrl } = await buildKernel({
-    file: options.config,
-    overrides: { port: options.port, host: options.host },
-  });
-  const lock = kernel.sql.dialect === 'sqlite' ? await holdSqliteServeLock(kernel) : null;
+  // The signal handlers go in before start-up (config, migrations, module checks), which can take a while:
+  // without them SIGUSR2 would kill the process and SIGTERM/SIGINT would skip the orderly stop.
+  const startup = handleSignalsDuringStartup();
+  let built: Awaited<ReturnType<typeof buildKernel>>;
+  try {
+    built = await buildKernel({
+      file: options.config,
+      overrides: { port: options.port, host: options.host },
+    });
+  } catch (error) {
+    startup.finish();
+    throw error;
+  }
+  const { kernel, summary, setListenUrl } = built;
   let stopping = false;
+  let lock: ServeLock | null = null;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -36,9 +46,17 @@ export async function runServe(options: { config?: string; port?: number; host?:
       },
     );
   };
+  const { stopSignal, toggledLogLevel } = startup.finish();
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   switchLogLevelOnSignal(kernel.logger, kernel.config.log.level);
+  // SIGUSR2 sent an odd number of times during start-up: switch now that the logger exists.
+  if (toggledLogLevel) process.emit('SIGUSR2', 'SIGUSR2');
+  if (stopSignal) {
+    stop(stopSignal);
+    return;
+  }
+  lock = kernel.sql.dialect === 'sqlite' ? await holdSqliteServeLock(kernel) : null;
   try {
     const { url } = await kernel.listen();
     setListenUrl(url);
@@ -48,6 +66,37 @@ export async function runServe(options: { config?: string; port?: number; host?:
     await kernel.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Catches SIGTERM, SIGINT and SIGUSR2 while the kernel is being built, before
+ * `serve` installs its own handlers. The first SIGTERM/SIGINT is kept, to
+ * stop right after start-up; a second one exits at once (128 + signal
+ * number), for a start-up that hangs. `finish` removes these handlers and
+ * says what arrived.
+ */
+function handleSignalsDuringStartup(): { finish(): { stopSignal: NodeJS.Signals | null; toggledLogLevel: boolean } } {
+  let stopSignal: NodeJS.Signals | null = null;
+  let toggledLogLevel = false;
+  const onStop = (signal: NodeJS.Signals) => {
+    if (stopSignal) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    stopSignal = signal;
+    process.stderr.write(`agentinfra: ${signal} during start-up: stopping once start-up is done (send it again to exit at once)\n`);
+  };
+  const onToggle = () => {
+    toggledLogLevel = !toggledLogLevel;
+  };
+  process.on('SIGTERM', onStop);
+  process.on('SIGINT', onStop);
+  process.on('SIGUSR2', onToggle);
+  return {
+    finish() {
+      process.off('SIGTERM', onStop);
+      process.off('SIGINT', onStop);
+      process.off('SIGUSR2', onToggle);
+      return { stopSignal, toggledLogLevel };
+    },
+  };
 }
 
 /**
