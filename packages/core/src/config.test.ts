@@ -53,15 +53,18 @@ describe('configuration', () => {
 
   // Review: `AGENTINFRA_DATABASE_URL='postgres://u:pw@[bad/x' agentinfra migrate` passed the prefix check here and
   // failed in the PostgreSQL adapter with a raw zod issue array instead of a configuration error.
+  // The same for the Redis URL, which had the same prefix-only check.
   it.each([
-    ['an unparsable host', 'postgres://u:s3cretpw@[bad/x'],
-    ['a port above 65535', 'postgres://u:s3cretpw@db.example:99999/agentinfra'],
-    ['a malformed percent-encoding', 'postgresql://u:s3cretpw%zz@db.example/agentinfra'],
-    ['another scheme', 'mysql://u:s3cretpw@db.example/agentinfra'],
-  ])('reports a database URL with %s as one configuration problem without the password', (_name, url) => {
+    ['an unparsable host', 'AGENTINFRA_DATABASE_URL', 'databaseUrl', 'postgres://u:s3cretpw@[bad/x'],
+    ['a port above 65535', 'AGENTINFRA_DATABASE_URL', 'databaseUrl', 'postgres://u:s3cretpw@db.example:99999/agentinfra'],
+    ['a malformed percent-encoding', 'AGENTINFRA_DATABASE_URL', 'databaseUrl', 'postgresql://u:s3cretpw%zz@db.example/agentinfra'],
+    ['another scheme', 'AGENTINFRA_DATABASE_URL', 'databaseUrl', 'mysql://u:s3cretpw@db.example/agentinfra'],
+    ['an unparsable host', 'AGENTINFRA_REDIS_URL', 'redisUrl', 'redis://u:s3cretpw@[bad/x'],
+    ['a port above 65535', 'AGENTINFRA_REDIS_URL', 'redisUrl', 'rediss://:s3cretpw@cache.example:70000/0'],
+  ])('reports a URL with %s in %s as one configuration problem without the password', (_name, variable, key, url) => {
     const { raw, sources } = readConfigSources({
       file: join(dir, 'missing.json'),
-      env: { AGENTINFRA_BRIDGE_KEY: 'bk_env_only_0123456789', AGENTINFRA_MASTER_KEY: masterKey, AGENTINFRA_DATABASE_URL: url },
+      env: { AGENTINFRA_BRIDGE_KEY: 'bk_env_only_0123456789', AGENTINFRA_MASTER_KEY: masterKey, [variable]: url },
     });
     let error: unknown;
     try {
@@ -72,7 +75,7 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).toContain('Invalid configuration (1 problem):');
-    expect(message).toMatch(/databaseUrl from AGENTINFRA_DATABASE_URL: \S/);
+    expect(message).toContain(`${key} from ${variable}: `);
     expect(message).not.toContain('s3cretpw');
   });
 

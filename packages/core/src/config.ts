@@ -5,38 +5,51 @@ import { z } from 'zod';
 const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of exactly 32 bytes');
 
 /**
- * Checks a PostgreSQL URL as the PostgreSQL adapter will parse it (WHATWG
- * `URL`, then percent-decoding of user and password), so a malformed one is
- * reported as a configuration problem. The messages never repeat the URL:
- * it usually holds the password.
+ * A check of a service URL (PostgreSQL, Redis) as its adapter will parse it
+ * (WHATWG `URL`, then percent-decoding of user and password), so a malformed
+ * one is reported as a configuration problem. The messages never repeat the
+ * URL: it usually holds the password.
+ * @param scheme the accepted schemes (`/^postgres(ql)?:\/\//`) and how to name them in the refusal.
+ * @param shape the URL's shape, for the message (`postgres://user:password@host:port/database`).
  */
-function checkPostgresUrl(value: string, context: z.RefinementCtx): void {
-  if (!/^postgres(ql)?:\/\//.test(value)) {
-    context.addIssue({ code: 'custom', message: 'must start with postgres://' });
-    return;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    context.addIssue({
-      code: 'custom',
-      message:
-        'is not a valid URL: expected postgres://user:password@host:port/database with a port of at most 65535 and ' +
-        'special characters in the user and password percent-encoded (the value is not repeated here)',
-    });
-    return;
-  }
-  try {
-    decodeURIComponent(url.username);
-    decodeURIComponent(url.password);
-  } catch {
-    context.addIssue({
-      code: 'custom',
-      message: 'has a malformed percent-encoding in its user or password (write % as %25; the value is not repeated here)',
-    });
-  }
+function serviceUrlCheck(scheme: { pattern: RegExp; message: string }, shape: string) {
+  return (value: string, context: z.RefinementCtx): void => {
+    if (!scheme.pattern.test(value)) {
+      context.addIssue({ code: 'custom', message: scheme.message });
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message:
+          `is not a valid URL: expected ${shape} with a port of at most 65535 and ` +
+          'special characters in the user and password percent-encoded (the value is not repeated here)',
+      });
+      return;
+    }
+    try {
+      decodeURIComponent(url.username);
+      decodeURIComponent(url.password);
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message: 'has a malformed percent-encoding in its user or password (write % as %25; the value is not repeated here)',
+      });
+    }
+  };
 }
+
+const checkPostgresUrl = serviceUrlCheck(
+  { pattern: /^postgres(ql)?:\/\//, message: 'must start with postgres://' },
+  'postgres://user:password@host:port/database',
+);
+const checkRedisUrl = serviceUrlCheck(
+  { pattern: /^rediss?:\/\//, message: 'must start with redis:// or rediss://' },
+  'redis://user:password@host:port/db',
+);
 
 /** Which embedder the server uses for semantic memories. */
 export const embedderConfigSchema = z.discriminatedUnion('provider', [
@@ -103,10 +116,7 @@ export const coreConfigSchema = z.object({
     })
     .default({ poolMax: 10, statementTimeoutMs: 30_000 }),
   /** `redis://…` selects Redis for rate limits and locks; absent means in-process. */
-  redisUrl: z
-    .string()
-    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
-    .optional(),
+  redisUrl: z.string().superRefine(checkRedisUrl).optional(),
   /** Prefix of every Redis key, so several deployments can share one Redis. */
   redisKeyPrefix: z.string().min(1).max(64).default('agentinfra:'),
   /** S3 or MinIO for blobs; absent means a local folder under `dataDir` served by this server's signed URLs. */
