@@ -10,30 +10,6 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextpro
  */
 export const MAX_MEMBERS_OVER_API_LIMIT = 1_000;
 
-/**
- * Whether the JSON text in `bytes` holds more than `max` commas outside
- * strings: one pass over the bytes, no parsing, stopping at the first comma
- * past `max` (about 10-20 ms for 8 MiB whatever they hold; UTF-8 multi-byte
- * sequences never hold `"`, `\` or `,`, so the bytes need no decoding first).
- * Text that is not JSON gives some count; the parser refuses it later.
- */
-export function moreCommasThan(bytes: Uint8Array, max: number): boolean {
-  let count = 0;
-  let inString = false;
-  for (let index = 0; index < bytes.length; index++) {
-    const byte = bytes[index];
-    if (inString) {
-      if (byte === 0x5c) index += 1;
-      else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (byte === 0x2c) {
-      count += 1;
-      if (count > max) return true;
-    }
-  }
-  return false;
-}
-
 /** Whether `message` is a JSON-RPC request (a method and an id; the SDK checks the rest). */
 function isRequest(message: unknown): message is { id: RequestId; method: string } {
   if (typeof message !== 'object' || message === null) return false;

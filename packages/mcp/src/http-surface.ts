@@ -10,8 +10,8 @@ import {
   withinDeadline,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, moreCommasThan, requestIds, withoutSelfCancellations } from './batch-guards.js';
-import { jsonBoundBreach } from './json-bounds.js';
+import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, requestIds, withoutSelfCancellations } from './batch-guards.js';
+import { checkJsonBounds } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
 
@@ -86,7 +86,7 @@ async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Pr
  * 403 (it is valid, but not an agent's credential). GET (a server-initiated
  * event stream) and DELETE (ending a session) answer 405: there are no
  * sessions to stream on or end. A body over `bodyLimitBytes` answers 413, one
- * nested or branching past the API's JSON bounds (see `jsonBoundBreach`) 400,
+ * nested or branching past the API's JSON bounds (see `checkJsonBounds`) 400,
  * both with a JSON-RPC error (-32600) before the SDK reads it. A body over the
  * API's request body limit (`http.bodyLimitBytes`, which every tool call but
  * `artifacts_upload` goes through) may only be big because of its strings:
@@ -165,11 +165,11 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not valid UTF-8.');
         }
-        const breach = jsonBoundBreach(text);
+        const { breach, commas } = checkJsonBounds(text);
         if (breach) return rpcError(400, -32600, breach.message, { data: breach.data });
         // Past the API's limit only artifacts_upload content can succeed: a body that is big because of its structure
         // (600,000 argument keys) is refused before parsing, which with the SDK's checks would hold the event loop for seconds.
-        if (raw.byteLength > apiBodyLimit && moreCommasThan(raw, MAX_MEMBERS_OVER_API_LIMIT)) {
+        if (raw.byteLength > apiBodyLimit && commas > MAX_MEMBERS_OVER_API_LIMIT) {
           return rpcError(
             413,
             -32600,

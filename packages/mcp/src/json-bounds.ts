@@ -1,4 +1,4 @@
-import { jsonShape, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '@agentinfra/core';
+import { type JsonShape, jsonShape, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '@agentinfra/core';
 
 /**
  * Levels (and objects) a JSON-RPC request adds around tool arguments: the
@@ -35,10 +35,17 @@ export interface JsonBoundBreach {
  * validator after it recurses thousands of levels deep (a stack overflow)
  * or walks millions of containers; and refuses a string escaping a lone
  * surrogate, which the API refuses too (it would be stored as U+FFFD).
- * @returns the breach, or `null` when the text is within the bounds.
+ * The same pass counts the commas outside strings, for the bound on a body
+ * over the API's size limit (`MAX_MEMBERS_OVER_API_LIMIT`).
+ * @returns the breach, or `null` when the text is within the bounds, and the commas counted.
  */
-export function jsonBoundBreach(text: string): JsonBoundBreach | null {
+export function checkJsonBounds(text: string): { breach: JsonBoundBreach | null; commas: number } {
   const shape = jsonShape(text, { maxDepth: MAX_MCP_BODY_DEPTH, maxContainers: MAX_MCP_BODY_CONTAINERS, maxMembers: MAX_MCP_BODY_MEMBERS });
+  return { breach: breachOf(shape), commas: shape.commas };
+}
+
+/** The first bound `shape` breaks, in the order the API checks them, or `null`. */
+function breachOf(shape: JsonShape): JsonBoundBreach | null {
   if (shape.depth > MAX_MCP_BODY_DEPTH) {
     return {
       message: `Invalid Request: the body is nested deeper than ${MAX_MCP_BODY_DEPTH} levels of arrays and objects (tool arguments: ${MAX_JSON_DEPTH}, as on the HTTP API).`,

@@ -58,6 +58,8 @@ export interface JsonShape {
   containers: number;
   /** Object members (`:` outside strings), or `maxMembers + 1` when more. */
   members: number;
+  /** Commas outside strings (array elements and object members after the first of each), counted up to where the pass stopped. */
+  commas: number;
   /** A string escapes a lone UTF-16 surrogate. */
   loneSurrogate: boolean;
   /** A string escapes NUL (U+0000). */
@@ -66,7 +68,7 @@ export interface JsonShape {
 
 /**
  * The nesting depth of a JSON text (0 for a scalar, 1 for `[]` or `{}`), its
- * number of arrays and objects, its number of object members, whether a string escapes NUL (`"\u0000"`:
+ * number of arrays and objects, its number of object members and of commas, whether a string escapes NUL (`"\u0000"`:
  * PostgreSQL's text and jsonb cannot store it, so the same request would
  * succeed on SQLite and fail there) and whether a string escapes a lone UTF-16
  * surrogate (`"\ud800"`: `JSON.parse` accepts it, but it is not Unicode text,
@@ -83,11 +85,13 @@ export function jsonShape(text: string, limits: { maxDepth: number; maxContainer
   let deepest = 0;
   let containers = 0;
   let members = 0;
+  let commas = 0;
   let inString = false;
   const shape = (found: { loneSurrogate?: boolean; nulCharacter?: boolean } = {}): JsonShape => ({
     depth: deepest,
     containers,
     members,
+    commas,
     loneSurrogate: found.loneSurrogate ?? false,
     nulCharacter: found.nulCharacter ?? false,
   });
@@ -104,6 +108,7 @@ export function jsonShape(text: string, limits: { maxDepth: number; maxContainer
         } else index += unit === -1 ? 1 : 5;
       } else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
+    else if (code === 0x2c) commas++;
     else if (code === 0x3a) {
       members++;
       if (members > maxMembers) return shape();
