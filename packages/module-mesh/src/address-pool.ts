@@ -1,5 +1,6 @@
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { isDottedDecimalIPv4, isIPv6WithoutZone } from './ip-literals.js';
+import { isIPv6WithoutZone } from './ip-literals.js';
 
 /**
  * A prefix mesh addresses are allocated from, e.g. `100.64.0.0/10`
@@ -39,7 +40,7 @@ export function addressPoolProblem(prefix: string): string | null {
   if (!match) return 'must be an IPv4 or IPv6 prefix in CIDR form, e.g. 100.64.0.0/10';
   const [, text = ''] = match;
   if (text.includes('%')) return 'must not have a zone id (%…): a mesh prefix is not tied to one interface';
-  if (!isDottedDecimalIPv4(text) && !isIPv6WithoutZone(text)) {
+  if (!isIPv4(text) && !isIPv6WithoutZone(text)) {
     return LEGACY_IPV4.test(text)
       ? 'must be an IPv4 prefix in plain dotted decimal (four parts 0–255, no leading zeros, no octal, hex or single-number forms), e.g. 100.64.0.0/10'
       : 'must be an IPv4 or IPv6 prefix in CIDR form, e.g. 100.64.0.0/10';

@@ -1,5 +1,6 @@
+import { isIPv4 } from 'node:net';
 import { z } from 'zod';
-import { isDottedDecimalIPv4, isIPv6WithoutZone } from './ip-literals.js';
+import { isIPv6WithoutZone } from './ip-literals.js';
 
 /** One DNS label (RFC 1123): letters, digits and inner hyphens, 1–63 characters. */
 const DNS_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -37,7 +38,7 @@ export function parseEndpoint(value: string): EndpointParts | { problem: string 
     }
     return isIPv6WithoutZone(inner) ? { host, port } : { problem: 'the bracketed host must be an IPv6 address' };
   }
-  if (isDottedDecimalIPv4(host)) return { host, port };
+  if (isIPv4(host)) return { host, port };
   const labels = host.split('.');
   if (host.length === 0 || host.length > 253 || !labels.every((label) => DNS_LABEL.test(label))) {
     return { problem: 'host must be an IPv4 address, a bracketed IPv6 address or a DNS name' };

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
+import { isIPv4 } from 'node:net';
 import { parseEndpoint } from '../endpoint.js';
-import { isDottedDecimalIPv4 } from '../ip-literals.js';
 import { createLookupGate, type LookupGate, type NameLookup, type ResolvedAddress } from './lookup-gate.js';
 
 export type { NameLookup, ResolvedAddress } from './lookup-gate.js';
@@ -65,7 +65,7 @@ export async function resolvePeerEndpoints(
 ): Promise<{ text: string; dropped: DroppedEndpoint[] }> {
   const lines = text.split('\n');
   const endpointOf = (line: string) => {
-    const value = /^Endpoint\s*=\s*(\S+)\s*$/.exec(line.trim())?.[1];
+    const value = endpointValueOf(line);
     const parsed = value === undefined ? null : parseEndpoint(value);
     return value !== undefined && parsed && 'host' in parsed && isName(parsed.host) ? { value, ...parsed } : null;
   };
@@ -131,7 +131,7 @@ function endpointsByPeer(text: string): Map<string, string> {
   const peers = peerOfEachLine(lines);
   const endpoints = new Map<string, string>();
   lines.forEach((line, index) => {
-    const endpoint = /^Endpoint\s*=\s*(\S+)\s*$/.exec(line.trim())?.[1];
+    const endpoint = endpointValueOf(line);
     const peer = peers[index];
     if (endpoint !== undefined && peer) endpoints.set(peer, endpoint);
   });
@@ -145,5 +145,5 @@ function endpointValueOf(line: string): string | undefined {
 
 /** Whether a parsed endpoint host is a DNS name (not an IPv4 address or a bracketed IPv6 one). */
 function isName(host: string): boolean {
-  return !host.startsWith('[') && !isDottedDecimalIPv4(host);
+  return !host.startsWith('[') && !isIPv4(host);
 }
