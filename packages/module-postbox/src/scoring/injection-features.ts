@@ -2,7 +2,7 @@ import { findHiddenContent } from './hidden-content.js';
 import { htmlOnlyText } from './html-only-text.js';
 import type { ScoringInput } from './injection-scorer.js';
 import { findPhrases, INSTRUCTION_FAMILIES, PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
-import { MAX_TAIL_CHARS } from './text-ngrams.js';
+import { headAndTail, MAX_TAIL_CHARS } from './text-ngrams.js';
 
 /**
  * Characters of the text, of the HTML and of what the HTML shows beyond the
@@ -13,16 +13,6 @@ import { MAX_TAIL_CHARS } from './text-ngrams.js';
  */
 export const MAX_SCANNED_TEXT = 100_000;
 export const MAX_SCANNED_HTML = 200_000;
-
-/**
- * `text` when it has at most `max` characters; else its first
- * `max − MAX_TAIL_CHARS` and its last {@link MAX_TAIL_CHARS} characters,
- * joined by a line break (the middle is not examined), as `text-ngrams.ts`
- * `scoredText` does for the n-grams.
- */
-export function headAndTail(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - MAX_TAIL_CHARS)}\n${text.slice(text.length - MAX_TAIL_CHARS)}` : text;
-}
 
 /** Names of the features, in vector order. */
 export const FEATURE_NAMES = [

@@ -37,9 +37,16 @@ const FNV_PRIME = 0x01000193;
  * last {@link MAX_TAIL_CHARS}.
  */
 export function scoredText(text: string): string {
-  return text.length > MAX_HEAD_CHARS + MAX_TAIL_CHARS
-    ? `${text.slice(0, MAX_HEAD_CHARS)}\n${text.slice(text.length - MAX_TAIL_CHARS)}`
-    : text;
+  return headAndTail(text, MAX_HEAD_CHARS + MAX_TAIL_CHARS);
+}
+
+/**
+ * `text` when it has at most `max` characters; else its first
+ * `max − MAX_TAIL_CHARS` and its last {@link MAX_TAIL_CHARS} characters,
+ * joined by a line break (the middle is not examined).
+ */
+export function headAndTail(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - MAX_TAIL_CHARS)}\n${text.slice(text.length - MAX_TAIL_CHARS)}` : text;
 }
 
 /** Where position `at` of a text of `length` characters is in its {@link scoredText}, or −1 when that part was cut. */
