@@ -2,6 +2,7 @@ import { InputError } from '@agentinfra/core';
 import { Cron } from 'croner';
 import { describeCronError } from './cron-field-error.js';
 import { findShortCronGap } from './cron-gap.js';
+import { CRON_RULES } from './cron-rules.js';
 
 /**
  * A parsed job cadence:
@@ -45,9 +46,7 @@ function cronOf(expression: string, timezone: string): Cron {
   const key = `${timezone} ${expression}`;
   let cron = patterns.get(key);
   if (!cron) {
-    // 5 or 6 fields; day-of-month and day-of-week combine with OR (Vixie cron); in a DST gap a
-    // fixed-time job runs at the first valid time after it, and once when a local time repeats.
-    cron = new Cron(expression, { paused: true, timezone, mode: '5-or-6-parts', fixedTimeRule: 'no-wildcard', domAndDow: false });
+    cron = new Cron(expression, { paused: true, timezone, ...CRON_RULES });
     if (patterns.size >= PATTERN_CACHE_LIMIT) patterns.clear();
     patterns.set(key, cron);
   }

@@ -1,4 +1,5 @@
-import { Cron, CronDate, type CronOptions, CronPattern } from 'croner';
+import { Cron, CronDate, CronPattern } from 'croner';
+import { CRON_RULES } from './cron-rules.js';
 
 /** Two consecutive fires of a cron expression closer together than allowed. */
 export interface ShortCronGap {
@@ -23,8 +24,6 @@ const TRANSITION_MAX_FIRES = 64;
  */
 const CYCLE_FIRST_YEAR = 2028;
 const CYCLE_YEARS = 28;
-/** Croner matches day-of-month and day-of-week with OR, as the scheduler's Cron instances do. */
-const MATCH_OPTIONS: CronOptions = { domAndDow: false };
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
@@ -75,7 +74,7 @@ function hasConsecutiveFireDays(pattern: CronPattern, hour: number, minute: numb
           date.year = year;
           date.month = monthIndex;
           date.day = day;
-          const fires = date.match(pattern, MATCH_OPTIONS);
+          const fires = date.match(pattern, CRON_RULES);
           if (fires && previous) layout.pair = true;
           if (day === 1) layout.first = fires;
           if (day === length) layout.last = fires;
@@ -225,14 +224,7 @@ function fixedTimeGapAround(cron: Cron, change: OffsetChange, minIntervalMs: num
  * candidate second: ~20 ms for a fire every 2 s).
  */
 function intervalGapAround(expression: string, change: OffsetChange, minIntervalMs: number): ShortCronGap | null {
-  const atOffset = (name: string) =>
-    new Cron(expression, {
-      paused: true,
-      utcOffset: offsetMinutes(name),
-      mode: '5-or-6-parts',
-      fixedTimeRule: 'no-wildcard',
-      domAndDow: false,
-    });
+  const atOffset = (name: string) => new Cron(expression, { paused: true, utcOffset: offsetMinutes(name), ...CRON_RULES });
   const before = atOffset(change.before).previousRuns(1, new Date(change.at))[0]?.getTime();
   const after = atOffset(change.after)
     .nextRun(new Date(change.at - 1000))
@@ -275,7 +267,7 @@ export function findShortCronGap(options: {
 }): ShortCronGap | null {
   const { expression, timezone, cron, minIntervalMs, now } = options;
   if (minIntervalMs <= 1000) return null;
-  const pattern = new CronPattern(expression, timezone, { mode: '5-or-6-parts', fixedTimeRule: 'no-wildcard' });
+  const pattern = new CronPattern(expression, timezone, CRON_RULES);
   const daily = shortestDailyGap(pattern, minIntervalMs);
   if (daily) return daily;
   if (timezone === 'UTC') return null;
