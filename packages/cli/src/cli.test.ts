@@ -188,6 +188,16 @@ describe('agentinfra CLI on the embedded default', () => {
     expect(read.body).toEqual({ value: secret });
   });
 
+  // Review: two `migrate` started at once on a fresh data folder raced to create the migrations table, and one failed
+  // with "table core_migrations already exists": the SQLite lock was only a queue inside one process.
+  it('runs migrate started three times at once on a fresh data folder, each exiting 0', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'agentinfra-cli-migrate-'));
+    const freshEnv = { ...env, AGENTINFRA_CONFIG: join(fresh, 'agentinfra.config.json'), AGENTINFRA_DATA_DIR: join(fresh, 'data') };
+    expect((await runCli(['init'], { cwd: fresh, env: freshEnv })).code).toBe(0);
+    const runs = await Promise.all([1, 2, 3].map(() => runCli(['migrate'], { cwd: fresh, env: freshEnv })));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+  });
+
   it('reports a missing or invalid config with exit 2 naming the key', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'agentinfra-cli-empty-'));
     const result = await runCli(['migrate'], { cwd: empty });

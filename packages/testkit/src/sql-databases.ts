@@ -18,9 +18,11 @@ export interface SqlDatabaseEntry {
 /** A fresh SQLite file in a new temp folder; cleanup removes the folder (with its WAL files). */
 async function createTestSqlite(): Promise<SqlDatabaseFixture> {
   const folder = await mkdtemp(join(tmpdir(), 'agentinfra-sqlite-'));
-  const db = createSqliteDatabase({ filename: join(folder, 'test.db') });
+  const filename = join(folder, 'test.db');
+  const db = createSqliteDatabase({ filename });
   return {
     db,
+    openAnother: () => createSqliteDatabase({ filename }),
     async cleanup() {
       await db.close();
       await rm(folder, { recursive: true, force: true });
@@ -39,6 +41,7 @@ async function createTestPostgres(): Promise<SqlDatabaseFixture> {
   const db = createPostgresDatabase({ url, schema, poolMax: 5 });
   return {
     db,
+    openAnother: () => createPostgresDatabase({ url, schema, poolMax: 2 }),
     async cleanup() {
       await db.close();
       const admin = new pg.Client({ connectionString: url });

@@ -49,8 +49,9 @@ export interface SqlDatabase {
    * one process (and one caller in this process) runs it at a time — e.g.
    * migrations started by several replicas at once. PostgreSQL: a session
    * advisory lock (`pg_advisory_lock`) scoped to the schema, held on a
-   * dedicated connection; SQLite: a queue in this process (a SQLite file has
-   * one serving process).
+   * dedicated connection; SQLite: a queue in this process, then an exclusive
+   * lock on the side file `<database>.<key>.lock` (another process waits for
+   * it), for a file on disk.
    * @returns what `work` returns; the lock is released when it settles.
    */
   exclusive<T>(options: { key: string }, work: () => Promise<T>): Promise<T>;

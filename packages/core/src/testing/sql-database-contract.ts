@@ -4,6 +4,8 @@ import type { SqlDatabase } from '../ports/sql-database.js';
 /** A database made for one contract run, and how to get rid of it afterwards. */
 export interface SqlDatabaseFixture {
   db: SqlDatabase;
+  /** Opens a second handle on the same database, as another process would; the caller closes it. */
+  openAnother(): SqlDatabase;
   /** Closes `db` (also when the suite already closed it) and removes what `create` made (file, schema). */
   cleanup(): Promise<void>;
 }
@@ -258,6 +260,27 @@ export function runSqlDatabaseContract({ name, create }: SqlDatabaseContractOpti
       const results = await Promise.allSettled([section(false), section(true), section(false), section(false)]);
       expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       expect(overlapped).toBe(false);
+    });
+
+    it('runs exclusive sections of two handles on one database one at a time, as two processes would', async () => {
+      const other = fixture?.openAnother();
+      if (other === undefined) throw new Error('the contract database was not created');
+      try {
+        let running = 0;
+        let overlapped = false;
+        const section = (db: SqlDatabase, label: string) =>
+          db.exclusive({ key: 'contract:handles' }, async () => {
+            running += 1;
+            if (running > 1) overlapped = true;
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            running -= 1;
+            return label;
+          });
+        await expect(Promise.all([section(database(), 'first'), section(other, 'second')])).resolves.toEqual(['first', 'second']);
+        expect(overlapped).toBe(false);
+      } finally {
+        await other.close();
+      }
     });
 
     it('serialises check-then-insert transactions that take the same lock', async () => {
