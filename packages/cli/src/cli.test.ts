@@ -186,6 +186,8 @@ describe('agentinfra CLI on the embedded default', () => {
     expect(query.body.hits).toHaveLength(3);
     const read = await post(server.url, 'agent-identity/secrets/get', { agent_id: 'alice', key: 'api' }, again.body.device_key);
     expect(read.body).toEqual({ value: secret });
+    // A closed terminal or a dropped SSH session stops the server the same orderly way.
+    expect(await server.stop('SIGHUP')).toBe(0);
   });
 
   // Review: two `migrate` started at once on a fresh data folder raced to create the migrations table, and one failed

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { type ServeLock, takeServeLock } from '@agentinfra/adapter-sqlite';
 import { ConfigError, type Kernel, switchLogLevelOnSignal } from '@agentinfra/core';
 import { sqliteFileIn } from '../data-dir.js';
@@ -8,15 +9,16 @@ import { configPath, runInit } from './init.js';
 /**
  * `agentinfra serve`: migrates, runs start-up checks, listens, and prints
  * one line `agentinfra listening on http://…` with the real port. Stops
- * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests
- * and jobs, close the database); SIGUSR2 switches debug logging on and off.
+ * gracefully on SIGTERM, SIGINT and SIGHUP (stop accepting, finish in-flight
+ * requests and jobs, close the database); SIGUSR2 switches debug logging on
+ * and off.
  * @param options.init write a starter config first when none exists and no bridge key is in the environment.
  */
 export async function runServe(options: { config?: string; port?: number; host?: string; init?: boolean }): Promise<void> {
   const file = configPath(options.config);
   if (options.init && !existsSync(file) && !process.env.AGENTINFRA_BRIDGE_KEY) runInit({ config: file });
   // The signal handlers go in before start-up (config, migrations, module checks), which can take a while:
-  // without them SIGUSR2 would kill the process and SIGTERM/SIGINT would skip the orderly stop.
+  // without them SIGUSR2 would kill the process and a stop signal would skip the orderly stop.
   const startup = handleSignalsDuringStartup();
   let built: Awaited<ReturnType<typeof buildKernel>>;
   try {
@@ -47,8 +49,7 @@ export async function runServe(options: { config?: string; port?: number; host?:
     );
   };
   const { stopSignal, toggledLogLevel } = startup.finish();
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  for (const signal of STOP_SIGNALS) process.once(signal, () => stop(signal));
   switchLogLevelOnSignal(kernel.logger, kernel.config.log.level);
   // SIGUSR2 sent an odd number of times during start-up: switch now that the logger exists.
   if (toggledLogLevel) process.emit('SIGUSR2', 'SIGUSR2');
@@ -69,30 +70,35 @@ export async function runServe(options: { config?: string; port?: number; host?:
 }
 
 /**
- * Catches SIGTERM, SIGINT and SIGUSR2 while the kernel is being built, before
- * `serve` installs its own handlers. The first SIGTERM/SIGINT is kept, to
- * stop right after start-up; a second one exits at once (128 + signal
- * number), for a start-up that hangs. `finish` removes these handlers and
+ * Signals that stop `serve` gracefully. SIGHUP is one of them (there is no
+ * configuration reload): a server started in a terminal that closes, or an
+ * SSH session that drops, finishes its requests instead of being killed.
+ */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * Catches the {@link STOP_SIGNALS} and SIGUSR2 while the kernel is being
+ * built, before `serve` installs its own handlers. The first stop signal is
+ * kept, to stop right after start-up; a second one exits at once (128 +
+ * signal number), for a start-up that hangs. `finish` removes these handlers and
  * says what arrived.
  */
 function handleSignalsDuringStartup(): { finish(): { stopSignal: NodeJS.Signals | null; toggledLogLevel: boolean } } {
   let stopSignal: NodeJS.Signals | null = null;
   let toggledLogLevel = false;
   const onStop = (signal: NodeJS.Signals) => {
-    if (stopSignal) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    if (stopSignal) process.exit(128 + constants.signals[signal]);
     stopSignal = signal;
     process.stderr.write(`agentinfra: ${signal} during start-up: stopping once start-up is done (send it again to exit at once)\n`);
   };
   const onToggle = () => {
     toggledLogLevel = !toggledLogLevel;
   };
-  process.on('SIGTERM', onStop);
-  process.on('SIGINT', onStop);
+  for (const signal of STOP_SIGNALS) process.on(signal, onStop);
   process.on('SIGUSR2', onToggle);
   return {
     finish() {
-      process.off('SIGTERM', onStop);
-      process.off('SIGINT', onStop);
+      for (const signal of STOP_SIGNALS) process.off(signal, onStop);
       process.off('SIGUSR2', onToggle);
       return { stopSignal, toggledLogLevel };
     },
