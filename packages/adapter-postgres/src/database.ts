@@ -35,7 +35,8 @@ export const postgresDatabaseOptions = z.object({
   /**
    * Receives knex's own messages (such as `Acquire connection error: …` while
    * the server is unreachable) with their level, instead of knex writing them
-   * to the console. Absent: knex's default console output.
+   * to the console, without the stack frames knex appends to some. Absent:
+   * knex's default console output.
    */
   onClientLog: z.custom<(level: ClientLogLevel, message: string) => void>((value) => typeof value === 'function').optional(),
 });
@@ -117,10 +118,10 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
       ? {}
       : {
           log: {
-            debug: (message: unknown) => onClientLog('debug', String(message)),
-            warn: (message: unknown) => onClientLog('warn', String(message)),
-            deprecate: (message: unknown) => onClientLog('warn', String(message)),
-            error: (message: unknown) => onClientLog('error', String(message)),
+            debug: (message: unknown) => onClientLog('debug', withoutStackFrames(message)),
+            warn: (message: unknown) => onClientLog('warn', withoutStackFrames(message)),
+            deprecate: (message: unknown) => onClientLog('warn', withoutStackFrames(message)),
+            error: (message: unknown) => onClientLog('error', withoutStackFrames(message)),
           },
         }),
     pool: {
@@ -175,6 +176,19 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
       await knex.destroy();
     },
   };
+}
+
+/**
+ * A knex log message without the stack trace it may carry (`Acquire
+ * connection error: Error: connect ECONNREFUSED …` followed by `    at …`
+ * frames): the frames are knex's and pg's internals, useless to an operator
+ * and a dozen lines per failed connection attempt.
+ */
+function withoutStackFrames(message: unknown): string {
+  return String(message)
+    .split('\n')
+    .filter((line) => !/^\s+at /.test(line))
+    .join('\n');
 }
 
 /** The SQLSTATE of a pg error (`code`, five characters), or undefined for anything else. */
