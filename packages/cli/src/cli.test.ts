@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@supabase/supabase-js';
@@ -42,6 +42,24 @@ describe('agentinfra CLI on the embedded default', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.url).not.toMatch(/:0$/);
     expect(server.output()).toContain('sql=sqlite');
+    expect(server.output()).not.toContain('readable by other users');
+  });
+
+  it('warns at serve when other users can read a config file that holds credentials, naming the settings only', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'agentinfra-cli-mode-'));
+    const sharedEnv = { ...env, AGENTINFRA_CONFIG: join(shared, 'agentinfra.config.json'), AGENTINFRA_DATA_DIR: join(shared, 'data') };
+    expect((await runCli(['init'], { cwd: shared, env: sharedEnv })).code).toBe(0);
+    chmodSync(sharedEnv.AGENTINFRA_CONFIG, 0o644);
+    const config = JSON.parse(readFileSync(sharedEnv.AGENTINFRA_CONFIG, 'utf8'));
+    const readable = await startServe(['--port', '0'], { cwd: shared, env: sharedEnv });
+    try {
+      expect(readable.output()).toContain('readable by other users and holds credentials (bridgeKey, masterKey)');
+      expect(readable.output()).toContain('"mode":"0644"');
+      expect(readable.output()).not.toContain(config.bridgeKey);
+      expect(readable.output()).not.toContain(config.masterKey);
+    } finally {
+      expect(await readable.stop()).toBe(0);
+    }
   });
 
   it('refuses a second serve on the same SQLite database with exit 2, and leaves the first one serving', async () => {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { type ServeLock, takeServeLock } from '@agentinfra/adapter-sqlite';
 import { ConfigError, type Kernel, switchLogLevelOnSignal } from '@agentinfra/core';
+import { warnWhenConfigReadableByOthers } from '../config-permissions.js';
 import { sqliteFileIn } from '../data-dir.js';
 import { buildKernel } from '../server.js';
 import { configPath, runInit } from './init.js';
@@ -30,7 +31,8 @@ export async function runServe(options: { config?: string; port?: number; host?:
     startup.finish();
     throw error;
   }
-  const { kernel, summary, setListenUrl } = built;
+  const { kernel, config, summary, setListenUrl } = built;
+  warnWhenConfigReadableByOthers(config, kernel.logger);
   let stopping = false;
   let lock: ServeLock | null = null;
   const stop = (signal: string) => {
