@@ -1,5 +1,9 @@
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFsBlobStore } from '@agentinfra/adapter-fs';
 import { defineModule, routesFor } from '@agentinfra/core';
 import { createCapturedLogger, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,15 +73,23 @@ describe('kernel with slow and vanishing clients', () => {
   let cleanup: () => Promise<void>;
   const captured = createCapturedLogger('info');
 
+  const blobDir = mkdtempSync(join(tmpdir(), 'agentinfra-slow-blobs-'));
+  let blobBase = '';
+  const blobs = createFsBlobStore({ dir: blobDir, publicUrl: () => blobBase, signingKey: 'k'.repeat(32), durable: false });
+
   beforeAll(async () => {
     const fixture = await sqlDatabases()[0]!.create();
-    cleanup = fixture.cleanup;
+    cleanup = async () => {
+      await fixture.cleanup();
+      rmSync(blobDir, { recursive: true, force: true });
+    };
     server = await startTestKernel({
       modules: [openModule],
-      adapters: { sql: fixture.db },
+      adapters: { sql: fixture.db, blobStore: blobs.store, mounts: [blobs.mount] },
       config: { http: { bodyTimeoutMs: BODY_TIMEOUT_MS, idleTimeoutMs: IDLE_TIMEOUT_MS } },
       logger: captured.logger,
     });
+    blobBase = server.url;
   });
   afterAll(async () => {
     await server.stop();
@@ -121,5 +133,38 @@ describe('kernel with slow and vanishing clients', () => {
     const answer = await server.call('agent-open/slow', {});
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ok: true });
+  });
+
+  // Review: a signed-URL upload that stopped sending, or a download nobody read, kept its socket, file handle and
+  // temporary file for as long as the client liked: the idle check spared every connection with a request in progress.
+  it('closes a signed-URL upload whose body stops arriving after the idle timeout, storing nothing', async () => {
+    const { url } = await blobs.store.createUploadUrl({
+      key: 'slow/upload',
+      size: 1_000,
+      contentType: 'application/octet-stream',
+      expiresInSeconds: 60,
+    });
+    const target = new URL(url);
+    const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: x\r\ncontent-length: 1000\r\n\r\nx`;
+    const { closed } = rawRequest(server.url, head);
+    const { afterMs } = await closed;
+    expect(afterMs).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - 50);
+    expect(afterMs).toBeLessThan(IDLE_TIMEOUT_MS + 3_000);
+    expect(await blobs.store.stat({ key: 'slow/upload' })).toBeNull();
+    await expect.poll(() => readdirSync(join(blobDir, 'tmp')), { timeout: 5_000 }).toEqual([]);
+  });
+
+  it('closes a download the client stops reading after the idle timeout', async () => {
+    const size = 32 * 1024 * 1024;
+    await blobs.store.put({ key: 'slow/download', body: new Uint8Array(size) });
+    const { url } = await blobs.store.createDownloadUrl({ key: 'slow/download', expiresInSeconds: 60 });
+    const target = new URL(url);
+    const { socket, closed } = rawRequest(server.url, `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_TIMEOUT_MS + 1_500));
+    socket.resume();
+    const { received } = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(Buffer.byteLength(received)).toBeLessThan(size);
   });
 });

@@ -1,21 +1,45 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
+/** The request a connection is answering, as the idle check reads it. */
+interface InProgress {
+  request: IncomingMessage;
+  response: ServerResponse;
+}
+
 /**
- * Closes connections that send and receive nothing for `idleMs` while no
- * request is being answered on them (Node's socket timeout with a listener:
- * without one, Node would also cut a request whose handler is still working,
- * such as a commit hashing a large upload). A quiet connection with a request
- * in progress is left to the body deadline and the handler.
+ * Whether the peer, not the server, holds up a request that has been silent
+ * for the idle timeout: its body stopped arriving (not complete, and nothing
+ * read but left unconsumed, so the server is not the slow side), or the
+ * response waits for the client to read what was already sent
+ * (`writableNeedDrain`: a download nobody reads).
+ */
+function stalledByPeer({ request, response }: InProgress): boolean {
+  if (!request.complete && request.readableLength === 0) return true;
+  return response.writableNeedDrain;
+}
+
+/**
+ * Closes connections that send and receive nothing for `idleMs` (Node's
+ * socket timeout with a listener) when no request is being answered on
+ * them, or when the request in progress is held up by the client (see
+ * {@link stalledByPeer}): a signed-URL upload that stops sending or a
+ * download that stops reading no longer holds a socket, a file handle and a
+ * temporary file for as long as the client likes. A request whose handler
+ * is still working, such as a commit hashing a large upload, is left to it.
  */
 export function closeQuietConnections(server: Server, idleMs: number): void {
-  const answering = new WeakMap<Socket, number>();
-  server.on('request', (request, response) => {
+  const answering = new WeakMap<Socket, InProgress[]>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
-    answering.set(socket, (answering.get(socket) ?? 0) + 1);
-    response.once('close', () => answering.set(socket, (answering.get(socket) ?? 1) - 1));
+    const list = answering.get(socket) ?? [];
+    const entry = { request, response };
+    list.push(entry);
+    answering.set(socket, list);
+    response.once('close', () => list.splice(list.indexOf(entry), 1));
   });
   server.setTimeout(idleMs, (socket: Socket) => {
-    if ((answering.get(socket) ?? 0) === 0) socket.destroy();
+    const list = answering.get(socket) ?? [];
+    if (list.length === 0 || list.some(stalledByPeer)) socket.destroy();
   });
 }
