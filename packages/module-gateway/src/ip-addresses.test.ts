@@ -10,6 +10,10 @@ describe('normalizeIp (issue #8)', () => {
     ['::ffff:192.0.2.1', '::ffff:192.0.2.1'],
     ['::FFFF:C000:0201', '::ffff:192.0.2.1'],
     ['fe80::1', 'fe80::1'],
+    // Review: a dotted tail outside the ::ffff:0:0/96 prefix was stored as a mapped address never reported.
+    ['::1.2.3.4', '::102:304'],
+    ['::0.0.0.1', '::1'],
+    ['64:ff9b::192.0.2.33', '64:ff9b::c000:221'],
   ])('normalises %s to %s', (input, ip) => {
     expect(normalizeIp(input)).toBe(ip);
   });
@@ -20,6 +24,10 @@ describe('normalizeIp (issue #8)', () => {
       expect(normalizeIp(input)).toBeNull();
     },
   );
+
+  it('deduplicates a dotted tail with the same address in hex', () => {
+    expect(ipListSchema.parse(['::1.2.3.4', '::102:304', '::0.0.0.1', '::1'])).toEqual(['::1', '::102:304']);
+  });
 
   it('deduplicates after normalising and sorts IPv4 before IPv6 in byte order', () => {
     expect(ipListSchema.parse(['2001:db8::1', '10.0.0.2', '2001:DB8:0::1', '10.0.0.10', '9.9.9.9', '10.0.0.2'])).toEqual([

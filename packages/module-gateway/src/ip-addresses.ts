@@ -9,12 +9,16 @@ export const MAX_IPS_PER_HOST = 64;
  * The canonical text of an IP address, or `null` when `input` is not one:
  * IPv4 in dotted decimal (four decimal octets, no leading zeros), IPv6 in
  * RFC 5952 form (lowercase, longest zero run compressed), IPv4-mapped
- * IPv6 as `::ffff:a.b.c.d`. Zone ids (`%eth0`) are refused.
+ * IPv6 as `::ffff:a.b.c.d`. A dotted tail elsewhere, such as the deprecated
+ * IPv4-compatible `::1.2.3.4`, is the 32 bits it spells (`::102:304`).
+ * Zone ids (`%eth0`) are refused.
  */
 export function normalizeIp(input: string): string | null {
   if (isIPv4(input)) return ipaddr.IPv4.parse(input).toString();
   if (!isIPv6(input) || input.includes('%')) return null;
-  const address = ipaddr.IPv6.parse(input);
+  // ipaddr.js reads any dotted tail as IPv4-mapped (`::1.2.3.4` as `::ffff:1.2.3.4`); the WHATWG URL parser
+  // turns the text into plain hex groups first, so only the real ::ffff:0:0/96 prefix counts as mapped.
+  const address = ipaddr.IPv6.parse(new URL(`http://[${input}]`).hostname.slice(1, -1));
   if (address.isIPv4MappedAddress()) return `::ffff:${address.toIPv4Address().toString()}`;
   return address.toRFC5952String();
 }
