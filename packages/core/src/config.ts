@@ -186,7 +186,7 @@ export const coreConfigSchema = z.object({
        * run at the same time across all processes sharing the database.
        */
       groupConcurrency: z.number().int().min(1).max(256).default(2),
-      /** First retry delay in milliseconds; doubles per attempt, with full jitter. */
+      /** First retry delay ceiling in milliseconds; doubles per attempt, with equal jitter (a delay between half and all of it). */
       retryBaseMs: z.number().int().min(1).default(1_000),
       /** Longest retry delay in milliseconds. */
       retryMaxMs: z.number().int().min(1).default(3_600_000),

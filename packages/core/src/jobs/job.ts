@@ -24,7 +24,7 @@ export interface JobRunContext<S> {
 /**
  * A kind of background work owned by a module. Jobs are data: the kernel's
  * durable runner (rows in SQL, leased claims, retries with exponential
- * back-off and full jitter) executes them, so a restart loses nothing and
+ * back-off and equal jitter) executes them, so a restart loses nothing and
  * several processes sharing one database never run one job twice at once.
  */
 export interface JobDefinition<S = unknown> {

@@ -29,7 +29,7 @@ export interface JobRunnerOptions {
    * across every worker sharing the database (at least 1).
    */
   groupConcurrency: number;
-  /** First retry delay, ms (doubles per attempt, full jitter). */
+  /** First retry delay ceiling, ms (doubles per attempt; equal jitter: a delay between half and all of it). */
   retryBaseMs: number;
   /** Longest retry delay, ms. */
   retryMaxMs: number;
@@ -541,7 +541,10 @@ export class JobRunner implements JobQueue {
     }
   }
 
-  /** Full-jitter exponential back-off (AWS architecture blog): random in [0, min(max, base·2^(n-1))]. */
+  /**
+   * Exponential back-off with equal jitter (AWS architecture blog, "Exponential Backoff And Jitter"): random in
+   * [c/2, c] for c = min(max, base·2^(n-1)) ms, so retries spread out yet never follow a failure at once.
+   */
   private backoff(attempt: number): number {
     const ceiling = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** (attempt - 1));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
