@@ -88,6 +88,24 @@ describe('parseCadence across DST transitions in a named time zone (America/New_
     ]);
   });
 
+  // Review: croner moves a fire out of a gap within one local day, but skipped it when the gap spans midnight.
+  it('a fixed time in a spring-forward gap that spans midnight runs at the first valid time after it (America/Nuuk)', () => {
+    // 2026-03-28 23:00 -02 jumps to 2026-03-29 00:00 -01 (01:00Z).
+    expect(fires(parse('30 23 * * *', 'America/Nuuk'), '2026-03-27T12:00:00.000Z', 3)).toEqual([
+      '2026-03-28T01:30:00.000Z', // Friday 23:30 -02
+      '2026-03-29T01:00:00.000Z', // Saturday's 23:30 does not exist: 00:00 -01
+      '2026-03-30T00:30:00.000Z', // Sunday 23:30 -01
+    ]);
+    expect(fires(parse('0 23 * * 6', 'America/Nuuk'), '2026-03-27T12:00:00.000Z', 2)).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-04-05T00:00:00.000Z',
+    ]);
+    expect(fires(parse('30 23 28 3 *', 'America/Nuuk'), '2026-03-01T00:00:00.000Z', 2)).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2027-03-29T00:30:00.000Z',
+    ]);
+  });
+
   it('a fixed time in the repeated fall-back hour runs once, not twice', () => {
     expect(fires(parse('30 1 * * *', 'America/New_York'), '2026-10-31T00:00:00.000Z', 3)).toEqual([
       '2026-10-31T05:30:00.000Z', // 01:30 EDT

@@ -1,8 +1,9 @@
 import { InputError } from '@agentinfra/core';
-import { Cron } from 'croner';
+import { Cron, CronPattern } from 'croner';
 import { describeCronError } from './cron-field-error.js';
 import { findShortCronGap } from './cron-gap.js';
 import { CRON_RULES } from './cron-rules.js';
+import { fireSwallowedBySpringForward } from './spring-forward.js';
 
 /**
  * A parsed job cadence:
@@ -19,9 +20,14 @@ const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily',
 const MAX_EVERY_MS = 366 * UNIT_MS.d;
 /** Upcoming occurrences whose gaps are checked first (the check over all time follows). */
 const GAP_SAMPLE = 12;
-/** Parsed cron patterns, by time zone and expression (parsing costs ~0.1 ms; fires evaluate the same few patterns often). */
-const patterns = new Map<string, Cron>();
+/**
+ * Parsed cron patterns, by time zone and expression (parsing costs ~0.1 ms; fires evaluate the same few patterns
+ * often), with whether each is fixed-time (no wildcard or step in its second, minute and hour fields).
+ */
+const patterns = new Map<string, { cron: Cron; fixedTime: boolean }>();
 const PATTERN_CACHE_LIMIT = 2_000;
+/** How far past `after` a cron expression with no later fire is checked for a fire swallowed by a DST gap (2 years). */
+const SPRING_FORWARD_HORIZON_MS = 731 * 86_400_000;
 
 function invalid(reason: string): InputError {
   return new InputError(`Invalid cadence: ${reason}`, { fields: [{ path: 'cadence', message: reason }] });
@@ -42,15 +48,16 @@ export function canonicalTimezone(zone: string, field: 'timezone' | 'cadence' = 
   }
 }
 
-function cronOf(expression: string, timezone: string): Cron {
+function cronOf(expression: string, timezone: string): { cron: Cron; fixedTime: boolean } {
   const key = `${timezone} ${expression}`;
-  let cron = patterns.get(key);
-  if (!cron) {
-    cron = new Cron(expression, { paused: true, timezone, ...CRON_RULES });
+  let parsed = patterns.get(key);
+  if (!parsed) {
+    const cron = new Cron(expression, { paused: true, timezone, ...CRON_RULES });
+    parsed = { cron, fixedTime: new CronPattern(expression, timezone, CRON_RULES).isFixedTime };
     if (patterns.size >= PATTERN_CACHE_LIMIT) patterns.clear();
-    patterns.set(key, cron);
+    patterns.set(key, parsed);
   }
-  return cron;
+  return parsed;
 }
 
 function parseEvery(spec: string, minIntervalMs: number): Cadence {
@@ -87,7 +94,7 @@ function parseCron(expression: string, timezone: string, minIntervalMs: number, 
   }
   let cron: Cron;
   try {
-    cron = cronOf(expression, timezone);
+    cron = cronOf(expression, timezone).cron;
   } catch {
     throw invalid(describeCronError(expression));
   }
@@ -154,7 +161,9 @@ export function parseCadence(options: { cadence: string; timezone?: string; minI
 /**
  * The first fire of `cadence` strictly after `after` (ms since epoch).
  * `every` instants are `anchor + k · interval`; cron instants come from croner
- * in the cadence's time zone.
+ * in the cadence's time zone, and a fixed-time fire that a spring-forward gap
+ * swallowed runs at the first valid time after the gap (see
+ * {@link fireSwallowedBySpringForward}).
  * @returns ms since epoch, or `null` when a cron expression has no later occurrence.
  */
 export function nextFire(cadence: Cadence, options: { after: number; anchor: number }): number | null {
@@ -163,8 +172,11 @@ export function nextFire(cadence: Cadence, options: { after: number; anchor: num
     const steps = elapsed < 0 ? 0 : Math.floor(elapsed / cadence.intervalMs) + 1;
     return options.anchor + steps * cadence.intervalMs;
   }
-  const next = cronOf(cadence.expression, cadence.timezone).nextRun(new Date(options.after));
-  return next ? next.getTime() : null;
+  const { cron, fixedTime } = cronOf(cadence.expression, cadence.timezone);
+  const next = cron.nextRun(new Date(options.after))?.getTime() ?? null;
+  if (!fixedTime || cadence.timezone === 'UTC') return next;
+  const until = next ?? options.after + SPRING_FORWARD_HORIZON_MS;
+  return fireSwallowedBySpringForward({ ...cadence, after: options.after, until }) ?? next;
 }
 
 /** Whether two cadences fire at the same instants (given the same anchor). */

@@ -1,5 +1,6 @@
 import { Cron, CronDate, CronPattern } from 'croner';
 import { CRON_RULES } from './cron-rules.js';
+import { type OffsetChange, offsetChanges, offsetMinutes } from './utc-offsets.js';
 
 /** Two consecutive fires of a cron expression closer together than allowed. */
 export interface ShortCronGap {
@@ -12,8 +13,6 @@ export interface ShortCronGap {
 const DAY_S = 86_400;
 /** How far ahead the time zone's UTC offset changes are checked (2 years). */
 const TRANSITION_HORIZON_MS = 731 * 86_400_000;
-/** Step of the scan for UTC offset changes; two changes less than a day apart are not told apart. */
-const TRANSITION_SCAN_STEP_MS = 86_400_000;
 /** Upper bound of fires walked around one offset change (a few are needed when no gap is short). */
 const TRANSITION_MAX_FIRES = 64;
 /**
@@ -24,8 +23,6 @@ const TRANSITION_MAX_FIRES = 64;
  */
 const CYCLE_FIRST_YEAR = 2028;
 const CYCLE_YEARS = 28;
-
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
 function indices(flags: number[]): number[] {
   const result: number[] = [];
@@ -129,63 +126,6 @@ function shortestDailyGap(pattern: CronPattern, minIntervalMs: number): ShortCro
   }
   const shortest = candidates.reduce<ShortCronGap | null>((best, gap) => (best && best.gapMs <= gap.gapMs ? best : gap), null);
   return shortest && shortest.gapMs < minIntervalMs ? shortest : null;
-}
-
-function offsetFormat(timezone: string): Intl.DateTimeFormat {
-  let format = offsetFormats.get(timezone);
-  if (!format) {
-    if (offsetFormats.size >= 1_000) offsetFormats.clear();
-    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' });
-    offsetFormats.set(timezone, format);
-  }
-  return format;
-}
-
-/** The UTC offset of `timezone` at `at` (ms since epoch), as Intl names it: `GMT`, `GMT-04:00`, `GMT+05:30`. */
-function utcOffsetName(timezone: string, at: number): string {
-  // "7/1/2026, GMT-04:00": the offset is the last word.
-  const text = offsetFormat(timezone).format(at);
-  return text.slice(text.lastIndexOf(' ') + 1);
-}
-
-/** Minutes east of UTC for an offset name from `utcOffsetName`. */
-function offsetMinutes(name: string): number {
-  const match = /^GMT([+-])(\d{2}):(\d{2})(?::\d{2})?$/.exec(name);
-  if (!match) return 0;
-  const minutes = Number(match[2]) * 60 + Number(match[3]);
-  return match[1] === '-' ? -minutes : minutes;
-}
-
-/** A UTC offset change of a time zone: the first second with the new offset (ms since epoch) and the offsets around it. */
-interface OffsetChange {
-  at: number;
-  before: string;
-  after: string;
-}
-
-/**
- * The changes of the UTC offset of `timezone` in `[from, to)`. Scans daily, then bisects to the second.
- */
-function offsetChanges(timezone: string, from: number, to: number): OffsetChange[] {
-  const changes: OffsetChange[] = [];
-  let before = Math.floor(from / 1000) * 1000;
-  let offset = utcOffsetName(timezone, before);
-  while (before < to) {
-    const after = before + TRANSITION_SCAN_STEP_MS;
-    const next = utcOffsetName(timezone, after);
-    if (next !== offset) {
-      let [low, high] = [before, after];
-      while (high - low > 1000) {
-        const middle = low + Math.floor((high - low) / 2000) * 1000;
-        if (utcOffsetName(timezone, middle) === offset) low = middle;
-        else high = middle;
-      }
-      changes.push({ at: high, before: offset, after: utcOffsetName(timezone, high) });
-      offset = next;
-    }
-    before = after;
-  }
-  return changes;
 }
 
 function describeGap(from: number, to: number): ShortCronGap {
