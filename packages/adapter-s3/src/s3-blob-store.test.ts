@@ -50,7 +50,7 @@ afterAll(async () => {
 runBlobStoreContract({
   name: 's3 (s3rver)',
   create: () => createS3BlobStore(options()),
-  capabilities: { enforcesUploadSize: false, unicodeFilenames: false },
+  capabilities: { enforcesUploadSize: true, unicodeFilenames: false },
 });
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -143,6 +143,37 @@ describe('s3 blob store specifics', () => {
     expect((await fetch(upload.url, { method: 'PUT', body: 'hello' })).status).toBe(200);
     const download = await store.createDownloadUrl({ key, expiresInSeconds: 60 });
     expect(await (await fetch(download.url)).text()).toBe('hello');
+  });
+
+  it('binds upload URLs to the announced length, so S3 refuses any other body before storing it', async () => {
+    const store = await createS3BlobStore(options());
+    const key = `length/${randomUUID()}`;
+    const upload = await store.createUploadUrl({ key, size: 5, contentType: 'text/plain', expiresInSeconds: 60 });
+    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+    expect(upload.headers).toEqual({ 'content-length': '5' });
+    // S3 may answer before reading the body, and close the connection while fetch still sends it.
+    const big = await fetch(upload.url, { method: 'PUT', body: randomBytes(2 * 1024 * 1024) }).then(
+      async (response) => `${response.status} ${await response.text()}`,
+      () => 'connection closed',
+    );
+    expect(big).toMatch(/^(403 .*SignatureDoesNotMatch|connection closed)/s);
+    expect(await store.stat({ key })).toBeNull();
+    expect((await fetch(upload.url, { method: 'PUT', body: 'hello', headers: upload.headers })).status).toBe(200);
+    expect(await store.stat({ key })).toEqual({ size: 5 });
+  });
+
+  it('signs upload URLs for keys that need escaping, and with a session token', async () => {
+    const store = await createS3BlobStore(options({ sessionToken: 'FwoGZXIvYXdzE+token/with=chars' }));
+    const names = ['with space/ü ñ 文件.txt', "it's (1)*!~.txt", 'q?a=1&b=2#frag', 'plus+percent%20x'].map(
+      (name) => `escape/${randomUUID()}/${name}`,
+    );
+    for (const key of names) {
+      const upload = await store.createUploadUrl({ key, size: Buffer.byteLength(key), contentType: 'text/plain', expiresInSeconds: 60 });
+      expect(new URL(upload.url).searchParams.get('X-Amz-Security-Token')).toBe('FwoGZXIvYXdzE+token/with=chars');
+      const put = await fetch(upload.url, { method: 'PUT', body: key });
+      expect(put.status, key).toBe(200);
+      expect((await readAll((await store.get({ key })) as Readable)).toString()).toBe(key);
+    }
   });
 
   it('serves nothing to URLs presigned with another secret or another access key', async () => {

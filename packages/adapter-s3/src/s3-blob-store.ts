@@ -4,6 +4,7 @@ import { assertStorageKey } from '@agentinfra/core';
 import { create as contentDisposition } from 'content-disposition';
 import { Client, type ClientOptions } from 'minio';
 import { z } from 'zod';
+import { presignLengthBoundPut } from './length-bound-put-url.js';
 import { S3AdapterError, s3ErrorCode, wrapS3Errors } from './s3-adapter-error.js';
 
 const MAX_EXPIRY_SECONDS = 604_800;
@@ -111,11 +112,14 @@ function checkExpiry(seconds: number): void {
 /**
  * A {@link BlobStore} on S3 or any S3-compatible store (MinIO, Ceph RGW,
  * Cloudflare R2, Backblaze B2, Garage …) through the `minio` client. Upload and
- * download URLs are SigV4 presigned PUT and GET URLs; downloads set
- * `response-content-type` and `response-content-disposition`. Presigned PUTs
- * cannot bind the body size (the minio client signs no `Content-Length`), so
- * callers verify the size after the upload. Checks that the bucket exists
- * (creating it when `createBucket` is set) before returning.
+ * download URLs are SigV4 presigned PUT and GET URLs. Upload URLs sign
+ * `content-length` as well as `host` (see {@link presignLengthBoundPut}), so
+ * S3 refuses a body of any other size with 403; their `headers` name
+ * `content-length`. Downloads set `response-content-type`,
+ * `response-content-disposition` and `response-content-encoding: identity`,
+ * so a `Content-Encoding` sent with the upload never makes a client decode
+ * the bytes (they stay what `stat` and `get` see). Checks that the bucket
+ * exists (creating it when `createBucket` is set) before returning.
  *
  * @throws ZodError on invalid options; {@link S3AdapterError} (minio error as `cause`)
  *   when S3 cannot be reached, refuses the credentials, or the bucket is missing.
@@ -167,13 +171,27 @@ export async function createS3BlobStore(options: S3BlobStoreOptions): Promise<Bl
       checkExpiry(expiresInSeconds);
       if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`size must be a non-negative integer, got ${size}.`);
       const expiresAt = Date.now() + expiresInSeconds * 1000;
-      const url = await wrapS3Errors(`presigning PUT ${key}`, () => signer.presignedPutObject(bucket, object, expiresInSeconds));
-      return { url, expiresAt, headers: {} };
+      // minio's own presigned URL places the object (path-style or virtual-hosted, endpoint, port); its signature,
+      // which leaves the length free, is replaced by one that binds it.
+      const unbound = await wrapS3Errors(`presigning PUT ${key}`, () => signer.presignedPutObject(bucket, object, expiresInSeconds));
+      const objectUrl = new URL(unbound);
+      objectUrl.search = '';
+      const url = presignLengthBoundPut({
+        objectUrl,
+        size,
+        expiresInSeconds,
+        region: parsed.region,
+        accessKey: parsed.accessKey,
+        secretKey: parsed.secretKey,
+        sessionToken: parsed.sessionToken,
+      });
+      return { url, expiresAt, headers: { 'content-length': String(size) } };
     },
     async createDownloadUrl({ key, expiresInSeconds, contentType, filename }) {
       const object = name(key);
       checkExpiry(expiresInSeconds);
-      const overrides: Record<string, string> = {};
+      // Served as stored: an upload sent with `Content-Encoding: gzip` keeps that header, and clients would inflate it.
+      const overrides: Record<string, string> = { 'response-content-encoding': 'identity' };
       if (contentType !== undefined) overrides['response-content-type'] = contentType;
       if (filename !== undefined) overrides['response-content-disposition'] = contentDisposition(filename);
       const expiresAt = Date.now() + expiresInSeconds * 1000;

@@ -133,19 +133,50 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
       const artifactId = registered.body.artifact_id;
       const short = randomBytes(999);
       const put = await fetch(registered.body.upload_url, { method: 'PUT', body: short });
-      // The fs store refuses the body itself; a presigned S3 PUT cannot, so the commit catches it.
-      expect(put.status).toBe(backend.name === 'fs' ? 400 : 200);
+      // The store refuses the body itself: fs answers the URL, and S3's presigned PUT signs its Content-Length.
+      expect(put.status).toBe(backend.name === 'fs' ? 400 : 403);
       const commit = await t.artifacts('commit', { artifact_id: artifactId, sha256: sha256(short) }, 'alice');
       expect(commit.status).toBe(422);
       expect(commit.body.error.code).toBe('verification_failed');
       expect(commit.body.error.details.expected_size).toBe(1000);
       expect(await row(artifactId)).toMatchObject({ status: 'pending', sha256: null, object_key: null });
       await expectNothingStored(artifactId);
-      if (backend.name === 'fs') {
-        const long = await fetch(registered.body.upload_url, { method: 'PUT', body: randomBytes(1001) });
-        expect(long.status).toBe(413);
-        expect(await blobs.store.stat({ key: uploadKeyOf(artifactId) })).toBeNull();
-      }
+      const long = await fetch(registered.body.upload_url, { method: 'PUT', body: randomBytes(1001) });
+      expect(long.status).toBe(backend.name === 'fs' ? 413 : 403);
+      expect(await blobs.store.stat({ key: uploadKeyOf(artifactId) })).toBeNull();
+    });
+
+    it('keeps uploads within the quota: an upload URL stores nothing longer than the registered size', async () => {
+      const registered = await t.artifacts('register', { agent_id: 'alice', key: 'quota/tiny.bin', mime: 'text/plain', size: 1 }, 'alice');
+      // The store may answer before reading the body, and close the connection while fetch still sends it.
+      const big = await fetch(registered.body.upload_url, { method: 'PUT', body: randomBytes(2 * 1024 * 1024) }).then(
+        (response) => response.status,
+        () => 'connection closed',
+      );
+      expect([backend.name === 'fs' ? 413 : 403, 'connection closed']).toContain(big);
+      expect(await blobs.store.stat({ key: uploadKeyOf(registered.body.artifact_id) })).toBeNull();
+    });
+
+    it('refuses an upload of another size at commit from its stat alone, without copying or hashing it', async () => {
+      const registered = await t.artifacts(
+        'register',
+        { agent_id: 'alice', key: 'size/stat.bin', mime: 'application/octet-stream', size: 1000 },
+        'alice',
+      );
+      const artifactId = registered.body.artifact_id;
+      // Written past the upload URL, as by a store that cannot bind the length.
+      const long = randomBytes(300_000);
+      await blobs.store.put({ key: uploadKeyOf(artifactId), body: long });
+      const commit = await t.artifacts('commit', { artifact_id: artifactId, sha256: sha256(long) }, 'alice');
+      expect(commit.status).toBe(422);
+      expect(commit.body.error).toMatchObject({
+        code: 'verification_failed',
+        message: 'The upload is 300000 bytes, not the registered 1000; PUT it again.',
+        details: { expected_size: 1000, actual_size: 300_000 },
+      });
+      expect(blobs.movedTo.filter((key) => key.startsWith(`artifacts/${artifactId}/`))).toEqual([]);
+      expect(await blobs.store.stat({ key: uploadKeyOf(artifactId) })).toBeNull();
+      expect(await row(artifactId)).toMatchObject({ status: 'pending', sha256: null, object_key: null });
     });
 
     it('refuses a wrong sha256 with 422, then accepts a new PUT and commits idempotently', async () => {

@@ -86,10 +86,11 @@ const USAGE = 'artifacts_usage';
 
 /**
  * agent-artifacts without HTTP. Bytes never pass through this service on
- * upload: /register hands out a blob-store upload URL, /commit moves what was
- * uploaded to a fresh key and verifies its size and SHA-256 there (so what is
- * verified is what is served), /grant issues `g_…` tokens stored only as
- * SHA-256, and /fetch turns a live grant into a short-lived download URL.
+ * upload: /register hands out a blob-store upload URL, /commit checks the
+ * upload's size, moves it to a fresh key and verifies its size and SHA-256
+ * there (so what is verified is what is served), /grant issues `g_…` tokens
+ * stored only as SHA-256, and /fetch turns a live grant into a short-lived
+ * download URL.
  * Methods take the parsed request bodies (`z.output` of the schemas in
  * `schemas.ts`: the kernel parses each body once; a library caller with
  * untyped data runs core's `parseRequest` first) and return the response
@@ -245,14 +246,30 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     );
   }
 
-  /** The commit itself, holding the artifact's commit lock: re-reads the row, then moves, hashes and marks the upload committed. */
+  /** The 422 for an upload of `actual` bytes where `row` registered another size. */
+  const wrongSize = (row: ArtifactRow, actual: number) =>
+    new VerificationError(`The upload is ${actual} bytes, not the registered ${row.size}; PUT it again.`, {
+      expected_size: row.size,
+      actual_size: actual,
+    });
+
+  /**
+   * The commit itself, holding the artifact's commit lock: re-reads the row, drops an upload whose size
+   * (`stat`) is not the registered one without copying or reading it, then moves, hashes and marks it committed.
+   */
   async function commitHeld(body: CommitRequest): Promise<CommitResponse> {
     const row = await loadRow(body.artifact_id);
     if (!row) throw new NotFoundError(`Artifact "${body.artifact_id}" does not exist.`);
     if (row.expires_at <= now()) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
     if (row.status === 'committed') return alreadyCommitted(row, body.sha256);
+    const uploadKey = uploadKeyOf(row.artifact_id);
+    const uploaded = await deps.blobStore.stat({ key: uploadKey });
+    if (uploaded && uploaded.size !== row.size) {
+      await deps.blobStore.delete({ keys: [uploadKey] }).catch(() => undefined);
+      throw wrongSize(row, uploaded.size);
+    }
     const objectKey = newCommittedKey(row.artifact_id);
-    const moved = await deps.blobStore.move({ from: uploadKeyOf(row.artifact_id), to: objectKey });
+    const moved = await deps.blobStore.move({ from: uploadKey, to: objectKey });
     if (!moved) {
       const current = await loadRow(row.artifact_id);
       if (current?.status === 'committed') return alreadyCommitted(current, body.sha256);
@@ -265,12 +282,8 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     let bodyDone = false;
     try {
       const digest = await digestObject(deps.blobStore, objectKey);
-      if (!digest || digest.size !== row.size) {
-        throw new VerificationError(`The upload is ${digest?.size ?? 0} bytes, not the registered ${row.size}; PUT it again.`, {
-          expected_size: row.size,
-          actual_size: digest?.size ?? 0,
-        });
-      }
+      // Checked again: the upload URL may have replaced the object between the stat and the move.
+      if (!digest || digest.size !== row.size) throw wrongSize(row, digest?.size ?? 0);
       if (digest.sha256 !== body.sha256) {
         throw new VerificationError('The upload does not have the given sha256; PUT it again.', {
           expected_sha256: body.sha256,
@@ -313,7 +326,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         } else {
           const current = bodyDone ? await loadRow(row.artifact_id).catch(() => null) : null;
           if (!bodyDone || (current?.status === 'pending' && !current.object_key)) {
-            await deps.blobStore.move({ from: objectKey, to: uploadKeyOf(row.artifact_id) }).catch(() => undefined);
+            await deps.blobStore.move({ from: objectKey, to: uploadKey }).catch(() => undefined);
           }
         }
       }

@@ -7,7 +7,9 @@ export interface SignedUrl {
   expiresAt: number;
   /**
    * Headers the client must send with the request besides the body (e.g. a
-   * store that signs a header). Empty for the fs and S3 adapters.
+   * header the store signed), lower-case names. None for the fs adapter; S3
+   * upload URLs name `content-length` (a client's HTTP stack normally sends it
+   * by itself for a body of known length).
    */
   headers: Record<string, string>;
 }
@@ -40,9 +42,10 @@ export interface BlobStore {
   /**
    * A URL that accepts HTTP PUTs of the object's bytes to `key` until
    * `expiresInSeconds` (1 to 604 800) pass; each successful PUT replaces the
-   * object whole (never a partial object). Stores that can (fs) refuse a body
-   * of any size but `size` bytes; S3 presigned PUTs cannot constrain the
-   * length, so callers check the size afterwards with {@link BlobStore.stat}.
+   * object whole (never a partial object). The fs and S3 adapters refuse a
+   * body of any size but `size` bytes (fs: 413 or 400; S3: 403, as the
+   * signature covers `Content-Length`) and store nothing then; callers still
+   * check the size afterwards with {@link BlobStore.stat}, as a store may not.
    * @param options.size bytes the client announced (0 or more).
    * @param options.contentType media type the client is expected to send (S3 may store it; never required).
    */
@@ -52,8 +55,9 @@ export interface BlobStore {
    * until `expiresInSeconds` (1 to 604 800) pass, with the given
    * `Content-Type` (else `application/octet-stream` or what the store holds)
    * and `Content-Disposition: attachment; filename="…"` (RFC 6266, with
-   * `filename*` for non-ASCII names) when `filename` is set. A missing
-   * object answers 404.
+   * `filename*` for non-ASCII names) when `filename` is set. The bytes are
+   * served as stored: never with a `Content-Encoding` (such as `gzip`, which
+   * clients would decode) that the uploader sent. A missing object answers 404.
    */
   createDownloadUrl(options: { key: string; expiresInSeconds: number; contentType?: string; filename?: string }): Promise<SignedUrl>;
   /** Writes an object from the server side, streamed, replacing any previous one whole. @returns its size in bytes. */
