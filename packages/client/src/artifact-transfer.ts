@@ -1,7 +1,8 @@
-import { AgentInfraError, errorOfResponse } from './errors.js';
+import { callSignal } from './call-signal.js';
+import { errorOfResponse } from './errors.js';
 import type { Routes } from './generated/routes.js';
 import { nodeBuiltin } from './node-builtin.js';
-import type { CallOptions } from './transport.js';
+import type { CallOptions, TransportOptions } from './transport.js';
 import { openUploadSource, type UploadData } from './upload-source.js';
 
 export type { UploadData } from './upload-source.js';
@@ -41,11 +42,13 @@ export interface ArtifactRoutes {
  * @returns /commit's answer: artifact_id, status `committed`, size, sha256.
  * @throws AgentInfraError status 0 `invalid_request` outside Node, for a missing, unreadable or non-regular file, a `size`
  *   that does not match the data (a stream's only once read, after /register), or a stream without `size`; from the routes;
- *   from the PUT (e.g. 413); `network_error` when the PUT does not complete. The PUT is never retried: the stream is read once.
+ *   from the PUT (e.g. 413); `timeout` when the PUT makes no progress for `timeoutMs` (the call's, else the client's:
+ *   restarted each time the PUT takes the next chunk, and running until its response headers arrive); `aborted` (the
+ *   call's signal); `network_error` when the PUT does not complete. The PUT is never retried: the stream is read once.
  */
 export async function uploadArtifact(
   routes: ArtifactRoutes,
-  fetchImpl: typeof globalThis.fetch,
+  transport: Pick<TransportOptions, 'fetch' | 'timeoutMs'>,
   input: UploadInput,
   options: CallOptions = {},
 ): Promise<Routes['agent-artifacts/commit']['response']> {
@@ -57,11 +60,13 @@ export async function uploadArtifact(
       await source.release();
       throw error;
     });
+  const deadline = callSignal(options.signal, options.timeoutMs ?? transport.timeoutMs);
   const hash = createHash('sha256');
   const iterator = source.chunks[Symbol.asyncIterator]();
   let sourceError: unknown;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      deadline.restart();
       const next = await iterator.next().catch((error: unknown) => {
         sourceError = error;
         throw error;
@@ -77,46 +82,22 @@ export async function uploadArtifact(
       await iterator.return?.();
     },
   });
-  let response: Response;
   try {
-    response = await fetchImpl(registered.upload_url, {
+    const response = await transport.fetch(registered.upload_url, {
       method: 'PUT',
       headers: { ...registered.upload_headers, 'content-length': String(source.size) },
       body,
       duplex: 'half',
-      signal: options.signal,
+      signal: deadline.signal,
     } as RequestInit);
+    if (!response.ok) throw await errorOfResponse(response);
+    await response.body?.cancel();
   } catch (error) {
     await iterator.return?.();
-    if (sourceError instanceof AgentInfraError) throw sourceError;
-    const failure = sourceError ?? error;
-    throw new AgentInfraError({
-      status: 0,
-      code: 'network_error',
-      message: `Upload of ${input.key} failed: ${String(failure)}`,
-      cause: failure,
-    });
+    throw deadline.failure(sourceError ?? error, `Upload of ${input.key}`);
   } finally {
+    deadline.dispose();
     await source.release();
   }
-  if (!response.ok) throw await errorOfResponse(response);
-  await response.body?.cancel();
   return routes.commit({ artifact_id: registered.artifact_id, sha256: hash.digest('hex') }, options);
-}
-
-/**
- * Opens a download: the signed URL from `url` (what /fetch or /download
- * returned) as a stream of bytes.
- * @throws AgentInfraError when the blob store refuses (e.g. 403 expired URL, 404).
- */
-export async function openDownload(
-  fetchImpl: typeof globalThis.fetch,
-  url: string,
-  options: CallOptions = {},
-): Promise<ReadableStream<Uint8Array>> {
-  const response = await fetchImpl(url, { signal: options.signal });
-  if (!response.ok) throw await errorOfResponse(response);
-  if (!response.body)
-    throw new AgentInfraError({ status: response.status, code: 'invalid_response', message: 'The download has no body.' });
-  return response.body as ReadableStream<Uint8Array>;
 }

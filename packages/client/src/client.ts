@@ -1,24 +1,8 @@
-import { openDownload, type UploadInput, uploadArtifact } from './artifact-transfer.js';
+import { openDownload } from './artifact-download.js';
+import { type UploadInput, uploadArtifact } from './artifact-transfer.js';
+import { type ClientOptions, transportOptions } from './client-options.js';
 import { IDEMPOTENT_ROUTES, ROUTE_HELPERS, type RouteHelpers, type RoutePath, type Routes } from './generated/routes.js';
-import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
-import { type CallOptions, postJson, type TransportOptions } from './transport.js';
-
-/** Where `agentinfra serve` listens by default. */
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
-
-/** What {@link createClient} takes. */
-export interface ClientOptions {
-  /** The server's origin; default the `AGENTINFRA_URL` variable, else `http://127.0.0.1:8787` (`agentinfra serve`'s default). A trailing `/functions/v1` is accepted. */
-  url?: string;
-  /** Bearer credential (device key `dk_…`, delegation token `dt_…`, bridge key `bk_…`); default the `AGENTINFRA_KEY` variable. */
-  key?: string;
-  /** The fetch to use (default the global fetch of Node 20+ or the browser). */
-  fetch?: typeof globalThis.fetch;
-  /** Per attempt in ms (default 30,000; 0: no limit). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 2); see `isRetryable` for which failures are retried. */
-  retries?: number;
-}
+import { type CallOptions, postJson } from './transport.js';
 
 /** Helpers of agent-artifacts beyond its routes. */
 export interface ArtifactHelpers {
@@ -40,16 +24,12 @@ export type AgentInfraClient = Omit<RouteHelpers, 'artifacts'> & {
   /**
    * Calls `POST /functions/v1/<path>` with `body`, typed by the route's own
    * declaration. Routes declared idempotent or read-only are retried after
-   * network errors and 5xx; every route after 429/503 (honouring `Retry-After`).
+   * network errors and 5xx; every route after 429 and the server's own 503
+   * `unavailable` (honouring `Retry-After`). Redirects are not followed.
    * @throws AgentInfraError on any failure (CONTRACT.md error body, timeout, abort, network).
    */
   invoke<P extends RoutePath>(path: P, body: Routes[P]['request'], options?: CallOptions): Promise<Routes[P]['response']>;
 };
-
-function environment(name: string): string | undefined {
-  const process = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return process?.env?.[name] || undefined;
-}
 
 /** Attaches one helper per route at its dotted position; a route that is also a namespace keeps its children. */
 function helperTree(invoke: AgentInfraClient['invoke']): Record<string, unknown> {
@@ -73,26 +53,20 @@ function helperTree(invoke: AgentInfraClient['invoke']): Record<string, unknown>
  * `/functions/v1/<module>/<path>` with `Authorization: Bearer <key>` and
  * resolves with the parsed success body; failures are thrown as
  * {@link AgentInfraError} (never returned).
+ * @throws AgentInfraError status 0 `invalid_request` for a bad option (see `ClientOptions`); the message never holds
+ *   the key or the url.
  */
 export function createClient(options: ClientOptions = {}): AgentInfraClient {
-  const url = options.url ?? environment('AGENTINFRA_URL') ?? DEFAULT_URL;
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const transport: TransportOptions = {
-    url: url.replace(/\/+$/, '').replace(/\/functions\/v1$/, ''),
-    key: options.key ?? environment('AGENTINFRA_KEY'),
-    fetch: fetchImpl,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    retry: { ...DEFAULT_RETRY_POLICY, retries: options.retries ?? DEFAULT_RETRY_POLICY.retries },
-  };
+  const transport = transportOptions(options);
   const invoke = (<P extends RoutePath>(path: P, body: Routes[P]['request'], call?: CallOptions) =>
     postJson(transport, path, body, IDEMPOTENT_ROUTES.has(path), call)) as AgentInfraClient['invoke'];
   const helpers = helperTree(invoke) as Omit<RouteHelpers, 'artifacts'> & { artifacts: RouteHelpers['artifacts'] };
   const artifacts: ArtifactHelpers = {
-    upload: (input, call) => uploadArtifact(helpers.artifacts, fetchImpl, input, call),
+    upload: (input, call) => uploadArtifact(helpers.artifacts, transport, input, call),
     async stream(target, call) {
       const { url: signed } =
         'grant_token' in target ? await helpers.artifacts.fetch(target, call) : await helpers.artifacts.download(target, call);
-      return openDownload(fetchImpl, signed, call);
+      return openDownload(transport, signed, call);
     },
   };
   return { ...helpers, artifacts: Object.assign(helpers.artifacts, artifacts), invoke };

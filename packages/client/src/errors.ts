@@ -1,14 +1,19 @@
+import { readTextUpTo } from './response-text.js';
+
 /**
  * A failed call, as the server's CONTRACT.md error body
  * `{ "error": { "code", "message", "details"? } }` describes it, plus the
  * HTTP status and the `x-request-id` to quote when reporting it.
  * A non-2xx answer without that body keeps its status, with code
- * `server_error` (5xx) or `invalid_response`. Client-side failures use
- * status 0 and the codes `network_error` (connection refused or reset;
- * `cause` holds the fetch error), `timeout` (no answer within `timeoutMs`),
- * `aborted` (the caller's signal), `invalid_response` (a 2xx body that is
- * not JSON) and `invalid_request` (bad local input to `artifacts.upload`,
- * found before any request; `details.fields` names the field).
+ * `server_error` (5xx) or `invalid_response` (a 3xx redirect, never followed,
+ * too: `details.location` names its target when readable). Client-side
+ * failures use status 0 and the codes `network_error` (connection refused or
+ * reset; `cause` holds the fetch error), `timeout` (no answer within
+ * `timeoutMs`), `aborted` (the caller's signal), `invalid_response` (a 2xx
+ * body that is not a JSON object or is larger than `maxResponseBytes`) and
+ * `invalid_request` (a bad client option or per-call header, or bad local
+ * input to `artifacts.upload`, found before any request; for the latter
+ * `details.fields` names the field).
  */
 export class AgentInfraError extends Error {
   override readonly name = 'AgentInfraError';
@@ -53,11 +58,17 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
-/** The {@link AgentInfraError} of a non-2xx response, read from its CONTRACT.md body. */
+/** The most of an error body that is read (64 KiB); the rest is cancelled unread. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The {@link AgentInfraError} of a non-2xx response, read from its CONTRACT.md
+ * body (its first 64 KiB; a body that cannot be read counts as empty).
+ */
 export async function errorOfResponse(response: Response): Promise<AgentInfraError> {
   const requestId = response.headers.get('x-request-id') ?? undefined;
   const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-  const text = await response.text().catch(() => '');
+  const { text } = await readTextUpTo(response, ERROR_BODY_LIMIT).catch(() => ({ text: '' }));
   let body: { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
   try {
     body = JSON.parse(text);

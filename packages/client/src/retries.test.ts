@@ -51,6 +51,19 @@ describe('retries, timeouts and aborts on a real port', () => {
     expect(stub.arrivals).toHaveLength(4);
   });
 
+  // Regression: any 503 was retried on every route, so a proxy's 503 after forwarding duplicated a /mem/write.
+  it("a 503 that is not the server's own `unavailable` body is retried for idempotent routes only", async () => {
+    stub = await startStubServer((_n, _request, response) => {
+      response.writeHead(503, { 'content-type': 'text/html', 'retry-after': '0' });
+      response.end('<html>Service Unavailable</html>');
+    });
+    const client = createClient({ url: stub.url, key: 'dk_x' });
+    expect(await client.memory.write(write).catch((error: AgentInfraError) => error)).toMatchObject({ status: 503, code: 'server_error' });
+    expect(stub.arrivals).toHaveLength(1);
+    await client.memory.query(query).catch(() => undefined);
+    expect(stub.arrivals).toHaveLength(4);
+  });
+
   it('network errors are retried for idempotent routes only', async () => {
     stub = await startStubServer(() => undefined);
     const url = stub.url;
@@ -86,5 +99,21 @@ describe('retries, timeouts and aborts on a real port', () => {
     const error = await client.memory.query(query, { signal: AbortSignal.timeout(300) }).catch((failure: unknown) => failure);
     expect(error).toMatchObject({ status: 0, code: 'aborted' });
     expect(stub.arrivals.length).toBeLessThanOrEqual(1);
+  });
+
+  // Regression: an abort or timeout while an error body was read became that 5xx, retried after its Retry-After.
+  it.each([
+    { when: 'the caller aborts', options: () => ({ signal: AbortSignal.timeout(300) }), code: 'aborted' },
+    { when: 'timeoutMs passes', options: () => ({ timeoutMs: 300 }), code: 'timeout' },
+  ])('$when while a 503 body is read: $code at once, not retried', async ({ options, code }) => {
+    stub = await startStubServer((_n, _request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' });
+      response.write('{"error":');
+    });
+    const client = createClient({ url: stub.url, key: 'dk_x', timeoutMs: 0 });
+    const started = performance.now();
+    expect(await client.memory.query(query, options()).catch((failure: unknown) => failure)).toMatchObject({ status: 0, code });
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(stub.arrivals).toHaveLength(1);
   });
 });

@@ -15,11 +15,14 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 200,
 
 /**
  * Whether a failed attempt may be repeated: a 429 always (the server did not
- * run the call); a 503 always (not served); network errors and other 5xx only
- * when `idempotent` (the call may have run). Never 4xx otherwise, timeouts or aborts.
+ * run the call); a 503 with code `unavailable` (the server's own CONTRACT.md
+ * body: a dependency refused before anything was done) always; network errors
+ * and other 5xx (a proxy's 503 included: it may have forwarded the call) only
+ * when `idempotent` (the call may have run). Never 3xx, other 4xx, timeouts,
+ * aborts or other client-side failures.
  */
 export function isRetryable(error: AgentInfraError, idempotent: boolean): boolean {
-  if (error.status === 429 || error.status === 503) return true;
+  if (error.status === 429 || (error.status === 503 && error.code === 'unavailable')) return true;
   if (error.status >= 500) return idempotent;
   return error.status === 0 && error.code === 'network_error' && idempotent;
 }

@@ -1,5 +1,10 @@
+import { callSignal } from './call-signal.js';
 import { AgentInfraError, errorOfResponse } from './errors.js';
+import { redirectError } from './redirect-error.js';
+import { requestHeaders } from './request-headers.js';
+import { readJsonObject } from './response-json.js';
 import { isRetryable, type RetryPolicy, retryDelayMs } from './retry-policy.js';
+import { sleep } from './sleep.js';
 
 /** What every call shares: where the server is, the credential and the limits. */
 export interface TransportOptions {
@@ -8,8 +13,13 @@ export interface TransportOptions {
   /** Bearer credential (`dk_…`, `dt_…` or `bk_…`), or `undefined` for routes that take none. */
   key: string | undefined;
   fetch: typeof globalThis.fetch;
-  /** Per attempt, from sending to the end of the response body, in ms (0: no limit). */
+  /**
+   * Per route call attempt, from sending to the end of the response body, in ms; for artifact transfers the longest
+   * wait for progress (0 or Infinity: no limit; above 2^31−1 ms, that).
+   */
   timeoutMs: number;
+  /** Largest 2xx body a route call reads, in bytes. */
+  maxResponseBytes: number;
   retry: RetryPolicy;
 }
 
@@ -21,72 +31,43 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Overrides the client's retry count for this call. */
   retries?: number;
-  /** Extra request headers, e.g. `x-request-id`. */
+  /** Extra request headers, e.g. `x-request-id`; an `authorization` here replaces the client's key. */
   headers?: Record<string, string>;
 }
 
-function abortError(signal: AbortSignal, timedOut: boolean, timeoutMs: number): AgentInfraError {
-  if (timedOut) return new AgentInfraError({ status: 0, code: 'timeout', message: `No answer within ${timeoutMs} ms.` });
-  return new AgentInfraError({ status: 0, code: 'aborted', message: 'The call was aborted.', cause: signal.reason });
-}
-
 async function attempt(options: TransportOptions, path: string, json: string, call: CallOptions): Promise<unknown> {
-  const timeoutMs = call.timeoutMs ?? options.timeoutMs;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer =
-    timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeoutMs)
-      : undefined;
-  const onAbort = () => controller.abort(call.signal?.reason);
-  call.signal?.addEventListener('abort', onAbort, { once: true });
+  const deadline = callSignal(call.signal, call.timeoutMs ?? options.timeoutMs);
   try {
-    if (call.signal?.aborted) throw abortError(call.signal, false, timeoutMs);
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...call.headers };
-    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+    deadline.signal.throwIfAborted();
     const response = await options.fetch(`${options.url}/functions/v1/${path}`, {
       method: 'POST',
-      headers,
+      headers: requestHeaders(options.key, call.headers),
       body: json,
-      signal: controller.signal,
+      redirect: 'manual',
+      signal: deadline.signal,
     });
+    const redirect = redirectError(response);
+    if (redirect) {
+      await response.body?.cancel().catch(() => {});
+      throw redirect;
+    }
     if (!response.ok) throw await errorOfResponse(response);
-    return await response.json();
+    return await readJsonObject(response, options.maxResponseBytes);
   } catch (error) {
-    if (error instanceof AgentInfraError) throw error;
-    if (controller.signal.aborted) throw abortError(controller.signal, timedOut, timeoutMs);
-    if (error instanceof SyntaxError)
-      throw new AgentInfraError({ status: 0, code: 'invalid_response', message: 'The response body is not JSON.', cause: error });
-    throw new AgentInfraError({ status: 0, code: 'network_error', message: `Request to ${path} failed: ${String(error)}`, cause: error });
+    throw deadline.failure(error, `Request to ${path}`);
   } finally {
-    clearTimeout(timer);
-    call.signal?.removeEventListener('abort', onAbort);
+    deadline.dispose();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', cancel);
-      resolve();
-    }
-    function cancel() {
-      clearTimeout(timer);
-      reject(new AgentInfraError({ status: 0, code: 'aborted', message: 'The call was aborted.', cause: signal?.reason }));
-    }
-    signal?.addEventListener('abort', cancel, { once: true });
-  });
 }
 
 /**
  * POSTs `body` as JSON to `/functions/v1/<path>` and returns the parsed JSON
- * answer, repeating the call as {@link isRetryable} allows (`idempotent`:
+ * object answered, repeating the call as {@link isRetryable} allows (`idempotent`:
  * the route is declared safe to repeat) after the delay {@link retryDelayMs} gives.
- * @throws AgentInfraError on a non-2xx answer, a network error, a timeout or an abort.
+ * Redirects are not followed.
+ * @throws AgentInfraError on a non-2xx answer (a 3xx: `invalid_response`), a 2xx body that is not a JSON object or is
+ *   larger than `maxResponseBytes`, bad per-call `headers` or `timeoutMs` (`invalid_request`), a network error, a
+ *   timeout or an abort.
  */
 export async function postJson(
   options: TransportOptions,
