@@ -71,6 +71,24 @@ describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
     expect(listed?.mime_ref).toMatch(/^postbox\/mime\//);
   });
 
+  it('keeps the case of local parts in the envelope, lower-cases domains, and sends each mailbox once', async () => {
+    const response = await t.postbox(
+      'send',
+      {
+        agent_id: 'alice',
+        from: alice,
+        to: 'John.DOE@Partner.Example, Dana <dana@partner.example>, john.doe@partner.example',
+        subject: 's',
+        body: 'b',
+      },
+      'alice',
+    );
+    expect(response.status).toBe(200);
+    await waitFor(async () => (await statusOf('alice', response.body.id)) === 'sent', 'status sent');
+    const delivered = sink.messages.find((message) => message.raw.includes(`Message-ID: <${response.body.id}@${MAIL_DOMAIN}>`));
+    expect(delivered?.to).toEqual(['John.DOE@partner.example', 'dana@partner.example']);
+  });
+
   it('refuses a from address the agent does not own with 403 and creates nothing', async () => {
     const before = await count('postbox_messages');
     for (const from of [`bob@${MAIL_DOMAIN}`, 'alice@elsewhere.example', `nobody@${MAIL_DOMAIN}`]) {
@@ -94,6 +112,10 @@ describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
       ['to', { to: 'x@example.org, carol@ext.example dave@ext.example' }],
       ['to', { to: '"dave@ext.example" <carol@ext.example>' }],
       ['from', { from: `${alice} bob@${MAIL_DOMAIN}` }],
+      // Review: a quoted local part may hold ", " and "@"; the envelope was built by splitting on ", ", so hidden
+      // recipients (past the 50 cap, in no header) got the mail and the named one did not.
+      ['to', { to: '"x, victim1@evil.test, victim2@evil.test, y"@partner.example' }],
+      ['to', { to: 'carol@ext.example, "a b"@partner.example' }],
     ] as const) {
       const response = await t.postbox(
         'send',

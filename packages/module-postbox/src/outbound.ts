@@ -34,6 +34,28 @@ interface StoreAttempt {
  */
 const storedNothing = (attempt: StoreAttempt, error: unknown) => !attempt.commitSent || dependencyFailure(error) !== null;
 
+/**
+ * The RCPT TO addresses of a queued outbound message: the mailboxes of its
+ * To header as the agent wrote them, with only the domain lower-cased (RFC
+ * 5321 §2.4: a local part's case is the destination's to interpret), each
+ * once. Falls back to the stored, lower-cased `to_address` list.
+ */
+function envelopeRecipients(row: MessageRow): string[] {
+  const to = (JSON.parse(row.headers) as Record<string, string | undefined>).to;
+  const mailboxes = to === undefined ? null : parseMailboxes(to);
+  if (!mailboxes) return row.to_address.split(', ');
+  const seen = new Set<string>();
+  const addresses: string[] = [];
+  for (const { address } of mailboxes) {
+    const at = address.lastIndexOf('@');
+    const envelope = `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
+    if (seen.has(normalizeAddress(envelope))) continue;
+    seen.add(normalizeAddress(envelope));
+    addresses.push(envelope);
+  }
+  return addresses;
+}
+
 /** Outbound mail: /send (quota, ownership of `from`) and the delivery job over the relay. */
 export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
   const knex = () => deps.sql.knex;
@@ -70,6 +92,9 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
         'to',
         'holds addresses separated by spaces ("a@x.test b@y.test" reads as one named address): separate them with commas',
       );
+    }
+    if (recipients.some((mailbox) => mailbox.address.startsWith('"'))) {
+      throw fieldError('to', 'quoted local parts ("…"@domain) are not sent to (RFC 5321 §4.1.2 advises against them)');
     }
     if (recipients.length > MAX_RECIPIENTS) throw fieldError('to', `at most ${MAX_RECIPIENTS} recipients`);
     for (const [name, value] of [
@@ -224,7 +249,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
     for await (const chunk of raw) chunks.push(chunk as Buffer);
     const from = parseMailboxes(row.from_address)?.[0]?.address ?? row.from_address;
     try {
-      await transport.send({ from, to: row.to_address.split(', '), raw: Buffer.concat(chunks) });
+      await transport.send({ from, to: envelopeRecipients(row), raw: Buffer.concat(chunks) });
     } catch (error) {
       const message = error instanceof RelayError ? error.message : `Relay failure: ${(error as Error).message}`;
       const permanent = error instanceof RelayError && error.permanent;
