@@ -2,6 +2,7 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress } from './addresses.js';
 import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
+import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
 import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.js';
@@ -218,13 +219,15 @@ export function createInbound(
     if (rows.length === 0) return outcomes;
     const deliveries = deliveriesOf(events, [...context.webhooks.values()].flat());
     try {
-      if (deliveries.length === 0) await knex()('postbox_messages').insert(rows);
-      else {
-        await knex().transaction(async (trx) => {
-          await trx('postbox_messages').insert(rows);
-          await deps.webhooks.enqueueDeliveries(trx, deliveries);
-        });
-      }
+      await knex().transaction(async (trx) => {
+        await lockMessageOrder(
+          deps.sql,
+          trx,
+          rows.map((row) => row.agent_id),
+        );
+        await trx('postbox_messages').insert(rows);
+        if (deliveries.length > 0) await deps.webhooks.enqueueDeliveries(trx, deliveries);
+      });
     } catch (error) {
       const only = items.length === 1 ? items[0] : undefined;
       if (only?.dedupeKey && deps.sql.isUniqueViolation(error)) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { namesAnotherAddress, normalizeAddress, parseMailboxes } from './addresses.js';
 import { MIME_PREFIX } from './inbound.js';
 import { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
+import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { SENT } from './rules.js';
 import type { SendRequest, SendResponse } from './schemas.js';
@@ -191,6 +192,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
     };
     try {
       await knex().transaction(async (trx) => {
+        await lockMessageOrder(deps.sql, trx, [row.agent_id]);
         await trx('postbox_messages').insert(row);
         if (relayUrl) {
           await deps.jobs.enqueue({
