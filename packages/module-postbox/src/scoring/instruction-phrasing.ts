@@ -28,13 +28,18 @@ const ENGLISH_OUTPUT_DIRECTION =
   /\b(?:in|into|to|within|throughout|for|of|on) your (?:response|reply|answer|output|summary|translation)\b|\b(?:respond|reply|answer)(?: only)? (?:in|using|with) (?:base|emoji|reverse|french|spanish|german|italian|portuguese|russian|japanese|chinese|all caps|uppercase|lowercase|a |an |the following)|\byour (?:response|reply|answer|output)s? (?:should|must|needs? to|has to|will)\b|\b(?:encode|encrypt|reverse|render|express|write|provide|translate) (?:your|the) (?:response|reply|answer|output|message)\b/g;
 const OUTPUT_DIRECTION = new RegExp(`${ENGLISH_OUTPUT_DIRECTION.source}|${FOREIGN_OUTPUT_DIRECTION}`, 'g');
 
-/** A sentence that opens with a task verb, as prompts do ("Write a poem…", "Explain…", "Translate…"). */
+/**
+ * A sentence that opens with a task verb, as prompts do ("Write a poem…", "Explain…", "Translate…").
+ * After a line break only spaces and tabs are skipped (`\n[^\S\n]*`, not `\n\s*`): from every line break of
+ * a run of them, `\s*` would read the rest of the run again, 17 s for 100,000 line breaks; the match still
+ * starts at the last line break before the verb and ends where it did.
+ */
 const TASK_OPENING =
-  /(?:^|[.!?:;]\s+|\n\s*)(?:please\s+|kindly\s+|now\s+|also\s+|then\s+)?(?:write|explain|describe|translate|summari[sz]e|compose|draft|generate|provide|list|recommend|suggest|analy[sz]e|determine|classify|encode|encrypt|decode|decrypt|reverse|convert|replace|substitute|render|shift|apply|create|develop|outline|compare|calculate|solve|define|integrate|include|add|modify|enhance|augment|mention|promote|insert|append|prepend|tell|give|show|help|break down|express|spell|rewrite|rephrase|imagine|discuss|elaborate|identify|evaluate|predict)\b/g;
+  /(?:^|[.!?:;]\s+|\n[^\S\n]*)(?:please\s+|kindly\s+|now\s+|also\s+|then\s+)?(?:write|explain|describe|translate|summari[sz]e|compose|draft|generate|provide|list|recommend|suggest|analy[sz]e|determine|classify|encode|encrypt|decode|decrypt|reverse|convert|replace|substitute|render|shift|apply|create|develop|outline|compare|calculate|solve|define|integrate|include|add|modify|enhance|augment|mention|promote|insert|append|prepend|tell|give|show|help|break down|express|spell|rewrite|rephrase|imagine|discuss|elaborate|identify|evaluate|predict)\b/g;
 
 /** A question sentence (wh-word or "can you …"). */
 const QUESTION =
-  /(?:^|[.!?]\s+|\n\s*)(?:what|who|whom|how|why|which|where|can you|could you|would you|will you|is there|are there|do you know)\b[^.!?\n]{3,200}\?/g;
+  /(?:^|[.!?]\s+|\n[^\S\n]*)(?:what|who|whom|how|why|which|where|can you|could you|would you|will you|is there|are there|do you know)\b[^.!?\n]{3,200}\?/g;
 
 /** The sender asking for something for themselves ("how do I", "help me", "I want you to"). */
 const FIRST_PERSON_REQUEST =
