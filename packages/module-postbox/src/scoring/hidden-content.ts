@@ -6,6 +6,8 @@
  * microseconds to a few hundred microseconds.
  */
 
+import { encodedRuns } from './encoded-runs.js';
+
 /** Zero-width, soft-hyphen, word-joiner, BOM, Mongolian vowel separator and bidi control characters. */
 export const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 /** Unicode tag characters (U+E0000–U+E007F): invisible, and they map one-to-one to ASCII. */
@@ -127,53 +129,6 @@ function shownText(html: string, dropped: number[], withTagChars: boolean): stri
   shown += html.slice(at);
   shown = shown.replace(BLOCK_TAG, '\n').replace(TAG, ' ').replace(ENTITY, decodeEntity);
   return withTagChars ? shown.replace(TAG_CHARS, '') : shown;
-}
-
-/** Character classes of the ASCII code units: bit 1 = base64 alphabet (`A–Z a–z 0–9 + /`), bit 2 = hex digit. */
-const BASE64_CHAR = 1;
-const HEX_CHAR = 2;
-const CHAR_CLASSES = Uint8Array.from({ length: 128 }, (_, code) => {
-  const char = String.fromCharCode(code);
-  return (/[A-Za-z0-9+/]/.test(char) ? BASE64_CHAR : 0) | (/[0-9a-fA-F]/.test(char) ? HEX_CHAR : 0);
-});
-
-/** Shortest base64 and hex runs examined, and runs of each kind examined at most. */
-const MIN_BASE64_RUN = 40;
-const MIN_HEX_RUN = 32;
-const MAX_RUNS = 8;
-
-/**
- * The runs of at least {@link MIN_BASE64_RUN} base64 characters and of at
- * least {@link MIN_HEX_RUN} hex digits in `text` (at most {@link MAX_RUNS}
- * of each, in order), found in one linear pass: a regular expression would
- * rescan every word from each of its letters.
- */
-function encodedRuns(text: string): { base64: string[]; hex: string[] } {
-  const base64: string[] = [];
-  const hex: string[] = [];
-  let base64Start = -1;
-  let hexStart = -1;
-  for (let i = 0; i <= text.length; i += 1) {
-    const code = i < text.length ? text.charCodeAt(i) : 128;
-    const classes = code < 128 ? (CHAR_CLASSES[code] ?? 0) : 0;
-    if (base64.length < MAX_RUNS) {
-      if (classes & BASE64_CHAR) {
-        if (base64Start === -1) base64Start = i;
-      } else {
-        if (base64Start !== -1 && i - base64Start >= MIN_BASE64_RUN) base64.push(text.slice(base64Start, i));
-        base64Start = -1;
-      }
-    }
-    if (hex.length < MAX_RUNS) {
-      if (classes & HEX_CHAR) {
-        if (hexStart === -1) hexStart = i;
-      } else {
-        if (hexStart !== -1 && i - hexStart >= MIN_HEX_RUN) hex.push(text.slice(hexStart, i));
-        hexStart = -1;
-      }
-    } else if (base64.length >= MAX_RUNS) break;
-  }
-  return { base64, hex };
 }
 
 const wordCount = (text: string) => (text.match(/[A-Za-z]{2,}/g) ?? []).length;

@@ -2,6 +2,7 @@ import { FloatBuffer, IntBuffer } from './growable-buffers.js';
 import { FEATURE_NAMES, type FeatureName, injectionFeatures } from './injection-features.js';
 import { bundledInjectionModel, type InjectionModel } from './injection-model.js';
 import type { InjectionScorer, ScoringInput } from './injection-scorer.js';
+import { hasWeight, nonzeroBuckets } from './nonzero-buckets.js';
 import { createSegmentReader, type SegmentSink } from './segment-features.js';
 
 /** Logistic function. */
@@ -108,6 +109,8 @@ function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
 export function createLocalInjectionScorer(options: { model?: InjectionModel } = {}): LocalInjectionScorer {
   const model = options.model ?? bundledInjectionModel();
   const weights = model.ngramWeights;
+  /** The buckets with a weight: adding a zero would not change a sum, which starts at +0 (never −0). */
+  const weighted = nonzeroBuckets(weights);
   const read = createSegmentReader(model.hashBits, model.topics);
   /** Per segment of the message being explained: its n-gram score and its span (reused between calls). */
   const sums = new FloatBuffer();
@@ -139,7 +142,7 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
     let inHidden = false;
     const sink: SegmentSink = {
       feature: (bucket) => {
-        running[0] = (running[0] ?? 0) + (weights[bucket] ?? 0);
+        if (hasWeight(weighted, bucket)) running[0] = (running[0] ?? 0) + (weights[bucket] ?? 0);
       },
       end: (start, end, text) => {
         sums.push(running[0] ?? 0);

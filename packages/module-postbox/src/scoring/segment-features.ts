@@ -1,15 +1,19 @@
 import { IntBuffer } from './growable-buffers.js';
 import { PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
+import { segmentBucketSet } from './segment-bucket-set.js';
 import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
 import { placeFeatures } from './segment-place.js';
 import { type TopicTable, topicCounter } from './segment-topics.js';
-import { forEachNgram, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
+import { forEachNgram, MAX_SEGMENT_WORDS, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
 
 /** The kind of a word unigram, read once (under tsx, as the benchmarks run, each read of an imported binding is a getter call). */
 const WORD_KIND = NGRAM_KIND.word;
 
 /** Hash of the cue feature of each phrase family (`cue:<family>`), in {@link PHRASE_FAMILIES} order. */
 const CUE_HASHES = PHRASE_FAMILIES.map(([name]) => namedFeatureHash(`cue:${name}`));
+
+/** Distinct buckets a segment can have: per word its unigram, stem and bigram (or `first`), its `end`, and one cue per phrase family. */
+const SEGMENT_BUCKETS_MAX = 3 * MAX_SEGMENT_WORDS + 1 + PHRASE_FAMILIES.length;
 
 /** Receives the features of a text, segment by segment, then the novelty features of each segment. */
 export interface SegmentSink {
@@ -36,29 +40,21 @@ export interface SegmentSink {
 export type SegmentReader = (text: string, matches: readonly PhraseMatch[], sink: SegmentSink) => void;
 
 /**
- * A {@link SegmentReader} for a table of `2^hashBits` buckets. It keeps one
- * stamp per bucket (4 bytes each) to count each bucket once per segment, a
+ * A {@link SegmentReader} for a table of `2^hashBits` buckets. It keeps a
+ * {@link segmentBucketSet} to count each bucket once per segment, a
  * {@link noveltyCounter} and a topic counter, so one reader serves one
  * caller at a time (calls are synchronous).
  * @param topics the model's word topic vectors; `null`: no topic features.
  */
 export function createSegmentReader(hashBits: number, topics: TopicTable | null): SegmentReader {
   const mask = 2 ** hashBits - 1;
-  const seen = new Uint32Array(mask + 1);
+  const seen = segmentBucketSet(SEGMENT_BUCKETS_MAX);
   const novelty = noveltyCounter(hashBits);
   const topic = topics === null ? null : topicCounter(topics, mask);
   const noveltyBuckets = noveltyFeatures(mask);
   const placeBuckets = placeFeatures(mask);
   /** Per segment of the current text: 1 when an instruction phrase ends in it. */
   const cuedSegments = new IntBuffer();
-  let stamp = 1;
-  const nextStamp = () => {
-    stamp += 1;
-    if (stamp === 0xffffffff) {
-      seen.fill(0);
-      stamp = 1;
-    }
-  };
   return (text, matches, sink) => {
     const scored = scoredText(text);
     const positions: Array<{ family: number; at: number }> = [];
@@ -73,13 +69,12 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
     topic?.reset();
     const firstLine = scored.indexOf('\n');
     let firstBody = -1;
-    nextStamp();
+    seen.clear();
     forEachNgram(
       scored,
       (hash, kind, start, end) => {
         const bucket = hash & mask;
-        if (seen[bucket] === stamp) return;
-        seen[bucket] = stamp;
+        if (!seen.add(bucket)) return;
         sink.feature(bucket);
         if (kind === WORD_KIND) {
           novelty.word(bucket, end - start);
@@ -91,9 +86,7 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
           const bucket = (CUE_HASHES[positions[cue]?.family ?? 0] ?? 0) & mask;
           cue += 1;
           cued = true;
-          if (seen[bucket] === stamp) continue;
-          seen[bucket] = stamp;
-          sink.feature(bucket);
+          if (seen.add(bucket)) sink.feature(bucket);
         }
         if (firstBody === -1 && firstLine !== -1 && start > firstLine) firstBody = cuedSegments.length;
         cuedSegments.push(cued ? 1 : 0);
@@ -101,7 +94,7 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
         novelty.endSegment();
         topic?.endSegment();
         sink.end(start, end, scored);
-        nextStamp();
+        seen.clear();
       },
     );
     const segmentCount = cuedSegments.length;
