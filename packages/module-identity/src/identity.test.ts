@@ -87,6 +87,33 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     expect(unknown.status).toBe(404);
   });
 
+  // Review: each of several revocations at once answered its own time; only the first one's is stored.
+  it('answers concurrent revocations of one device or delegation with the one stored revoked_at', async () => {
+    const bridge = { credential: server.bridgeKey };
+    const device = (await server.call('agent-identity/device/issue', { agent_id: 'alice', label: 'raced' }, bridge)).body;
+    const deviceAnswers = await Promise.all(
+      Array.from({ length: 8 }, () => server.call('agent-identity/device/revoke', { device_id: device.device_id }, bridge)),
+    );
+    const delegation = (
+      await server.call(
+        'agent-identity/delegate',
+        { from_agent: 'alice', to_agent: 'bob', scope: ['secrets.read'], expires_at: future(1) },
+        { credential: aliceKey },
+      )
+    ).body;
+    const delegationAnswers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        server.call('agent-identity/delegate/revoke', { delegation_id: delegation.delegation_id }, { credential: aliceKey }),
+      ),
+    );
+    for (const answers of [deviceAnswers, delegationAnswers]) {
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      expect(new Set(answers.map((answer) => answer.body.revoked_at)).size).toBe(1);
+    }
+    const again = await server.call('agent-identity/device/revoke', { device_id: device.device_id }, bridge);
+    expect(again.body.revoked_at).toBe(deviceAnswers[0]?.body.revoked_at);
+  });
+
   it('keeps a delegation made by a delegation token within its parent: no later expiry, and revoked with it', async () => {
     const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
     const parent = await server.call(

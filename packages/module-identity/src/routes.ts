@@ -138,7 +138,7 @@ export const identityRoutes = [
   route({
     path: '/secrets/delete',
     summary: 'Delete a secret.',
-    description: 'Delete one of the agent’s secrets. Returns the key and whether it existed.',
+    description: 'Delete one of the agent’s secrets. Returns the key with deleted: true; a secret that does not exist answers 404.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'secret.delete', target: (body) => `agent:${body.agent_id}/secret:${body.key}` },
     request: secretRefRequestSchema,

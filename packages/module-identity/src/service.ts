@@ -133,11 +133,15 @@ export function createIdentityService(deps: IdentityDeps) {
       }
       const row = (await knex()('identity_devices').where({ device_id: body.device_id }).first()) as DeviceRow | undefined;
       if (!row) throw new NotFoundError(`Device "${body.device_id}" does not exist.`);
-      let revokedAt = row.revoked_at;
-      if (revokedAt === null) {
-        revokedAt = now();
-        await knex()('identity_devices').where({ device_id: body.device_id }).whereNull('revoked_at').update({ revoked_at: revokedAt });
+      if (row.revoked_at === null) {
+        await knex()('identity_devices').where({ device_id: body.device_id }).whereNull('revoked_at').update({ revoked_at: now() });
       }
+      // Read back, not the time this call wrote: of revocations at the same moment only the first one's time is stored.
+      const stored = (await knex()('identity_devices').where({ device_id: body.device_id }).first('revoked_at')) as Pick<
+        DeviceRow,
+        'revoked_at'
+      >;
+      const revokedAt = stored.revoked_at ?? now();
       verified.forget((cached) => cached.kind === 'device' && cached.deviceId === body.device_id);
       return { device_id: body.device_id, revoked_at: isoTimestamp(revokedAt) };
     },
@@ -230,7 +234,7 @@ export function createIdentityService(deps: IdentityDeps) {
       if (!row || !visible) throw new NotFoundError(`Delegation "${body.delegation_id}" does not exist.`);
       const at = now();
       const revoked = new Set<string>();
-      await knex().transaction(async (trx) => {
+      const revokedAt = await knex().transaction(async (trx) => {
         let level = [row.delegation_id];
         while (level.length > 0) {
           for (const id of level) revoked.add(id);
@@ -240,9 +244,14 @@ export function createIdentityService(deps: IdentityDeps) {
           }>;
           level = children.map((child) => child.delegation_id).filter((id) => !revoked.has(id));
         }
+        // Read back, not `at`: of revocations at the same moment only the first one's time is stored.
+        const stored = (await trx('identity_delegations').where({ delegation_id: row.delegation_id }).first('revoked_at')) as {
+          revoked_at: number | null;
+        };
+        return stored.revoked_at ?? at;
       });
       verified.forget((cached) => cached.kind === 'delegation' && revoked.has(cached.delegationId));
-      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(row.revoked_at ?? at) };
+      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt) };
     },
 
     /** Stores (or replaces) a secret, sealed with AES-256-GCM. @throws NotFoundError when the agent does not exist. */
