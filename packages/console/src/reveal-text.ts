@@ -1,3 +1,5 @@
+import { htmlTokens } from './html-tokens.js';
+
 /** A run of caller-supplied text; `hidden` when it was hidden from a human reader (CSS, invisible or control characters). */
 export interface TextSegment {
   text: string;
@@ -71,19 +73,22 @@ export function revealedText(text: string): string {
  * zero font size or opacity, white or transparent colour, hidden
  * attribute) returned as hidden segments; comments are hidden text too.
  * A link's target follows its text as `[link: …]`, never as a link.
+ * Linear in the length of `html` (see {@link htmlTokens}): a mail's HTML is
+ * converted on the server's event loop when an operator opens it.
  */
 export function htmlAsText(html: string): TextSegment[] {
   const segments: TextSegment[] = [];
   const stack: Array<{ tag: string; hidden: boolean; href?: string }> = [];
+  /** How many elements of each tag are open on `stack`, so a closing tag that matches none costs no walk of it. */
+  const open = new Map<string, number>();
   const hiddenNow = () => stack.at(-1)?.hidden ?? false;
-  const tokens = /<!--([\s\S]*?)-->|<(\/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>|<!?[^>]*>/g;
   let at = 0;
   let skipping: string | null = null;
-  for (const match of html.matchAll(tokens)) {
-    const text = html.slice(at, match.index);
-    at = match.index + match[0].length;
+  for (const token of htmlTokens(html)) {
+    const text = html.slice(at, token.index);
+    at = token.end;
     if (!skipping) for (const part of revealInvisible(decodeEntities(text))) push(segments, part.text, part.hidden || hiddenNow());
-    const [, comment, closing, rawTag, attributes = ''] = match;
+    const { comment, closing, name: rawTag, attributes = '' } = token;
     if (comment !== undefined) {
       if (comment.trim()) push(segments, `<!-- ${comment.trim()} -->`, true);
       continue;
@@ -100,16 +105,18 @@ export function htmlAsText(html: string): TextSegment[] {
     }
     if (BLOCK.has(tag)) push(segments, '\n', hiddenNow());
     if (closing) {
-      const index = stack.findLastIndex((entry) => entry.tag === tag);
+      const index = (open.get(tag) ?? 0) === 0 ? -1 : stack.findLastIndex((entry) => entry.tag === tag);
       const href = stack[index]?.href;
       if (href) push(segments, ` [link: ${href}]`, stack[index]?.hidden ?? false);
-      if (index >= 0) stack.length = index;
+      // Every entry walked above is closed here, so the walks cost at most one step per opened element.
+      if (index >= 0) for (const entry of stack.splice(index)) open.set(entry.tag, (open.get(entry.tag) ?? 1) - 1);
       continue;
     }
     if (VOID.has(tag) || attributes.trim().endsWith('/')) continue;
     const hides = HIDING_STYLE.test(attributes) || /\shidden(\s|=|$)/i.test(attributes);
     const href = tag === 'a' ? /\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(attributes) : null;
     const target = href ? decodeEntities(href[1] ?? href[2] ?? href[3] ?? '') : undefined;
+    open.set(tag, (open.get(tag) ?? 0) + 1);
     stack.push({ tag, hidden: hiddenNow() || hides, ...(target ? { href: target } : {}) });
   }
   if (!skipping) for (const part of revealInvisible(decodeEntities(html.slice(at)))) push(segments, part.text, part.hidden || hiddenNow());
