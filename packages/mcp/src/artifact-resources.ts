@@ -80,7 +80,8 @@ export async function listArtifactResources(
  *   cannot be fetched.
  */
 export async function readArtifactResource(caller: CallerContext, uri: string, maxInlineBytes: number): Promise<ReadResourceResult> {
-  const artifactId = uri.startsWith(ARTIFACT_URI_PREFIX) ? decodeURIComponent(uri.slice(ARTIFACT_URI_PREFIX.length)) : '';
+  // Artifact ids need no percent-encoding, and are written into URIs as they are (see listArtifactResources).
+  const artifactId = uri.startsWith(ARTIFACT_URI_PREFIX) ? uri.slice(ARTIFACT_URI_PREFIX.length) : '';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(artifactId)) throw new RpcError(RESOURCE_NOT_FOUND, `No resource ${uri}.`, { uri });
   const outcome = await invokeRoute(caller, ARTIFACTS, '/download', { artifact_id: artifactId });
   if (!outcome.ok) throw resourceError(outcome, uri);

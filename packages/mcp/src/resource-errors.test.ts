@@ -54,7 +54,9 @@ describe.each(sqlDatabases())('resources/read errors over Streamable HTTP on $na
   });
 
   it('answers a URI that names no artifact with -32002, the message as written', async () => {
-    const uri = 'agentinfra://artifacts/no such id';
-    expect(await readOnWire(uri)).toEqual({ code: -32002, message: `No resource ${uri}.`, data: { uri } });
+    // Review: a bad percent escape threw URIError from decodeURIComponent and answered -32603 Internal error.
+    for (const uri of ['agentinfra://artifacts/no such id', 'agentinfra://artifacts/%ZZ', 'agentinfra://artifacts/%E0%A4%A']) {
+      expect(await readOnWire(uri)).toEqual({ code: -32002, message: `No resource ${uri}.`, data: { uri } });
+    }
   });
 });
