@@ -41,5 +41,7 @@ export function closeQuietConnections(server: Server, idleMs: number): void {
   server.setTimeout(idleMs, (socket: Socket) => {
     const list = answering.get(socket) ?? [];
     if (list.length === 0 || list.some(stalledByPeer)) socket.destroy();
+    // Spared: armed again, since only traffic re-arms the timer, and a client may stall once the server caught up.
+    else socket.setTimeout(idleMs);
   });
 }
