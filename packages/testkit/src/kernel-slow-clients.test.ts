@@ -181,7 +181,7 @@ describe('kernel with slow and vanishing clients', () => {
   // Review: a connection spared while the server was the slow side (body bytes it had not read yet) was never
   // checked again, since only traffic re-arms the timer: a client that went quiet afterwards held it for good.
   it('closes a connection spared while the server caught up, once its client then stays quiet', async () => {
-    const head = 'PUT /slow-reader HTTP/1.1\r\nHost: x\r\ncontent-length: 1000\r\n\r\n' + 'x'.repeat(100);
+    const head = `PUT /slow-reader HTTP/1.1\r\nHost: x\r\ncontent-length: 1000\r\n\r\n${'x'.repeat(100)}`;
     const { closed } = rawRequest(server.url, head);
     const { received, afterMs } = await closed;
     expect(received).toBe('');
