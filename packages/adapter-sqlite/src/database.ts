@@ -5,7 +5,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory from 'knex';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
-import { withFileLock } from './file-lock.js';
+import { lockFileOf, withFileLock } from './file-lock.js';
 import { createSqliteLexicalIndex, type SqliteLexicalIndex } from './lexical-index.js';
 import { createSqliteVectorIndex, loadSqliteVectorExtension } from './vector-index.js';
 import { startWalCheckpointer, truncateWal, truncateWhenLarge, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer } from './wal-checkpointer.js';
@@ -137,7 +137,7 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
     async lockInTransaction() {},
     exclusive(options, work) {
       const previous = exclusiveQueues.get(options.key) ?? Promise.resolve();
-      const held = onDisk ? () => withFileLock(`${filename}.${options.key.replace(/[^A-Za-z0-9_-]+/g, '-')}.lock`, work) : work;
+      const held = onDisk ? () => withFileLock(lockFileOf(filename, options.key), work) : work;
       const result = previous.then(held, held);
       const settled = result.then(
         () => undefined,

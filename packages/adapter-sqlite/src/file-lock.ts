@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 
@@ -44,6 +45,18 @@ export function takeServeLock(options: { filename: string }): ServeLock | null {
   const file = `${options.filename}.serve-lock`;
   const db = tryLockFile(file);
   return db === null ? null : { file, release: () => db.close() };
+}
+
+/**
+ * The side file that locks `key` for the database `filename`:
+ * `<filename>.<key in letters, digits, - and _, at most 40>-<12 hex digits of its SHA-256>.lock`
+ * (`agentinfra.db.agentinfra-migrations-<hash>.lock`). The hash keeps keys
+ * that read alike (`a:b`, `a.b`) on files of their own, and any key short
+ * enough for a file name.
+ */
+export function lockFileOf(filename: string, key: string): string {
+  const readable = key.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40);
+  return `${filename}.${readable}-${createHash('sha256').update(key).digest('hex').slice(0, 12)}.lock`;
 }
 
 /**

@@ -50,8 +50,9 @@ export interface SqlDatabase {
    * migrations started by several replicas at once. PostgreSQL: a session
    * advisory lock (`pg_advisory_lock`) scoped to the schema, held on a
    * dedicated connection; SQLite: a queue in this process, then an exclusive
-   * lock on the side file `<database>.<key>.lock` (another process waits for
-   * it), for a file on disk.
+   * lock on a side file named after the key and its hash,
+   * `<database>.<key>-<hash>.lock` (another process waits for it), for a
+   * file on disk.
    * @returns what `work` returns; the lock is released when it settles.
    */
   exclusive<T>(options: { key: string }, work: () => Promise<T>): Promise<T>;
