@@ -175,7 +175,8 @@ describe('agentinfra CLI on the embedded default', () => {
     }
     const usage = await runCli(['issue-device'], { cwd: dir, env });
     expect(usage.code).toBe(2);
-  });
+    // Nine CLI processes one after another: ~11 s alone, over 30 s while the whole suite loads two cores.
+  }, 90_000);
 
   it('stops gracefully on SIGTERM, leaves no plaintext secret or device key in the files, and serves the same data after a restart', async () => {
     const device = await post(server.url, 'agent-identity/device/issue', { agent_id: 'alice', label: 'secrets' }, bridgeKey);
