@@ -19,7 +19,9 @@ export default defineConfig({
   resolve: { conditions: ['@agentinfra/source'] },
   ssr: { resolve: { conditions: ['@agentinfra/source'] } },
   test: {
-    testTimeout: 30_000,
+    // A test that runs several CLI processes (each ~2 s on an idle 2-core host, two to three times that while the
+    // whole suite loads it) outgrew 30 s: backup-restore and the CLI walk-through failed by seconds in full runs.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll waits for what a loaded CI host may do seconds late (default 1 s).
     expect: { poll: { timeout: 10_000 } },
