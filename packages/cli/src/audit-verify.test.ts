@@ -9,7 +9,7 @@ import { postgresAvailability, testDatabaseUrl } from '@agentinfra/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeChainReport } from './commands/audit.js';
-import { runCli } from './serve-process.test-support.js';
+import { freshKeys, runCli } from './serve-process.test-support.js';
 
 interface Target {
   name: string;
@@ -49,8 +49,7 @@ describe.each(targets)('agentinfra audit verify on $name', (target) => {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const env = {
     AGENTINFRA_DATA_DIR: join(dir, 'data'),
-    AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-    AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...freshKeys(),
     ...target.env(dir, schema),
   };
   let sql: SqlDatabase;

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, runCli, type ServeProcess, startServe } from './serve-process.test-support.js';
+import { freshKeys, post, runCli, type ServeProcess, startServe } from './serve-process.test-support.js';
 
 const swaksFound = spawnSync('swaks', ['--version'], { stdio: 'ignore' }).status === 0;
 if (!swaksFound) {
@@ -40,8 +40,7 @@ const WRITERS = 8;
 describe('agentinfra backup and restore on the embedded default', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-backup-'));
   const keys = {
-    AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-    AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...freshKeys(),
     AGENTINFRA_ACME_HTTP_PORT: '0',
     AGENTINFRA_RATE_LIMIT_PER_MINUTE: '0',
   };

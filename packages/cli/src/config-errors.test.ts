@@ -1,17 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, startServe } from './serve-process.test-support.js';
+import { freshKeys, runCli, startServe } from './serve-process.test-support.js';
 
 // #13: three bad variables reported only the first, as "Invalid configuration in …/agentinfra.config.json",
 // and every error ended with "Run `agentinfra init`" even when a config existed (init then refuses).
 describe('agentinfra configuration errors', () => {
   const quiet = { AGENTINFRA_ACME_HTTP_PORT: '0', AGENTINFRA_SMTP_PORT: '0' };
   const keys = {
-    AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-    AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...freshKeys(),
   };
 
   it('lists every bad variable with its name, and does not suggest init when a config exists', async () => {

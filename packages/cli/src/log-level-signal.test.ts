@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redisAvailability, testRedisUrl } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binPath, type ServeProcess, startServe } from './serve-process.test-support.js';
+import { binPath, freshKeys, type ServeProcess, startServe } from './serve-process.test-support.js';
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -26,8 +26,7 @@ describe.runIf(process.platform !== 'win32')('agentinfra serve and SIGUSR2', () 
       cwd: dir,
       env: {
         AGENTINFRA_DATA_DIR: dir,
-        AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-        AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+        ...freshKeys(),
         AGENTINFRA_LOG_LEVEL: 'warn',
         AGENTINFRA_LOG_FORMAT: 'json',
         AGENTINFRA_ACME_HTTP_PORT: '0',
@@ -116,8 +115,7 @@ describe.runIf(process.platform !== 'win32' && redisAvailability().available)('a
       env: {
         ...process.env,
         AGENTINFRA_DATA_DIR: join(dir, 'data'),
-        AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-        AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+        ...freshKeys(),
         AGENTINFRA_REDIS_URL: `redis://127.0.0.1:${port}${redis.pathname}`,
         AGENTINFRA_REDIS_KEY_PREFIX: `startup-signal-${randomBytes(4).toString('hex')}:`,
         AGENTINFRA_LOG_LEVEL: 'warn',

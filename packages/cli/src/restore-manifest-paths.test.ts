@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tar from 'tar';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './serve-process.test-support.js';
+import { freshKeys, runCli } from './serve-process.test-support.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -15,8 +15,7 @@ const entry = (path: string, data: Buffer | string) => ({ path, bytes: Buffer.by
 // empty data directory.
 describe('agentinfra restore refuses manifest paths no backup writes', () => {
   const keys = {
-    AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-    AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...freshKeys(),
   };
 
   /**

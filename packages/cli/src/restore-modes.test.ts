@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './serve-process.test-support.js';
+import { freshKeys, runCli } from './serve-process.test-support.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -13,8 +13,7 @@ describe('agentinfra restore', () => {
   it('makes every folder of the restored tree 0700 and every file 0600', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-modes-'));
     const keys = {
-      AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-      AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+      ...freshKeys(),
       AGENTINFRA_SMTP_PORT: '0',
       AGENTINFRA_ACME_HTTP_PORT: '0',
     };

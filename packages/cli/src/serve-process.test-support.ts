@@ -1,5 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { newCredential, newMasterKey } from '@agentinfra/core';
+
+/** A fresh bridge key and master key as the variables that set them, so a CLI command runs without a config file. */
+export function freshKeys(): { AGENTINFRA_BRIDGE_KEY: string; AGENTINFRA_MASTER_KEY: string } {
+  return { AGENTINFRA_BRIDGE_KEY: newCredential('bk_'), AGENTINFRA_MASTER_KEY: newMasterKey() };
+}
 
 /** The built CLI entry point (`pnpm test` builds before running vitest). */
 export const binPath = fileURLToPath(new URL('../dist/bin.js', import.meta.url));

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binPath } from './serve-process.test-support.js';
+import { binPath, freshKeys } from './serve-process.test-support.js';
 
 // Review: `agentinfra migrate | true` died on an unhandled EPIPE with a stack trace.
 describe('agentinfra output to a closed pipe', () => {
@@ -15,8 +14,7 @@ describe('agentinfra output to a closed pipe', () => {
       env: {
         ...process.env,
         AGENTINFRA_DATA_DIR: join(dir, 'data'),
-        AGENTINFRA_BRIDGE_KEY: `bk_${randomBytes(32).toString('base64url')}`,
-        AGENTINFRA_MASTER_KEY: randomBytes(32).toString('base64'),
+        ...freshKeys(),
       },
     });
     // The reader goes away before the first line is written, as `true` does.
