@@ -16,7 +16,7 @@ const UNAUTHORIZED = 'urn:ietf:params:acme:error:unauthorized';
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
 
-const { finalize: isFinalize, order: isOrder, authorization: isAuthorization } = pebbleRequests;
+const { finalize: isFinalize, order: isOrder, authorization: isAuthorization, certificate: isCertificate } = pebbleRequests;
 
 /**
  * The two ACME error paths pebble never takes by itself: `orderNotReady`
@@ -43,7 +43,7 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
     await dns?.stop();
   });
 
-  describe.each(sqlDatabases())('on $name', ({ create }) => {
+  describe.each(sqlDatabases())('on $name', ({ name, create }) => {
     const publish = (name: string, value: string) => dns.setTxt(name, value);
     const gateway = (): GatewayConfigInput => ({
       directoryUrl: proxy.directoryUrl,
@@ -141,6 +141,80 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
         await cleanup();
       }
     }, 90_000);
+
+    it('stores nothing from an attempt that timed out, so it cannot revoke what the next attempt stored', async () => {
+      const { db, cleanup } = await create();
+      const test = await startGatewayTestServer({ db, gateway: { ...gateway(), orderTimeoutMs: 2_500 }, jobs: { enabled: false } });
+      try {
+        const host = 'slow-download.example.test';
+        const orderId = await orderFor(test, host);
+        // The certificate download outlives the attempt's timeout: acme-client's call goes on after the attempt gave up.
+        const heldAnswerSent = proxy.delayNext(isCertificate, 4_000);
+        await expect(test.service.runOrder({ orderId, attempt: 1, signal: running() })).rejects.toThrow();
+        await test.service.runOrder({ orderId, attempt: 2, signal: running() });
+        const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
+        expect(got.status).toBe(200);
+
+        // The abandoned attempt gets its certificate now; give it time to act on it.
+        await heldAnswerSent;
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({ status: 'valid', attempts: 2 });
+        expect(await db.knex('gateway_revocations').select('serial')).toEqual([]);
+        expect((await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice')).body.serial).toBe(got.body.serial);
+        expect((await pebble.certStatus(got.body.serial))?.Status).toBe('Valid');
+      } finally {
+        await test.server.stop();
+        await cleanup();
+      }
+    }, 60_000);
+
+    // Row locks make the interleaving reachable on PostgreSQL; SQLite runs one write transaction at a time.
+    it.runIf(name === 'postgres')(
+      'revokes a certificate stored while its host is being released',
+      async () => {
+        const { db, cleanup } = await create();
+        const test = await startGatewayTestServer({ db, gateway: gateway(), jobs: { enabled: false } });
+        let unlock = () => {};
+        try {
+          const host = 'released-meanwhile.example.test';
+          const orderId = await orderFor(test, host);
+          // Another session holds the certificates table, so the order's store waits at its insert.
+          const held = new Promise<void>((locked) => {
+            void db.knex.transaction(async (trx) => {
+              await trx.raw('lock table gateway_certificates in exclusive mode');
+              locked();
+              await new Promise<void>((release) => (unlock = release));
+            });
+          });
+          await held;
+          const waitingOnLock = async () =>
+            Number(
+              (
+                await db.knex.raw(
+                  "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%gateway_certificates%'",
+                )
+              ).rows[0].n,
+            );
+          const run = test.service.runOrder({ orderId, attempt: 1, signal: running() });
+          await expect.poll(waitingOnLock).toBeGreaterThan(0);
+          const release = test.gateway('/host/release', { agent_id: 'alice', host }, 'alice');
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          unlock();
+          await run;
+          const released = await release;
+
+          expect(released.status).toBe(200);
+          expect(released.body.certificate_revocation).toBe('scheduled');
+          expect(await db.knex('gateway_certificates').where({ host })).toEqual([]);
+          expect(await db.knex('gateway_revocations').where({ host })).toHaveLength(1);
+        } finally {
+          unlock();
+          await test.server.stop();
+          await cleanup();
+        }
+      },
+      60_000,
+    );
 
     it('keeps the account another replica registered after the CA forgot the old one', async () => {
       const { db, cleanup } = await create();

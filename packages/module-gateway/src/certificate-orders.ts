@@ -5,12 +5,13 @@ import { AcmeProblemError } from './acme/problem-document.js';
 import {
   ERROR_TEXT_LIMIT,
   type GatewayContext,
+  hostLockKey,
   ORDER_JOB,
   REASON_CESSATION_OF_OPERATION,
   REVOKE_JOB,
   REVOKE_MAX_ATTEMPTS,
 } from './gateway-context.js';
-import { certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
+import { type CertificateRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import type { OrderSummary, RenewCertificatesRequest, RenewCertificatesResponse } from './schemas.js';
 
 /** Finished orders are kept this long (ms, 30 days) before the daily sweep may delete them. */
@@ -115,8 +116,12 @@ export function createCertificateOrders(context: GatewayContext) {
       finished_at: null,
     };
     try {
-      // The order and its job commit together: no order is left without a job, whatever fails.
+      // The order and its job commit together: no order is left without a job, whatever fails. Under the host's
+      // lock, so a release committing meanwhile is seen here and leaves no order behind for the released binding.
       await knex().transaction(async (trx) => {
+        await deps.sql.lockInTransaction(trx, hostLockKey(host));
+        const still = (await trx('gateway_hosts').where({ host, host_id: binding.host_id }).first()) as HostRow | undefined;
+        if (!still) throw new NotFoundError(`Host "${host}" is not bound to an agent; claim it first with /host/claim.`);
         await trx('gateway_orders').insert(row);
         await dispatch(row.order_id, trx);
       });
@@ -139,15 +144,29 @@ export function createCertificateOrders(context: GatewayContext) {
     return deps.secretBox.seal({ plaintext: issued.keyPem, context: certificateKeyContext(order.order_id) });
   }
 
-  /** Stores the issued certificate, or revokes it at once when the host was released or re-bound meanwhile. */
+  /**
+   * Stores the issued certificate, or revokes it at once when the host was released or re-bound meanwhile.
+   * Runs under the host's lock, as release does: whichever commits second sees the other's work (a release
+   * after the store revokes the stored certificate; a store after the release revokes the new one).
+   * Nothing happens when the order already holds this certificate (another attempt stored it first).
+   */
   async function store(order: OrderRow, issued: IssuedCertificate): Promise<void> {
     const facts = inspectCertificateChain({ chainPem: issued.chainPem, host: order.host, keyPem: issued.keyPem });
     const keySealed = storedKey(order, issued);
     const at = now();
     let revocationId: string | null = null;
+    let stored = true;
     await knex().transaction(async (trx) => {
+      await deps.sql.lockInTransaction(trx, hostLockKey(order.host));
       const current = (await trx('gateway_orders').where({ order_id: order.order_id }).first()) as OrderRow | undefined;
       const binding = (await trx('gateway_hosts').where({ host: order.host }).first()) as HostRow | undefined;
+      const served = (await trx('gateway_certificates').where({ host: order.host }).first('order_id', 'serial')) as
+        | Pick<CertificateRow, 'order_id' | 'serial'>
+        | undefined;
+      if (current?.status === 'valid' && served?.order_id === order.order_id && served.serial === facts.serial) {
+        stored = false;
+        return;
+      }
       if (current?.status !== 'processing' || !binding || binding.host_id !== order.host_id) {
         revocationId = newId('rvk_');
         await trx('gateway_revocations').insert({
@@ -166,6 +185,7 @@ export function createCertificateOrders(context: GatewayContext) {
         });
         await trx('gateway_orders')
           .where({ order_id: order.order_id })
+          .whereIn('status', ['queued', 'processing'])
           .update({ status: 'cancelled', active_host: null, key_sealed: null, finished_at: at, updated_at: at });
         await deps.jobs.enqueue({
           name: REVOKE_JOB,
@@ -201,7 +221,8 @@ export function createCertificateOrders(context: GatewayContext) {
         updated_at: at,
       });
     });
-    if (revocationId)
+    if (!stored) logger.info({ host: order.host, order_id: order.order_id }, 'certificate already stored by another attempt');
+    else if (revocationId)
       logger.info({ host: order.host, order_id: order.order_id }, 'host released during the order; revoking the new certificate');
     else
       logger.info({ host: order.host, order_id: order.order_id, not_after: new Date(facts.notAfter).toISOString() }, 'certificate stored');
@@ -245,15 +266,21 @@ export function createCertificateOrders(context: GatewayContext) {
       const order = (await knex()('gateway_orders').where({ order_id: input.orderId }).first()) as OrderRow | undefined;
       if (!order || (order.status !== 'queued' && order.status !== 'processing')) return;
       const started = now();
-      await knex()('gateway_orders')
+      // Guarded: a release that cancelled the order since the read above is not undone.
+      const claimed = await knex()('gateway_orders')
         .where({ order_id: order.order_id })
+        .whereIn('status', ['queued', 'processing'])
         .update({ status: 'processing', attempts: input.attempt, updated_at: started });
+      if (claimed === 0) return;
       order.status = 'processing';
       const signal = AbortSignal.any([input.signal, AbortSignal.timeout(config.orderTimeoutMs)]);
       try {
         await untilAborted(
           (async () => {
             const issued = await context.processor.advance(order, signal);
+            // The CA's calls cannot be cancelled: an attempt that timed out meanwhile has been given up (the job
+            // runner may already run the next one), so it stores nothing; the next attempt fetches the certificate.
+            signal.throwIfAborted();
             await store(order, issued);
           })(),
           signal,

@@ -32,3 +32,9 @@ export const REVOKE_MAX_ATTEMPTS = 10;
 export const REASON_CESSATION_OF_OPERATION = 5;
 /** Longest error text stored with an order or revocation. */
 export const ERROR_TEXT_LIMIT = 2_000;
+
+/**
+ * The lock (`SqlDatabase.lockInTransaction`) under which a host is bound or released, a claim of it stored,
+ * an order for it started and its certificate stored: each of these sees the others' committed work.
+ */
+export const hostLockKey = (host: string): string => `gateway:host:${host}`;

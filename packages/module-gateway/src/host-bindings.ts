@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { assertWithinQuota, ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
-import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
+import { type GatewayContext, hostLockKey, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import { CLAIM_RECORD_PREFIX } from './hostname.js';
 import type {
@@ -21,9 +21,6 @@ const ORDER_BATCH = 500;
 
 /** The columns of a host's latest order that /list shows. */
 type ListedOrder = Pick<OrderRow, 'order_id' | 'host_id' | 'status' | 'attempts' | 'last_error' | 'problem' | 'updated_at'>;
-
-/** The lock (`SqlDatabase.lockInTransaction`) under which a host is bound, or a claim of it stored. */
-const hostLockKey = (host: string) => `gateway:host:${host}`;
 
 /** Binding, releasing and describing hosts; proving control with a DNS TXT record. */
 export function createHostBindings(context: GatewayContext) {
@@ -173,6 +170,7 @@ export function createHostBindings(context: GatewayContext) {
       const cancelledJobs: string[] = [];
       let revocation = false;
       await knex().transaction(async (trx) => {
+        await deps.sql.lockInTransaction(trx, hostLockKey(host));
         const row = (await trx('gateway_hosts').where({ host, agent_id: agentId }).first()) as HostRow | undefined;
         if (!row) throw new NotFoundError(`Host "${host}" is not bound to agent "${agentId}".`);
         await trx('gateway_hosts').where({ host }).delete();

@@ -56,21 +56,27 @@ export function createDns01Responder(deps: {
       const name = `_acme-challenge.${host}`;
       await deps.provider.addTxt({ name, value: keyAuthorization, signal });
       const remove = async () => deps.provider.removeTxt({ name, value: keyAuthorization });
-      const deadline = Date.now() + deps.propagationTimeoutMs;
-      let delay = 250;
-      while (deps.propagationTimeoutMs > 0) {
-        const seen = await deps.txtLookup.lookup(name);
-        if (seen.ok && seen.values.includes(keyAuthorization)) break;
-        if (Date.now() >= deadline) {
-          deps.logger.warn(
-            { name, resolvers: deps.txtLookup.describe() },
-            'DNS-01 record not visible yet; asking the CA to validate anyway',
-          );
-          break;
+      // An abort while waiting (order timeout, shutdown) must not leave the record in the zone.
+      try {
+        const deadline = Date.now() + deps.propagationTimeoutMs;
+        let delay = 250;
+        while (deps.propagationTimeoutMs > 0) {
+          const seen = await deps.txtLookup.lookup(name);
+          if (seen.ok && seen.values.includes(keyAuthorization)) break;
+          if (Date.now() >= deadline) {
+            deps.logger.warn(
+              { name, resolvers: deps.txtLookup.describe() },
+              'DNS-01 record not visible yet; asking the CA to validate anyway',
+            );
+            break;
+          }
+          signal.throwIfAborted();
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          delay = Math.min(delay * 2, 5_000);
         }
-        signal.throwIfAborted();
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, 5_000);
+      } catch (error) {
+        await remove().catch(() => undefined);
+        throw error;
       }
       return remove;
     },

@@ -15,11 +15,12 @@ export interface ProxiedRequest {
 /** What {@link AcmeProxy.failNext} matches requests on. */
 export type RequestMatcher = (request: { method: string; path: string }) => boolean;
 
-/** Matchers for POSTs to pebble's resources (its wfe.go paths): order finalization, orders, authorizations. */
-export const pebbleRequests: Record<'finalize' | 'order' | 'authorization', RequestMatcher> = {
+/** Matchers for POSTs to pebble's resources (its wfe.go paths): order finalization, orders, authorizations, certificates. */
+export const pebbleRequests: Record<'finalize' | 'order' | 'authorization' | 'certificate', RequestMatcher> = {
   finalize: (request) => request.method === 'POST' && request.path.startsWith('/finalize-order/'),
   order: (request) => request.method === 'POST' && request.path.startsWith('/my-order/'),
   authorization: (request) => request.method === 'POST' && request.path.startsWith('/authZ/'),
+  certificate: (request) => request.method === 'POST' && request.path.startsWith('/certZ/'),
 };
 
 /** An RFC 8555 §6.7 problem document with the HTTP status to send it with. */
@@ -42,6 +43,11 @@ export interface AcmeProxy {
    * `application/problem+json` instead of forwarding it (once).
    */
   failNext(matches: RequestMatcher, problem: ProblemAnswer): void;
+  /**
+   * Holds pebble's answer to the next request that `matches` for `ms` milliseconds (once).
+   * @returns a promise that resolves once the held answer has been sent.
+   */
+  delayNext(matches: RequestMatcher, ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,14 +57,20 @@ export async function startAcmeProxy(options: { pebble: PebbleServer }): Promise
   const target = new URL(options.pebble.directoryUrl);
   const requests: ProxiedRequest[] = [];
   const rules: Array<{ matches: RequestMatcher; problem: ProblemAnswer }> = [];
+  const delays: Array<{ matches: RequestMatcher; ms: number; sent: () => void }> = [];
 
   const forward = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse, seen: { method: string; path: string }) => {
     const upstream = request(
       { host: target.hostname, port: target.port, method: seen.method, path: seen.path, headers: incoming.headers, ca: tls.caPem },
       (answer) => {
-        requests.push({ ...seen, status: answer.statusCode ?? 502 });
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
+        const index = delays.findIndex((candidate) => candidate.matches(seen));
+        const delay = index < 0 ? undefined : delays.splice(index, 1)[0];
+        setTimeout(() => {
+          requests.push({ ...seen, status: answer.statusCode ?? 502 });
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+          outgoing.on('finish', () => delay?.sent());
+        }, delay?.ms ?? 0);
       },
     );
     upstream.on('error', (error) => {
@@ -95,6 +107,9 @@ export async function startAcmeProxy(options: { pebble: PebbleServer }): Promise
     requests,
     failNext(matches, problem) {
       rules.push({ matches, problem });
+    },
+    delayNext(matches, ms) {
+      return new Promise<void>((sent) => delays.push({ matches, ms, sent }));
     },
     async stop() {
       server.closeAllConnections();
