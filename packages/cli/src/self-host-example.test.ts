@@ -44,6 +44,14 @@ describe('examples/self-host', () => {
     }
   });
 
+  // Background threads call os.setPriority (setpriority(2), in @resources): filtered, it would kill the server with SIGSYS.
+  it("lets the server lower its threads' priority, and turns any other filtered call into an EPERM error", () => {
+    const lines = unit.split('\n');
+    expect(lines).toContain('SystemCallFilter=~@privileged @resources');
+    expect(lines.indexOf('SystemCallFilter=setpriority')).toBeGreaterThan(lines.indexOf('SystemCallFilter=~@privileged @resources'));
+    expect(lines).toContain('SystemCallErrorNumber=EPERM');
+  });
+
   it('ships a PostgreSQL + Redis + S3 environment and a Prometheus scrape config with the metrics token', () => {
     const env = readFileSync(join(folder, 'agentinfra.env.example'), 'utf8');
     for (const name of ['AGENTINFRA_DATABASE_URL', 'AGENTINFRA_REDIS_URL', 'AGENTINFRA_S3_BUCKET', 'AGENTINFRA_METRICS_TOKEN']) {
