@@ -19,6 +19,17 @@ const provenanceCursor = createListCursor({ schema: z.strictObject({ p: z.string
 const countOf = (row: unknown) => Number((row as { n: number | string } | undefined)?.n ?? 0);
 
 /**
+ * The first {@link LISTED_TEXT_CHARS} UTF-16 code units of `text`, one fewer
+ * when the cut would fall inside a surrogate pair, so that no half of a
+ * character (an emoji, say) is left in the listing.
+ */
+function listedText(text: string): string {
+  if (text.length <= LISTED_TEXT_CHARS) return text;
+  const last = text.charCodeAt(LISTED_TEXT_CHARS - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? LISTED_TEXT_CHARS - 1 : LISTED_TEXT_CHARS);
+}
+
+/**
  * What operators list across agents' memories (the console's reads):
  * memories newest first by agent, kind and provenance, an agent's
  * provenances with counts, and service-wide counts. Memory ids sort by
@@ -53,7 +64,7 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
           id: row.id,
           agent_id: row.agent_id,
           kind: row.kind,
-          text: row.text.length > LISTED_TEXT_CHARS ? row.text.slice(0, LISTED_TEXT_CHARS) : row.text,
+          text: listedText(row.text),
           text_truncated: row.text.length > LISTED_TEXT_CHARS,
           provenance: row.provenance,
           scope: JSON.parse(row.scope) as string[],

@@ -62,6 +62,16 @@ describe.each(sqlDatabases())('agent-memory operator routes on $name', ({ create
     expect(summary.body).toEqual({ memories: 4, by_kind: { episode: 1, semantic: 2, kv: 1 } });
   });
 
+  // The cut fell between the halves of a surrogate pair and listed a lone surrogate.
+  it('cuts a long text before a character it would split', async () => {
+    const text = `${'a'.repeat(LISTED_TEXT_CHARS - 1)}😀 and more`;
+    expect(
+      (await t.memory('mem/write', { agent_id: 'carol', kind: 'episode', text, provenance: 'emoji', scope: ['self'] }, 'carol')).status,
+    ).toBe(200);
+    const listed = await t.memory('admin/memories/list', { agent_id: 'carol', provenance: 'emoji' }, bridge());
+    expect(listed.body.memories).toEqual([expect.objectContaining({ text: 'a'.repeat(LISTED_TEXT_CHARS - 1), text_truncated: true })]);
+  });
+
   it('takes the bridge key only and refuses unknown kinds and forged cursors', async () => {
     expect((await t.memory('admin/memories/list', {}, 'alice')).status).toBe(403);
     expect((await t.memory('admin/memories/list', { kind: 'dream' }, bridge())).status).toBe(400);

@@ -112,6 +112,41 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
     }
   });
 
+  // /mem/forget removed vectors from the active index only: the resumed re-embed made its index, which
+  // still held the forgotten memories' vectors, the active one.
+  it('forgets memories from the index of an interrupted re-embed too', async () => {
+    const { db, cleanup } = await create();
+    const t = await startMemoryTestServer({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });
+    const next = createBagOfWordsEmbedder({ id: 'test-bow-b', dimensions: 96 });
+    const kernel = createMemoryKernel({ db: keepOpen(db), embedder: next, memoryConfig: { reembedBatchSize: 2 } });
+    try {
+      for (const [index, text] of MEMORIES.entries()) {
+        const written = await t.memory(
+          'mem/write',
+          { agent_id: 'alice', kind: 'semantic', text, provenance: `p${index}`, scope: ['self'] },
+          'alice',
+        );
+        expect(written.status).toBe(200);
+      }
+      const service = kernel.service<MemoryService>('agent-memory');
+      next.failAfterCalls = 1;
+      await expect(service.reembed()).rejects.toThrow('The embedder test-bow-b failed');
+      expect(await db.vectorIndex({ table: 'memory_vectors_g1' }).count()).toBe(2);
+
+      const first = (await db.knex('memory_records').select('provenance').orderBy('id').first()) as { provenance: string };
+      expect((await t.memory('mem/forget', { agent_id: 'alice', provenance: first.provenance }, 'alice')).body).toEqual({ deleted: 1 });
+      expect(await db.vectorIndex({ table: 'memory_vectors_g1' }).count()).toBe(1);
+
+      next.failAfterCalls = null;
+      expect(await service.reembed()).toMatchObject({ resumed: true, total: 5 });
+      expect(await db.vectorIndex({ table: 'memory_vectors_g1' }).count()).toBe(5);
+    } finally {
+      await kernel.stop();
+      await t.server.stop();
+      await cleanup();
+    }
+  });
+
   it('adopts another embedder when the store holds no semantic memories', async () => {
     const { db, cleanup } = await create();
     const t = await startMemoryTestServer({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });

@@ -1,6 +1,13 @@
-import type { VectorIndex } from '@agentinfra/core';
+import { ConfigError, type VectorIndex } from '@agentinfra/core';
 import type { MemoryConfig } from './config.js';
-import { type EmbeddingState, initEmbeddingState, readEmbeddingState, vectorTableOf, writeEmbeddingState } from './embedding-state.js';
+import {
+  type EmbeddingState,
+  initEmbeddingState,
+  type ReembedProgress,
+  readEmbeddingState,
+  vectorTableOf,
+  writeEmbeddingState,
+} from './embedding-state.js';
 import { memoryLexicalIndex } from './lexical-source.js';
 import type { MemoryDeps } from './memory-deps.js';
 import { type ReembedOptions, type ReembedResult, reembedAll } from './reembed.js';
@@ -65,7 +72,10 @@ export function createEmbedderStartup(deps: MemoryDeps, config: MemoryConfig) {
     });
   }
 
-  /** Records the configured embedder on first start, refuses a different one when vectors exist, ensures both indexes. */
+  /**
+   * Records the configured embedder on first start, refuses a different one when vectors exist (a
+   * configuration error: `serve` exits 2), ensures both indexes.
+   */
   async function startUp(): Promise<EmbeddingState> {
     const { embedder } = deps;
     const configured = { embedderId: embedder.id, dimensions: embedder.dimensions };
@@ -73,7 +83,7 @@ export function createEmbedderStartup(deps: MemoryDeps, config: MemoryConfig) {
       (await readEmbeddingState(knex())) ?? (await initEmbeddingState(knex(), { ...configured, generation: 0, reembed: null }, now()));
     if (state.embedderId !== configured.embedderId || state.dimensions !== configured.dimensions) {
       const count = await countSemantic(knex());
-      if (count > 0) throw new Error(embedderMismatchMessage(state, embedder, count));
+      if (count > 0) throw new ConfigError(embedderMismatchMessage(state, embedder, count));
       const generation =
         state.dimensions === configured.dimensions ? state.generation : Math.max(state.generation, state.reembed?.generation ?? 0) + 1;
       state = { ...configured, generation, reembed: null };
@@ -93,9 +103,39 @@ export function createEmbedderStartup(deps: MemoryDeps, config: MemoryConfig) {
     return started;
   }
 
+  /** Ensured vector indexes of interrupted re-embeds, by generation (ensured once per process). */
+  const pendingIndexes = new Map<number, Promise<VectorIndex>>();
+  /** The vector index `pending` builds, ensured first (a re-embed interrupted before it ensured its index left none). */
+  function pendingIndexOf(pending: ReembedProgress): Promise<VectorIndex> {
+    let ensured = pendingIndexes.get(pending.generation);
+    if (ensured === undefined) {
+      const index = indexOf(pending.generation);
+      ensured = index.ensure({ dimensions: pending.dimensions }).then(
+        () => index,
+        (error: unknown) => {
+          pendingIndexes.delete(pending.generation);
+          throw error;
+        },
+      );
+      pendingIndexes.set(pending.generation, ensured);
+    }
+    return ensured;
+  }
+
   return {
     ready,
     indexOf,
+
+    /**
+     * Every vector index that may hold a memory's vector: the active one and,
+     * while a re-embed is unfinished (read from `memory_meta` on each call),
+     * the one it is building, which becomes active when it resumes and ends.
+     */
+    async vectorIndexes(): Promise<VectorIndex[]> {
+      const active = indexOf((await ready()).generation);
+      const pending = (await readEmbeddingState(knex()))?.reembed ?? null;
+      return pending === null ? [active] : [active, await pendingIndexOf(pending)];
+    },
     /** The lexical index of semantic memories (ensured by {@link ready}). */
     lexical,
 

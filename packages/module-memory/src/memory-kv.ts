@@ -4,6 +4,7 @@ import type { MemoryDeps } from './memory-deps.js';
 import { createRowQuota } from './row-quota.js';
 import type { KvDeleteRequest, KvDeleteResponse, KvGetRequest, KvGetResponse, KvPutRequest, KvPutResponse } from './schemas.js';
 import { assertTeamScopes, normalizeScopes } from './scopes.js';
+import { createSerialByKey } from './serial-by-key.js';
 import { assertMaxBytes } from './size-limits.js';
 
 /** Scoped key/value entries of an agent (`/kv/put`, `/kv/get`). */
@@ -18,6 +19,34 @@ export function createMemoryKv(deps: Pick<MemoryDeps, 'sql' | 'clock' | 'teams' 
     settings: () => deps.settings,
     clock: deps.clock,
   });
+  // Puts of one key run in turn: concurrent puts of a new key each found it absent, each took a
+  // slot of the quota, and those past it were refused although only one key was created.
+  const puts = createSerialByKey();
+
+  /**
+   * Replaces the value and scope of `key`, or inserts the key under the quota when the agent has
+   * no such key. @returns the time stored as `updated_at`.
+   */
+  async function store(agentId: string, key: string, entry: { value: string; scope: string }): Promise<number> {
+    const at = deps.clock.now();
+    const row = { ...entry, updated_at: at };
+    const replace = async () => (await knex()('memory_kv').where({ agent_id: agentId, key }).update(row)) > 0;
+    // Replacing a value takes no room: only a new key counts against the quota.
+    if (await replace()) return at;
+    await quota.insert(agentId, async () => {
+      const inserted = await knex()('memory_kv')
+        .insert({ agent_id: agentId, key, created_at: at, ...row })
+        .onConflict(['agent_id', 'key'])
+        .ignore()
+        .returning('key');
+      if (inserted.length > 0) return true;
+      // Another replica created the key since: this put replaces its value.
+      await replace();
+      return false;
+    });
+    return at;
+  }
+
   return {
     /**
      * Stores `value` (any JSON value) under `key` for `agent_id` with its
@@ -32,14 +61,9 @@ export function createMemoryKv(deps: Pick<MemoryDeps, 'sql' | 'clock' | 'teams' 
       assertMaxBytes(value, 'value', config.maxValueBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
-      // Replacing a value takes no room: only a new key counts against the quota.
-      const replacing = await knex()('memory_kv').select('key').where({ agent_id: input.agent_id, key: input.key }).first();
-      if (!replacing) await quota.take(input.agent_id);
-      const at = deps.clock.now();
-      await knex()('memory_kv')
-        .insert({ agent_id: input.agent_id, key: input.key, value, scope: JSON.stringify(scopes), created_at: at, updated_at: at })
-        .onConflict(['agent_id', 'key'])
-        .merge({ value, scope: JSON.stringify(scopes), updated_at: at });
+      const at = await puts.run(JSON.stringify([input.agent_id, input.key]), () =>
+        store(input.agent_id, input.key, { value, scope: JSON.stringify(scopes) }),
+      );
       return { key: input.key, updated_at: isoTimestamp(at) };
     },
 

@@ -6,11 +6,12 @@ import { type MemoryTestServer, startMemoryTestServer } from './test-support/mem
 describe.each(sqlDatabases())('per-agent memory quotas on $name', ({ create }) => {
   let t: MemoryTestServer;
   let cleanup: () => Promise<void>;
+  const embedder = createBagOfWordsEmbedder();
 
   beforeAll(async () => {
     const fixture = await create();
     cleanup = fixture.cleanup;
-    t = await startMemoryTestServer({ db: fixture.db, embedder: createBagOfWordsEmbedder() });
+    t = await startMemoryTestServer({ db: fixture.db, embedder });
     // Set before the first write: each process reads the quota settings again once a minute.
     const bridge = { credential: t.server.bridgeKey };
     for (const [key, value] of [
@@ -66,6 +67,37 @@ describe.each(sqlDatabases())('per-agent memory quotas on $name', ({ create }) =
     );
     expect(writes.filter((write) => write.status === 200)).toHaveLength(3);
     expect((await t.memory('mem/forget', { agent_id: 'carol', provenance: 'burst' }, 'carol')).body).toEqual({ deleted: 3 });
+  });
+
+  // Concurrent puts of one new key each found it absent and took a slot: those past the quota were refused
+  // although they only replaced the value, and the key was counted once per put.
+  it('answers every concurrent put of one new key and counts the key once', async () => {
+    const puts = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        t.memory('kv/put', { agent_id: 'carol', key: 'same', value: index, scope: ['self'] }, 'carol'),
+      ),
+    );
+    expect(puts.map((put) => put.status)).toEqual(Array(10).fill(200));
+    const read = await t.memory('kv/get', { agent_id: 'carol', key: 'same', scope: ['self'] }, 'carol');
+    expect(read.body.value).toBe(9);
+    expect((await t.memory('kv/put', { agent_id: 'carol', key: 'other', value: 1, scope: ['self'] }, 'carol')).status).toBe(200);
+    const refused = await t.memory('kv/put', { agent_id: 'carol', key: 'third', value: 1, scope: ['self'] }, 'carol');
+    expect(refused.body.error.details).toEqual({ quota: 2, used: 2 });
+  });
+
+  // A write that failed (the embedder down: 500) kept its slot, so later writes were refused below the quota.
+  it('does not count a write that failed against the quota', async () => {
+    const semantic = (text: string) =>
+      t.memory('mem/write', { agent_id: 'carol', kind: 'semantic', text, provenance: 'outage', scope: ['self'] }, 'carol');
+    embedder.failWith = new Error('embedder down');
+    try {
+      for (const text of ['lost during the outage', 'lost again', 'lost once more']) expect((await semantic(text)).status).toBe(500);
+    } finally {
+      embedder.failWith = null;
+    }
+    for (const text of ['stored after the outage', 'stored again', 'stored once more']) expect((await semantic(text)).status).toBe(200);
+    expect((await semantic('one too many')).body.error.details).toEqual({ quota: 3, used: 3 });
+    expect((await t.memory('mem/forget', { agent_id: 'carol', provenance: 'outage' }, 'carol')).body).toEqual({ deleted: 3 });
   });
 
   it('refuses a new kv key past the quota, still replaces the value of a key the agent has, and takes one after /kv/delete', async () => {

@@ -106,7 +106,6 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
       assertMaxBytes(input.text, 'text', config.maxTextBytes);
       const scopes = normalizeScopes(input.scope);
       await assertTeamScopes(deps.teams, input.agent_id, scopes);
-      await quota.take(input.agent_id);
       const createdAt = deps.clock.now();
       const id = newTimeOrderedId('mem_', createdAt);
       const row: RecordRow = {
@@ -118,15 +117,19 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         scope: JSON.stringify(scopes),
         created_at: createdAt,
       };
-      if (input.kind === 'semantic') await semanticWrites.submit({ row, scopes });
-      else await episodeWrites.submit(row);
+      await quota.insert(input.agent_id, async () => {
+        if (input.kind === 'semantic') await semanticWrites.submit({ row, scopes });
+        else await episodeWrites.submit(row);
+        return true;
+      });
       return { id, created_at: isoTimestamp(createdAt) };
     },
 
     /**
      * Deletes every memory of `agent_id` whose provenance equals `provenance`
      * (all kinds), their vectors (removed first, so they stop matching
-     * queries at once), their lexical entries (with the records, same
+     * queries at once, from the active index and from that of an unfinished
+     * re-embed), their lexical entries (with the records, same
      * transaction) and their set memberships.
      * @returns `{ deleted }`, the number of memories deleted (0 when none matched).
      */
@@ -137,8 +140,11 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
       if (rows.length === 0) return { deleted: 0 };
       const semanticIds = rows.filter((row) => row.kind === 'semantic').map((row) => row.id);
       if (semanticIds.length > 0) {
-        const index = startup.indexOf((await startup.ready()).generation);
-        for (const chunk of chunks(semanticIds, ID_CHUNK)) await index.remove({ ids: chunk });
+        // Also from the index an interrupted re-embed is building: resumed, it would become the active
+        // index with the vectors of memories forgotten meanwhile.
+        for (const index of await startup.vectorIndexes()) {
+          for (const chunk of chunks(semanticIds, ID_CHUNK)) await index.remove({ ids: chunk });
+        }
       }
       let deleted = 0;
       await knex().transaction(async (trx) => {

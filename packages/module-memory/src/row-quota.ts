@@ -9,12 +9,16 @@ const RECOUNT_AT_QUOTA_MS = 1_000;
 /** A per-agent cap on the rows of one table, checked before each write. */
 export interface RowQuota {
   /**
-   * Counts one more row for `agentId`, or refuses it when the agent already
-   * holds the quota's number of rows (counted again first, when the count is
-   * over a second old, so that rows deleted meanwhile are seen).
-   * @throws ConflictError (409, details `{ quota, used }`) at the quota.
+   * Counts one more row for `agentId` and runs `write`, or refuses it when the
+   * agent already holds the quota's number of rows (counted again first, when
+   * the count is over a second old, so that rows deleted meanwhile are seen).
+   * The row is taken off the count again when `write` fails or resolves
+   * `false` (it created no row, e.g. it replaced one), so that only stored
+   * rows use up the quota.
+   * @returns what `write` resolved.
+   * @throws ConflictError (409, details `{ quota, used }`) at the quota (`write` is not run); what `write` throws.
    */
-  take(agentId: string): Promise<void>;
+  insert(agentId: string, write: () => Promise<boolean>): Promise<boolean>;
   /** Takes `rows` deleted rows off the agent's count. */
   release(agentId: string, rows: number): void;
 }
@@ -64,7 +68,7 @@ export function createRowQuota(options: {
   };
 
   return {
-    async take(agentId) {
+    async insert(agentId, write) {
       const now = clock.now();
       const quota = await limitNow(now);
       let entry = counted.get(agentId);
@@ -72,6 +76,16 @@ export function createRowQuota(options: {
       if (entry.rows >= quota && now - entry.countedAt >= RECOUNT_AT_QUOTA_MS) entry = await count(agentId, now);
       assertWithinQuota({ agentId, used: entry.rows, quota, what, setting, release });
       entry.rows += 1;
+      // A write that stored nothing gave its slot back only at the next recount: failed writes and
+      // replaced kv keys used up the quota until then. A recount during the write did not see the
+      // row, so the slot is given back only to the count it was taken from.
+      let created = false;
+      try {
+        created = await write();
+        return created;
+      } finally {
+        if (!created && counted.get(agentId) === entry) entry.rows = Math.max(0, entry.rows - 1);
+      }
     },
     release(agentId, rows) {
       const entry = counted.get(agentId);
