@@ -11,6 +11,7 @@ import {
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { createPgLexicalTables, documentExpression, keysExpression, type PgLexicalTables, pgLexicalTables } from './lexical-tables.js';
+import { recordTextForm } from './lexical-text-form.js';
 import { queryPlannedEachTime } from './prepared-statement.js';
 
 /** Source rows indexed per transaction while `ensure` builds the index of an existing table. */
@@ -41,7 +42,8 @@ type RankedRow = { id: string; score: number } & Record<string, unknown>;
 
 /**
  * {@link LexicalIndex} on PostgreSQL full-text search ({@link PgLexicalTables}):
- * a `tsvector` per source row (`english` configuration) with a GIN index,
+ * a `tsvector` per source row's text in NFKC (`english` configuration; NFKC
+ * is the form of a query's words, `lexicalTerms`) with a GIN index,
  * visibility keys in a `text[]` with a GIN index, kept in step with the
  * source table by statement-level triggers, so the index changes in the
  * statement (and transaction) that changes the source rows — including the
@@ -76,7 +78,11 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
     }
   }
 
-  /** Creates what is missing; when the triggers were missing, empties the index for a rebuild. @returns whether a backfill must run. */
+  /**
+   * Creates what is missing; when the triggers were missing, empties the index for a rebuild; when the index
+   * predates NFKC documents, has the backfill walk it again ({@link recordTextForm}).
+   * @returns whether a backfill must run.
+   */
   async function prepare(): Promise<boolean> {
     return knex.transaction(async (trx) => {
       await trx.raw(`select pg_advisory_xact_lock(hashtext(current_schema() || '.' || ?))`, [`${table}_meta`]);
@@ -88,6 +94,7 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
         await trx.raw(`truncate ${tables.docs}`);
         await trx.raw(`delete from ${tables.meta}`);
       }
+      await recordTextForm(trx, tables);
       const { rows } = await trx.raw(`select value from ${tables.meta} where key = 'state'`);
       return (rows[0] as { value: string } | undefined)?.value !== 'ready';
     });
@@ -106,7 +113,8 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
    * Indexes the next batch of source rows after the stored cursor, in key
    * order, in one transaction that holds the source table in SHARE mode
    * (writers wait for the batch, so no row is indexed after its delete).
-   * Rows a trigger already indexed are skipped.
+   * A row already indexed keeps its doc unless the doc made now differs (an
+   * index built before documents were NFKC), so an upgrade rewrites only those.
    * @returns rows walked; 0 once finished (the state is then `ready`).
    */
   async function backfillStep(): Promise<number> {
@@ -123,7 +131,7 @@ export function createPgLexicalIndex(options: PgLexicalIndexOptions): LexicalInd
          ), added as (
            insert into ${tables.docs} (id, keys, doc)
            select b.${source.key}, ${keysExpression(tables, 'b')}, ${documentExpression(tables, 'b')} from batch b
-           on conflict (id) do nothing
+           on conflict (id) do update set doc = excluded.doc where ${tables.docs}.doc is distinct from excluded.doc
          )
          select count(*)::int as n, max(${source.key} collate "C") as last from batch`,
         [cursor, cursor, BACKFILL_BATCH],

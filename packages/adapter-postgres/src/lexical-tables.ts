@@ -1,6 +1,7 @@
 import type { LexicalSource } from '@agentinfra/core';
 import { quoteIdentifier } from '@agentinfra/core';
 import type { Knex } from 'knex';
+import { indexedTextExpression } from './lexical-text-form.js';
 
 /**
  * Names of the objects behind one PostgreSQL lexical index with prefix `<p>`
@@ -8,7 +9,8 @@ import type { Knex } from 'knex';
  * - `<p>_docs` (`id` primary key, `keys text[]`, `doc tsvector`): one row per
  *   indexed source row, with GIN indexes on `doc` and on `keys` (visibility
  *   keys `self:<agent>`, `team:<name>`);
- * - `<p>_meta` (`key`, `value`): the build `state` and the backfill `cursor`;
+ * - `<p>_meta` (`key`, `value`): the build `state`, the backfill `cursor` and
+ *   the `text_form` of the documents (see lexical-text-form.ts);
  * - functions `<p>_on_insert()`, `<p>_on_delete()`, `<p>_on_update()` and the
  *   statement-level triggers `<p>_after_insert|delete|update` on the source
  *   table that call them with the statement's transition tables (one
@@ -81,13 +83,14 @@ export function keysExpression(tables: PgLexicalTables, alias: string): string {
 }
 
 /**
- * SQL of a source row's document: its text with every run of characters
- * other than letters and digits made a space (so `api.northwind.example`
- * is three words, as `lexicalTerms` splits a query), through the `english`
- * configuration (Snowball stemmer, stop words).
+ * SQL of a source row's document: its text in NFKC ({@link indexedTextExpression}),
+ * with every run of characters other than letters and digits made a space (so
+ * `api.northwind.example` is three words, as `lexicalTerms` splits a query),
+ * through the `english` configuration (Snowball stemmer, stop words).
  */
 export function documentExpression(tables: PgLexicalTables, alias: string): string {
-  return `to_tsvector('english', regexp_replace(${alias}.${tables.source.text}, '[^[:alnum:]]+', ' ', 'g'))`;
+  const text = indexedTextExpression(`${alias}.${tables.source.text}`);
+  return `to_tsvector('english', regexp_replace(${text}, '[^[:alnum:]]+', ' ', 'g'))`;
 }
 
 /** The INSERT of the docs of the selected rows of `from` (a relation aliased `n`), replacing any doc under the same id. */

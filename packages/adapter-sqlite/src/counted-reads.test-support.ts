@@ -19,3 +19,31 @@ export async function countedNotesView(knex: Knex): Promise<() => number> {
   });
   return () => reads;
 }
+
+/**
+ * Records, on the pool's connection, every statement prepared from then on
+ * that reads the vec0 table `vectors` (a quoted name, as in the SQL): a KNN
+ * pass as the number of neighbours it asks for (its `k` binding, which bounds
+ * the rows it yields), any other read of it as `'scan'` (it reads every row).
+ * @returns the reads so far, in order.
+ */
+export async function recordedVectorReads(knex: Knex, vectors: string): Promise<() => Array<number | 'scan'>> {
+  const reads: Array<number | 'scan'> = [];
+  // The driver may hand out one statement object for the same SQL again: each is wrapped once.
+  const wrapped = new WeakSet<object>();
+  await withConnection(knex, (connection) => {
+    const prepare = connection.prepare.bind(connection);
+    connection.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (!sql.includes(vectors) || wrapped.has(statement)) return statement;
+      wrapped.add(statement);
+      const all = statement.all.bind(statement);
+      statement.all = ((...bindings: unknown[]) => {
+        reads.push(sql.includes('embedding match') ? (bindings[1] as number) : 'scan');
+        return all(...bindings);
+      }) as typeof statement.all;
+      return statement;
+    }) as typeof connection.prepare;
+  });
+  return () => [...reads];
+}

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
 import { LEXICAL_FLUSH_BATCH, LEXICAL_FLUSH_CHARS, lexicalQueueOn } from './lexical-queue.js';
 import { createSqliteLexicalTables, keysExpression, type SqliteLexicalTables, sqliteLexicalTables } from './lexical-tables.js';
+import { indexedText, recordTextForm } from './lexical-text-form.js';
 
 /** Source rows indexed per transaction while `ensure` builds the index of an existing table. */
 const BACKFILL_BATCH = 2_000;
@@ -53,7 +54,8 @@ type RankedRow = { id: string; rank: number } & Record<string, unknown>;
 
 /**
  * {@link LexicalIndex} on SQLite's FTS5 ({@link SqliteLexicalTables}): a
- * contentless FTS5 table with the `porter` stemmer, kept in step with the
+ * contentless FTS5 table with the `porter` stemmer over each row's text in
+ * NFKC (the form of a query's words, `lexicalTerms`), kept in step with the
  * source table by triggers. A deleted row leaves the index in its own
  * transaction; an inserted or changed row is queued in its own transaction
  * and indexed in batches of at most {@link LEXICAL_FLUSH_BATCH} rows and
@@ -224,7 +226,8 @@ export function createSqliteLexicalIndex(options: SqliteLexicalIndexOptions): Sq
 /**
  * Creates what is missing in one transaction; when the source's triggers were
  * missing (a new index, or a source table dropped and created again), empties
- * the index so the backfill rebuilds it from the source.
+ * the index so the backfill rebuilds it from the source; when the index
+ * predates NFKC text, has the backfill walk it again ({@link recordTextForm}).
  * @returns whether a backfill must run (the index is not `ready`).
  */
 function prepare(db: BetterSqlite3.Database, tables: SqliteLexicalTables): boolean {
@@ -236,6 +239,7 @@ function prepare(db: BetterSqlite3.Database, tables: SqliteLexicalTables): boole
         db.exec(`delete from ${tables.queue}`);
         db.exec(`delete from ${tables.meta}`);
       }
+      recordTextForm(db, tables);
       const state = db.prepare(`select value from ${tables.meta} where key = 'state'`).get() as { value: string } | undefined;
       return state?.value !== 'ready';
     })
@@ -254,8 +258,10 @@ interface Backfill {
  * The backfill of the source rows the triggers have not seen (those written
  * before the index existed), in key order, {@link BACKFILL_BATCH} per
  * transaction; the last key done is stored with each batch, so an
- * interrupted build resumes there. Rows already indexed (by a trigger
- * meanwhile) are skipped.
+ * interrupted build resumes there. Rows already indexed (by the queue
+ * meanwhile, or before an upgrade) keep their doc; those whose text NFKC
+ * changes have it indexed again in NFKC ({@link indexedText}), which upgrades an index
+ * built before text was normalised.
  */
 function backfillOn(db: BetterSqlite3.Database, tables: SqliteLexicalTables): Backfill {
   const { source } = tables;
@@ -270,7 +276,9 @@ function backfillOn(db: BetterSqlite3.Database, tables: SqliteLexicalTables): Ba
      from ${source.table} s where ${source.only('s')} and (? is null or s.${source.key} > ?)
      order by s.${source.key} limit ?`,
   );
-  const insertDoc = db.prepare(`insert into ${tables.docs} (id, keys) values (?, ?) on conflict (id) do nothing`);
+  const indexedDoc = db.prepare(`select rid from ${tables.docs} where id = ?`).pluck();
+  const insertDoc = db.prepare(`insert into ${tables.docs} (id, keys) values (?, ?)`);
+  const removeText = db.prepare(`delete from ${tables.fts} where rowid = ?`);
   const insertText = db.prepare(`insert into ${tables.fts} (rowid, text) values (?, ?)`);
   const save = db.prepare(`insert or replace into ${tables.meta} (key, value) values (?, ?)`);
   return {
@@ -284,8 +292,14 @@ function backfillOn(db: BetterSqlite3.Database, tables: SqliteLexicalTables): Ba
           const cursor = readCursor();
           const rows = batch.all(cursor, cursor, BACKFILL_BATCH) as Array<{ id: string; text: string; keys: string }>;
           for (const row of rows) {
-            const inserted = insertDoc.run(row.id, row.keys);
-            if (inserted.changes === 1) insertText.run(inserted.lastInsertRowid, row.text);
+            const text = indexedText(row.text);
+            const rid = indexedDoc.get(row.id) as number | undefined;
+            if (rid === undefined) {
+              insertText.run(insertDoc.run(row.id, row.keys).lastInsertRowid, text);
+            } else if (text !== row.text) {
+              removeText.run(rid);
+              insertText.run(rid, text);
+            }
           }
           const last = rows[rows.length - 1];
           if (last === undefined) save.run('state', 'ready');

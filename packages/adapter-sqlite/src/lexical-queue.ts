@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { keysExpression, removeDocStatements, type SqliteLexicalTables } from './lexical-tables.js';
+import { indexedText } from './lexical-text-form.js';
 
 /**
  * Most queued rows indexed per transaction. FTS5 writes a new segment at
@@ -35,7 +36,8 @@ export interface LexicalQueue {
    * the batch bounds: each key still queued gets its doc replaced by one made
    * from the source row as it is now (none when the row is gone or no longer
    * selected) and leaves the queue; keys no longer queued are skipped. Never
-   * takes the write lock for an empty `keys`.
+   * takes the write lock for an empty `keys`. The text is indexed in NFKC
+   * ({@link indexedText}), the form of a query's words.
    * @returns how many of `keys`, from the front, were handled.
    */
   flushKeys(keys: readonly string[]): number;
@@ -74,8 +76,9 @@ export function lexicalQueueOn(db: BetterSqlite3.Database, tables: SqliteLexical
       removeText.run(key);
       removeDoc.run(key);
       if (row.text !== null && row.keys !== null) {
-        insertText.run(insertDoc.run(key, row.keys).lastInsertRowid, row.text);
-        chars += row.text.length;
+        const text = indexedText(row.text);
+        insertText.run(insertDoc.run(key, row.keys).lastInsertRowid, text);
+        chars += text.length;
       }
       indexed += 1;
       dequeue.run(key);

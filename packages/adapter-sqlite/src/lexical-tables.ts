@@ -9,11 +9,12 @@ import type BetterSqlite3 from 'better-sqlite3';
  *   its visibility keys as a JSON array (`self:<agent>`, `team:<name>`);
  * - `<p>_fts`: a contentless FTS5 table (`porter unicode61`, with
  *   `contentless_delete`) whose rowid is the doc's `rid`; the text is not
- *   stored twice, only its inverted index;
+ *   stored twice, only the inverted index of its NFKC form;
  * - `<p>_queue` (`id`): keys of source rows inserted or changed since they
  *   were last indexed, written in the source row's transaction and indexed
  *   in batches later (see lexical-queue.ts);
- * - `<p>_meta` (`key`, `value`): the build `state` and the backfill `cursor`;
+ * - `<p>_meta` (`key`, `value`): the build `state`, the backfill `cursor` and
+ *   the `text_form` of the indexed text (see lexical-text-form.ts);
  * - triggers `<p>_on_insert`, `<p>_on_delete`, `<p>_on_update` on the
  *   source table.
  */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SqlDatabase } from '@agentinfra/core';
 import { runVectorIndexContract } from '@agentinfra/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countedNotesView } from './counted-reads.test-support.js';
+import { countedNotesView, recordedVectorReads } from './counted-reads.test-support.js';
 import { createSqliteDatabase } from './database.js';
 import { createSqliteVectorIndex } from './vector-index.js';
 
@@ -144,6 +144,29 @@ describe('createSqliteVectorIndex', () => {
     expect([await sets(), await keys()]).toEqual([0, 0]);
   });
 
+  it('answers a tie wider than its second pass from the two KNN passes, the same on every call, reading no other vectors', async () => {
+    const files = await freshFolder();
+    const db = files.open();
+    const index = db.vectorIndex({ table: 'memory_vectors' });
+    await index.ensure({ dimensions: 2 });
+    const tied = Array.from({ length: 200 }, (_, i) => ({
+      id: `t${String((i * 37) % 200).padStart(3, '0')}`,
+      agentId: 'agent-a',
+      scopes: ['self'],
+      vector: unit([1, 1]),
+    }));
+    await index.upsert({ items: [...tied, { id: 'z-best', agentId: 'agent-a', scopes: ['self'], vector: unit([1, 1.001]) }] });
+    const reads = await recordedVectorReads(db.knex, '"memory_vectors_vectors"');
+    const hits = await index.query({ vector: unit([1, 1.001]), k: 3, filter: own });
+    expect(hits.map((hit) => hit.id)).toEqual(['z-best', expect.stringMatching(/^t/), expect.stringMatching(/^t/)]);
+    const [, second, third] = hits;
+    expect(second?.score).toBe(third?.score);
+    expect((second?.id ?? '') < (third?.id ?? '')).toBe(true);
+    expect(await index.query({ vector: unit([1, 1.001]), k: 3, filter: own })).toEqual(hits);
+    // Two KNN passes per query (k + 1 = 4, then 16 neighbours); an ordered scan would read all 201 vectors.
+    expect(reads()).toEqual([4, 16, 4, 16]);
+  });
+
   it('reads attached columns for the first pass and the k hits only, however many tied neighbours the search widens to', async () => {
     const files = await freshFolder();
     const db = files.open();
@@ -168,13 +191,10 @@ describe('createSqliteVectorIndex', () => {
       filter: own,
       attach: { table: 'counted_notes', key: 'id', columns: ['text'] },
     });
-    expect(hits.map((hit) => [hit.id, hit.row])).toEqual([
-      ['t00', { text: 'note t00' }],
-      ['t01', { text: 'note t01' }],
-      ['t02', { text: 'note t02' }],
-    ]);
-    // The first pass (k + 1 = 4 neighbours, read with their rows) ties at the 3rd place; after the wider pass
-    // and the scan, only the 3 final hits are read again: 7, not the 16 or 50 the search looked at.
+    expect(hits).toHaveLength(3);
+    for (const hit of hits) expect(hit.row).toEqual({ text: `note ${hit.id}` });
+    // The first pass (k + 1 = 4 neighbours, read with their rows) ties at the 3rd place; after the wider pass,
+    // only the 3 final hits are read again: 7, not the 16 or 50 the search looked at.
     expect(reads()).toBe(7);
   });
 });

@@ -57,12 +57,13 @@ type Neighbour = { id: string; distance: number } & Record<string, unknown>;
  *
  * Results: exactly `min(k, matches)` hits, score = cosine similarity, best
  * first, equal scores by ascending id (the query asks for one neighbour more
- * than `k`; while the tie at the k-th place continues, it widens once, then
- * scans: {@link bestHits}). Measured
+ * than `k`, and four times as many when the k-th place ties: {@link bestHits};
+ * a tie wider than that pass fills the tied places with the lowest ids among
+ * the tied items it returned, repeatably, rather than scanning every vector
+ * for the lowest ids of all). Measured
  * on 2 cores (bench/vector-sqlite.ts): about 10 ms for k = 10 over 100 000
  * vectors of 100 dimensions, growing with k (about 20 ms for k = 100). `k`
- * above 4095 (sqlite-vec's KNN limit), and ties wider than the second pass,
- * use an ordered scan (about 0.3 s there).
+ * above 4095 (sqlite-vec's KNN limit) uses an ordered scan (about 0.3 s there).
  *
  * Upserts, removals and queries run their statements synchronously on the
  * pool's connection ({@link withConnection}); an upsert or removal is one
@@ -196,7 +197,7 @@ export function createSqliteVectorIndex(options: SqliteVectorIndexOptions): Vect
           const keys = filterVisibilityKeys(filter);
           if (k === 0 || keys.length === 0) return [];
           // The first pass (k + 1 neighbours) usually decides: it reads the attached rows in the same statement.
-          // A wider pass or the scan, after a tie, is followed by one read of the final hits' rows.
+          // The wider pass after a tie, or the scan for k beyond sqlite-vec's limit, is followed by one read of the final hits' rows.
           let rowsAttached = false;
           const hits = bestHits(
             k,

@@ -66,7 +66,7 @@ function expectRanked(hits: readonly LexicalHit[]): void {
  * and rebuilds after the source table was dropped and created again; inserts,
  * updates and deletes in the source are followed in the same transaction (a
  * rolled-back insert is never found); queries match any non-stop word after
- * stemming, rank a row holding more of the query's words first, honour the visibility rule
+ * stemming, with stored text and query both taken in Unicode NFKC, rank a row holding more of the query's words first, honour the visibility rule
  * before ranking (exactly `min(k, matching visible rows)` hits), attach
  * columns, and take any text (quotes, operators, stop words only) without
  * error.
@@ -240,6 +240,17 @@ export function runLexicalIndexContract(options: LexicalIndexContractOptions): v
       await expect(
         index.query({ text: 'x', k: 5, filter: own('agent-a'), attach: { table: 'records; drop', key: 'id', columns: ['a'] } }),
       ).rejects.toThrow(RangeError);
+    });
+
+    it('finds text stored in a form other than NFKC by the same string, before and after ensure', async () => {
+      const texts = ['invoice ＩＮＶ８８２３１ paid', 'the ﬁnancial report', 'order ①②③ shipped', 'resume\u0301 of the owner'];
+      const { knex, index, table } = await open(texts.map((text, i) => row(`b${i}`, text)));
+      await index.ensure();
+      await knex(table).insert(texts.map((text, i) => row(`w${i}`, text)));
+      for (const [i, text] of texts.entries()) {
+        expect(ids(await index.query({ text, k: 5, filter: own('agent-a') })).sort(), text).toEqual([`b${i}`, `w${i}`]);
+      }
+      expect(ids(await index.query({ text: 'INV88231', k: 5, filter: own('agent-a') })).sort()).toEqual(['b0', 'w0']);
     });
 
     it('takes any query text: quotes, operators and markup are words or nothing', async () => {
