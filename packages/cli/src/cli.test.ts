@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newMasterKey } from '@agentinfra/core';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -49,14 +50,23 @@ describe('agentinfra CLI on the embedded default', () => {
     const shared = mkdtempSync(join(tmpdir(), 'agentinfra-cli-mode-'));
     const sharedEnv = { ...env, AGENTINFRA_CONFIG: join(shared, 'agentinfra.config.json'), AGENTINFRA_DATA_DIR: join(shared, 'data') };
     expect((await runCli(['init'], { cwd: shared, env: sharedEnv })).code).toBe(0);
-    chmodSync(sharedEnv.AGENTINFRA_CONFIG, 0o644);
+    // A rotation's old master keys (a list) and an ACME account's EAB key are credentials too.
     const config = JSON.parse(readFileSync(sharedEnv.AGENTINFRA_CONFIG, 'utf8'));
+    Object.assign(config, {
+      previousMasterKeys: [newMasterKey()],
+      gateway: { eab: { kid: 'kid-1', hmacKey: 'ZWFiLWhtYWMta2V5LXZhbHVl' } },
+    });
+    writeFileSync(sharedEnv.AGENTINFRA_CONFIG, JSON.stringify(config));
+    chmodSync(sharedEnv.AGENTINFRA_CONFIG, 0o644);
     const readable = await startServe(['--port', '0'], { cwd: shared, env: sharedEnv });
     try {
-      expect(readable.output()).toContain('readable by other users and holds credentials (bridgeKey, masterKey)');
+      expect(readable.output()).toContain(
+        'readable by other users and holds credentials (bridgeKey, masterKey, previousMasterKeys, gateway.eab.hmacKey)',
+      );
       expect(readable.output()).toContain('"mode":"0644"');
-      expect(readable.output()).not.toContain(config.bridgeKey);
-      expect(readable.output()).not.toContain(config.masterKey);
+      for (const value of [config.bridgeKey, config.masterKey, config.previousMasterKeys[0], config.gateway.eab.hmacKey]) {
+        expect(readable.output()).not.toContain(value);
+      }
     } finally {
       expect(await readable.stop()).toBe(0);
     }

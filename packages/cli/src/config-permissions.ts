@@ -2,24 +2,44 @@ import { statSync } from 'node:fs';
 import { readRawConfig, type ServerConfig } from '@agentinfra/core';
 import type { Logger } from 'pino';
 
-/** Setting names that hold a credential (matched anywhere in the file's tree). */
-const SECRET_NAME = /^(bridgeKey|masterKey)$|secret|password|token|apiKey/i;
-/** A URL with a password, `scheme://user:password@host`. */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]+@/i;
+/**
+ * Every setting of the core and module config schemas that holds a
+ * credential, as its dotted path (a list's items under the list's path).
+ * A URL setting holds one only when it carries a password (see {@link URL_WITH_PASSWORD}).
+ */
+export const CREDENTIAL_SETTINGS: readonly string[] = [
+  'bridgeKey',
+  'masterKey',
+  'previousMasterKeys',
+  's3.secretKey',
+  'embedder.apiKey',
+  'metrics.token',
+  'gateway.eab.hmacKey',
+  'gateway.rfc2136.keySecret',
+  'postbox.scorer.token',
+];
 
-/** The names of the settings in `tree` that hold a credential (a secret-named string, or a URL with a password). */
-function secretSettings(tree: unknown, path: string[] = []): string[] {
+/** A URL with a password: `scheme://user:password@host`, or a `password=` query parameter (PostgreSQL). */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/@\s:]*:[^/@\s]+@|\S*[?&]password=[^&#\s])/i;
+
+/** Every string in `tree`, with the dotted path of its setting (a list's items under the list's path). */
+function stringSettings(tree: unknown, path: readonly string[] = []): Array<{ setting: string; value: string }> {
+  if (typeof tree === 'string') return [{ setting: path.join('.'), value: tree }];
+  if (Array.isArray(tree)) return tree.flatMap((item) => stringSettings(item, path));
   if (typeof tree !== 'object' || tree === null) return [];
-  const found: string[] = [];
-  for (const [name, value] of Object.entries(tree)) {
-    const here = [...path, name];
-    if (typeof value === 'string' && value !== '' && (SECRET_NAME.test(name) || URL_WITH_PASSWORD.test(value))) {
-      found.push(here.join('.'));
-    } else {
-      found.push(...secretSettings(value, here));
-    }
-  }
-  return found;
+  return Object.entries(tree).flatMap(([name, value]) => stringSettings(value, [...path, name]));
+}
+
+/**
+ * The settings of a raw config tree that hold a credential: one of
+ * {@link CREDENTIAL_SETTINGS} set to a non-empty value, or any URL with a
+ * password. Names only, in the order of the tree, each once.
+ */
+export function credentialSettings(tree: unknown): string[] {
+  const found = stringSettings(tree)
+    .filter(({ setting, value }) => value !== '' && (CREDENTIAL_SETTINGS.includes(setting) || URL_WITH_PASSWORD.test(value)))
+    .map(({ setting }) => setting);
+  return [...new Set(found)];
 }
 
 /**
@@ -33,7 +53,7 @@ export function warnWhenConfigReadableByOthers(config: ServerConfig, logger: Log
   if (!config.fileFound || process.platform === 'win32') return;
   const mode = statSync(config.file).mode & 0o777;
   if ((mode & 0o044) === 0) return;
-  const secrets = secretSettings(readRawConfig({ file: config.file, env: {}, bindings: [] }).raw);
+  const secrets = credentialSettings(readRawConfig({ file: config.file, env: {}, bindings: [] }).raw);
   if (secrets.length === 0) return;
   logger.warn(
     { file: config.file, mode: `0${mode.toString(8)}`, settings: secrets },

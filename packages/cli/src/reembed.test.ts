@@ -61,7 +61,8 @@ describe('changing the embedder of an existing store (issue #2)', () => {
     expect(await first.stop()).toBe(0);
 
     const refused = await runCli(['serve', '--port', '0'], { cwd: dir, env: { ...base, ...openai } });
-    expect(refused.code).toBe(1);
+    // A configuration error (README "Exit codes"), like the other start-up refusals.
+    expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('agentinfra migrate --reembed');
 
     const migrated = await runCli(['migrate', '--reembed'], { cwd: dir, env: { ...base, ...openai } });

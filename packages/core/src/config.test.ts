@@ -95,4 +95,19 @@ describe('configuration', () => {
     expect(() => readRawConfig({ file, env: {} })).toThrow(/not valid JSON/);
     expect(() => readRawConfig({ file: join(dir, 'missing.json'), env: { AGENTINFRA_PORT: 'eighty' } })).toThrow(/AGENTINFRA_PORT/);
   });
+
+  // Review: JSON.parse's message quoted the text around the error, `..."sterKey": c2VjcmV0c2"... is not valid JSON`.
+  it.each([
+    ['a bare value', '{\n  "masterKey": c2VjcmV0c2VjcmV0,\n}', 'line 2, column 16 (invalid symbol)'],
+    ['a trailing comma', '{\n  "masterKey": "c2VjcmV0c2VjcmV0",\n}', 'line 3, column 1 (property name expected)'],
+    ['a missing comma', '{ "masterKey": "c2VjcmV0c2VjcmV0"\n  "port": 1 }', 'line 2, column 3 (comma expected)'],
+    ['a bad escape', '{ "masterKey": "c2VjcmV0\\c2VjcmV0" }', 'line 1, column 16 (invalid escape character)'],
+    ['a missing end', '{ "masterKey": "c2VjcmV0c2VjcmV0', 'line 1, column 16 (unexpected end of string)'],
+    ['text after the object', '{ "port": 1 }\nc2VjcmV0c2VjcmV0', 'line 2, column 1 (invalid symbol)'],
+  ])('says where a file with %s is not valid JSON, never quoting it', (_name, text, where) => {
+    const file = join(dir, 'secret.json');
+    writeFileSync(file, text);
+    expect(() => readRawConfig({ file, env: {} })).toThrow(`${file}: not valid JSON at ${where}.`);
+    expect(() => readRawConfig({ file, env: {} })).not.toThrow(/c2Vj|Key"/);
+  });
 });

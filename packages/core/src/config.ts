@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
 
 const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of exactly 32 bytes');
@@ -387,6 +388,24 @@ function hasPath(tree: unknown, path: readonly string[]): boolean {
 }
 
 /**
+ * ` at line L, column C (what was expected)` for a text JSON.parse refused, without quoting any of it: Node's
+ * message names the position of only some errors and quotes the text around the others (a config file holds
+ * the keys). The position and the reason (`comma expected`) are jsonc-parser's, in strict JSON mode (no comments,
+ * no trailing commas); a string with a bad escape is placed at its opening quote.
+ */
+function describeJsonSyntaxError(text: string): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return '';
+  const before = text.slice(0, first.offset).split('\n');
+  const reason = printParseErrorCode(first.error)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+  return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1} (${reason})`;
+}
+
+/**
  * Reads the raw (unvalidated) configuration like {@link readRawConfig}, but
  * returns the variables that cannot be converted as problems (leaving them
  * out of `raw`) instead of throwing, together with where each value came
@@ -405,11 +424,13 @@ export function readConfigSources(options: { file?: string; env?: NodeJS.Process
   const fileFound = existsSync(file);
   if (fileFound) {
     const configFile = { path: file, found: true };
+    const text = readFileSync(file, 'utf8');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (error) {
-      throw new ConfigError(`${file}: not valid JSON (${(error as Error).message}).`, { configFile });
+      parsed = JSON.parse(text);
+    } catch {
+      // JSON.parse's message quotes the text around the error, and a config file holds the keys: say where, never what.
+      throw new ConfigError(`${file}: not valid JSON${describeJsonSyntaxError(text)}.`, { configFile });
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new ConfigError(`${file}: the top level must be a JSON object.`, { configFile });

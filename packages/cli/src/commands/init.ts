@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { newCredential, newMasterKey } from '@agentinfra/core';
 import { CliError } from '../cli-error.js';
+import { fileErrorReason } from '../fs-error.js';
+import { makeFolders } from '../make-folders.js';
 
 /** Where `init` looks and writes: `--config`, `AGENTINFRA_CONFIG`, or `./agentinfra.config.json` (an empty value names no file). */
 export function configPath(file?: string): string {
@@ -11,7 +13,7 @@ export function configPath(file?: string): string {
 /**
  * Writes a starter `agentinfra.config.json` (mode 0600) with a fresh bridge
  * key and master key and the embedded defaults, and prints the bridge key.
- * @throws CliError (exit 2) when the file exists: it never overwrites.
+ * @throws CliError (exit 2) when the file exists (it never overwrites), or when it or its folder cannot be written.
  */
 export function runInit(options: { config?: string; out?: NodeJS.WritableStream }): { file: string; bridgeKey: string } {
   const file = configPath(options.config);
@@ -25,8 +27,12 @@ export function runInit(options: { config?: string; out?: NodeJS.WritableStream 
     masterKey: newMasterKey(),
     embedder: { provider: 'wordvec' },
   };
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  makeFolders(dirname(file), file);
+  try {
+    writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    throw new CliError(`cannot write ${file}: ${fileErrorReason(error)}.`, 2);
+  }
   const out = options.out ?? process.stdout;
   out.write(`Wrote ${file} (mode 0600).\n`);
   out.write(`Bridge key (the service-level credential; keep it secret): ${bridgeKey}\n`);

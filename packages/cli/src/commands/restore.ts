@@ -1,9 +1,10 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { chmod, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { migrationSetsOf } from '@agentinfra/core';
 import { defaultModules } from '@agentinfra/modules';
 import * as tar from 'tar';
 import { CliError } from '../cli-error.js';
+import { fileErrorReason } from '../fs-error.js';
 import { loadConfigOrExit } from '../server.js';
 import { listFiles, requireEmbeddedDefault } from './backup.js';
 import {
@@ -16,6 +17,7 @@ import {
   MASTER_KEY_NOTICE,
 } from './backup-manifest.js';
 import { createProgress } from './progress.js';
+import { openRestoreTarget } from './restore-target.js';
 
 /**
  * Refuses a backup made by a newer build: one whose migration tables record
@@ -101,13 +103,16 @@ async function listFolders(dir: string): Promise<string[]> {
  * `agentinfra restore --from FILE`: unpacks a backup made by `agentinfra
  * backup` into the configured data directory, which must be missing or
  * empty, after checking every file against the manifest's SHA-256. The files
- * are unpacked into a sibling folder and moved into place only once all of
- * them verify, so a failed restore leaves nothing behind. The data
- * directory and every folder in it end up mode 0700, every file 0600. `serve` then
- * starts on it with the same master key as the backed-up server.
- * @throws CliError exit 2 for PostgreSQL or S3 configurations, a non-empty data directory or a
- *   backup made by a newer build (migrations this build does not know); exit 1 for a missing,
- *   foreign or damaged archive.
+ * are unpacked into a hidden folder inside the data directory and moved into
+ * place only once all of them verify, so a failed restore leaves the
+ * directory as it found it; one killed midway leaves that folder, which
+ * `restore` and `serve` then name (see {@link openRestoreTarget}). Every
+ * restored folder ends up mode 0700, every file 0600; a data directory the
+ * restore makes is 0700, one that exists keeps its owner and mode. `serve`
+ * then starts on it with the same master key as the backed-up server.
+ * @throws CliError exit 2 for PostgreSQL or S3 configurations, a data directory that is not an empty
+ *   folder or cannot be written, or a backup made by a newer build (migrations this build does not
+ *   know); exit 1 for a missing, foreign or damaged archive, or a failure while unpacking.
  */
 export async function runRestore(options: { config?: string; from: string }): Promise<void> {
   const config = loadConfigOrExit({ file: options.config });
@@ -115,22 +120,14 @@ export async function runRestore(options: { config?: string; from: string }): Pr
   const from = resolve(options.from);
   if (!(await stat(from).catch(() => null))) throw new CliError(`no backup at ${options.from}.`, 1);
   const dataDir = resolve(config.core.dataDir);
-  const existing = await readdir(dataDir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-  if (existing && existing.length > 0) {
-    throw new CliError(`the data directory ${dataDir} is not empty: restore only into a new or empty directory.`, 2);
-  }
-
-  await mkdir(dirname(dataDir), { recursive: true });
-  const stage = await mkdtemp(join(dirname(dataDir), '.agentinfra-restore-'));
+  const target = await openRestoreTarget(dataDir);
+  const { stage } = target;
   let manifest: BackupManifest;
   try {
     // Regular files and folders only: a link in a crafted archive could point outside the data directory.
     const plain = (_path: string, entry: unknown) => ['File', 'Directory'].includes((entry as { type?: string }).type ?? '');
     await tar.extract({ file: from, cwd: stage, strict: true, filter: plain }).catch((error: Error) => {
-      throw new CliError(`${options.from} could not be unpacked: ${error.message}`, 1);
+      throw new CliError(`${options.from} could not be unpacked: ${fileErrorReason(error)}`, 1);
     });
     manifest = await readManifest(stage, options.from);
     refuseNewerBackup(manifest, options.from);
@@ -140,13 +137,12 @@ export async function runRestore(options: { config?: string; from: string }): Pr
     for (const file of manifest.files) await chmod(join(stage, file.path), 0o600);
     for (const folder of await listFolders(stage)) await chmod(folder, 0o700);
     await rm(join(stage, MANIFEST_NAME));
-    if (existing) await rmdir(dataDir);
-    await rename(stage, dataDir);
-    await chmod(dataDir, 0o700);
   } catch (error) {
-    await rm(stage, { recursive: true, force: true });
-    throw error;
+    await target.abandon();
+    if (error instanceof CliError) throw error;
+    throw new CliError(`could not restore into ${dataDir}: ${fileErrorReason(error)}.`, 1);
   }
+  await target.commit();
   const rows = Object.values(manifest.counts).reduce((sum, count) => sum + count, 0);
   process.stdout.write(
     `restored ${options.from} (made ${manifest.created_at} by agentinfra ${manifest.version}) into ${dataDir}: ` +
