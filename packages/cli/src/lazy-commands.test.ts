@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './serve-process.test-support.js';
+import { freshKeys, runCli } from './serve-process.test-support.js';
 
 /** Workspace code a command that serves or reads the database loads, and `--help` must not. */
 const HEAVY = /\/packages\/(core|modules|module-[a-z]+|mcp|console|adapter-[a-z0-9]+)\//;
@@ -13,7 +13,11 @@ const HEAVY = /\/packages\/(core|modules|module-[a-z]+|mcp|console|adapter-[a-z0
  * records every module URL it loads, and fails the loading of URLs matching
  * `broken` (a broken install).
  */
-async function loadedBy(args: string[], broken?: RegExp): Promise<{ code: number | null; stderr: string; loaded: string[] }> {
+async function loadedBy(
+  args: string[],
+  broken?: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stderr: string; loaded: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-lazy-'));
   const log = join(dir, 'loaded.txt');
   writeFileSync(log, '');
@@ -26,7 +30,7 @@ async function loadedBy(args: string[], broken?: RegExp): Promise<{ code: number
   const register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   try {
-    const { code, stderr } = await runCli(args, { cwd: dir, env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` } });
+    const { code, stderr } = await runCli(args, { cwd: dir, env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(register).href}` } });
     return { code, stderr, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -53,6 +57,14 @@ describe('agentinfra loads a command’s code only when that command runs', () =
     expect(code).toBe(2);
     expect(loaded.some((url) => /\/packages\/core\/dist\//.test(url))).toBe(true);
   }, 30_000);
+
+  // The MCP SDK was about a third of every command's start-up.
+  it('migrates without loading the surfaces only serve mounts (MCP, console, docs page)', async () => {
+    const { code, loaded } = await loadedBy(['migrate'], undefined, { ...freshKeys(), AGENTINFRA_DATA_DIR: 'data' });
+    expect(code).toBe(0);
+    expect(loaded.some((url) => /\/packages\/module-memory\/dist\//.test(url))).toBe(true);
+    expect(loaded.filter((url) => /\/packages\/(mcp|console|docs-page)\/|@modelcontextprotocol/.test(url))).toEqual([]);
+  }, 60_000);
 
   it('reports a command whose code cannot be loaded in one line, exit 1', async () => {
     const { code, stderr } = await loadedBy(['-c', 'missing.json', 'audit', 'verify'], /\/packages\/core\/dist\/index\.js$/);

@@ -1,15 +1,13 @@
-import { consoleSurface } from '@agentinfra/console';
 import {
   type AnyModule,
   ConfigError,
   createKernel,
   createLogger,
   type Kernel,
+  type KernelSurface,
   loadServerConfig,
   type ServerConfig,
 } from '@agentinfra/core';
-import { docsSurface } from '@agentinfra/docs-page';
-import { mcpSurface } from '@agentinfra/mcp';
 import { defaultModules } from '@agentinfra/modules';
 import { openAdapters } from './adapters.js';
 import { CliError } from './cli-error.js';
@@ -52,6 +50,19 @@ export function loadConfigOrExit(options: { file?: string; modules?: readonly An
 }
 
 /**
+ * The surfaces `serve` mounts beside the API, imported on demand: the MCP SDK alone is about a third of a
+ * command's start-up, which `migrate`, `issue-device` and the other commands that never listen do not need.
+ */
+async function httpSurfaces(): Promise<KernelSurface[]> {
+  const [{ mcpSurface }, { consoleSurface }, { docsSurface }] = await Promise.all([
+    import('@agentinfra/mcp'),
+    import('@agentinfra/console'),
+    import('@agentinfra/docs-page'),
+  ]);
+  return [mcpSurface(), consoleSurface(), docsSurface()];
+}
+
+/**
  * Builds a kernel from the configuration file and environment with the
  * adapters they select and the default modules.
  * @throws CliError (exit 2) on invalid config; the adapter's error when a server cannot be reached.
@@ -60,6 +71,8 @@ export async function buildKernel(options: {
   file?: string;
   overrides?: { port?: number; host?: string };
   modules?: readonly AnyModule[];
+  /** Mount `/mcp`, `/console` and `/docs` (`serve`); commands that never listen skip loading them. */
+  surfaces?: boolean;
 }): Promise<ConfiguredKernel> {
   const modules = options.modules ?? defaultModules;
   const config = loadConfigOrExit({ file: options.file, modules });
@@ -73,7 +86,7 @@ export async function buildKernel(options: {
     moduleConfigs: config.modules,
     adapters,
     logger,
-    surfaces: [mcpSurface(), consoleSurface(), docsSurface()],
+    surfaces: options.surfaces ? await httpSurfaces() : [],
   });
   return { kernel, config, summary, setListenUrl };
 }

@@ -26,6 +26,7 @@ export async function runServe(options: { config?: string; port?: number; host?:
     built = await buildKernel({
       file: options.config,
       overrides: { port: options.port, host: options.host },
+      surfaces: true,
     });
   } catch (error) {
     startup.finish();
