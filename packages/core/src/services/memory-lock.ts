@@ -65,14 +65,18 @@ export function createMemoryLock(options: MemoryLockOptions = {}): MemoryLock {
   const clock = memoryLockOptionsSchema.parse(options).clock ?? systemClock;
   const holds = new Map<string, Hold>();
   let callsSinceSweep = 0;
+  // Set from what the last sweep left, not the current size: with a new key on every call the size grows as fast
+  // as the call count, so a threshold read from it is never reached and nothing is swept again (2M keys kept).
+  let callsBeforeSweep = MIN_CALLS_BETWEEN_SWEEPS;
 
   function sweep(now: number): void {
     callsSinceSweep += 1;
-    if (callsSinceSweep < Math.max(MIN_CALLS_BETWEEN_SWEEPS, holds.size)) return;
+    if (callsSinceSweep < callsBeforeSweep) return;
     callsSinceSweep = 0;
     for (const [key, hold] of holds) {
       if (hold.expiresAt <= now) holds.delete(key);
     }
+    callsBeforeSweep = Math.max(MIN_CALLS_BETWEEN_SWEEPS, holds.size);
   }
 
   return {

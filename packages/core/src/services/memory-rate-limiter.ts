@@ -101,6 +101,9 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   const clock = memoryRateLimiterOptionsSchema.parse(options).clock ?? systemClock;
   const buckets = new Map<string, Bucket>();
   let callsSinceSweep = 0;
+  // Set from what the last sweep left, not the current size: with a new key on every call the size grows as fast
+  // as the call count, so a threshold read from it is never reached and nothing is swept again (2M keys kept).
+  let callsBeforeSweep = MIN_CALLS_BETWEEN_SWEEPS;
 
   function prune(bucket: Bucket, now: number, windowMs: number): void {
     let entry = bucket.entries[bucket.head];
@@ -117,12 +120,13 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
 
   function sweep(now: number): void {
     callsSinceSweep += 1;
-    if (callsSinceSweep < Math.max(MIN_CALLS_BETWEEN_SWEEPS, buckets.size)) return;
+    if (callsSinceSweep < callsBeforeSweep) return;
     callsSinceSweep = 0;
     for (const [key, bucket] of buckets) {
       prune(bucket, now, bucket.windowMs);
       if (bucket.used <= 0) buckets.delete(key);
     }
+    callsBeforeSweep = Math.max(MIN_CALLS_BETWEEN_SWEEPS, buckets.size);
   }
 
   function retryAfter(bucket: Bucket, now: number, request: RateLimitConsume): number {
