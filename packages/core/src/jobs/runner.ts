@@ -305,14 +305,24 @@ export class JobRunner implements JobQueue {
     const marking = this.readyMarking(now);
     await db.raw(marking.sql, marking.bindings);
     const eligible = this.eligible(now, limit);
-    const picked = db(TABLE)
-      .select('id')
-      .whereRaw(`id in (${eligible.sql})`, eligible.bindings as Knex.RawBinding[])
+    // Claimable: due and queued, or running on an expired lease. Stated on the locked rows themselves, so that
+    // PostgreSQL, which re-reads a row another transaction changed while this claim waited for it, skips a job
+    // cancelled or finished meanwhile (`id in (…)` alone still matched the new row: a cancelled job ran anyway).
+    const claimable = (rows: Knex.QueryBuilder) =>
+      rows.where((due) =>
+        due
+          .where((queued) => queued.where('status', 'queued').andWhere('run_at', '<=', now))
+          .orWhere((expired) => expired.where('status', 'running').andWhere('locked_until', '<', now)),
+      );
+    const picked = claimable(
+      db(TABLE)
+        .select('id')
+        .whereRaw(`id in (${eligible.sql})`, eligible.bindings as Knex.RawBinding[]),
+    )
       .orderBy(['run_at', 'id'])
       .limit(limit);
     if (this.options.sql.capabilities.skipLocked) picked.forUpdate().skipLocked();
-    return (await db(TABLE)
-      .whereIn('id', picked)
+    return (await claimable(db(TABLE).whereIn('id', picked))
       .update({
         status: 'running',
         locked_by: this.workerId,

@@ -150,6 +150,42 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect((await jobs.get({ id }))?.status).toBe('cancelled');
     });
 
+    // Review: on PostgreSQL a claim re-reads a row a cancel committed while the claim was choosing it, and only
+    // `id in (…)` was checked on the new row: cancel() answered 1 and the job ran (145 of 300 with 40,000 running rows).
+    it('never claims a job whose cancel committed while the claim was choosing it', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      jobs.register({ name: 'test.noop', run: async () => undefined }, null);
+      const claim = (limit: number) => (jobs as unknown as { claim(limit: number): Promise<Array<{ id: string }>> }).claim(limit);
+      // Jobs other workers run: the claim reads past them, which leaves a cancel time to commit meanwhile.
+      const now = Date.now();
+      const running = Array.from({ length: 20_000 }, (_, index) => ({
+        id: `running-${index}`,
+        name: 'test.noop',
+        payload: 'null',
+        status: 'running',
+        run_at: now,
+        attempts: 1,
+        max_attempts: 5,
+        locked_by: 'another-worker',
+        locked_until: now + 3_600_000,
+        created_at: now,
+        updated_at: now,
+      }));
+      for (let start = 0; start < running.length; start += 200) await sql.knex('core_jobs').insert(running.slice(start, start + 200));
+      const claimedAfterCancel: string[] = [];
+      for (let round = 0; round < 40; round += 1) {
+        const { id } = await jobs.enqueue({ name: 'test.noop' });
+        const claiming = claim(4);
+        await new Promise((resolve) => setTimeout(resolve, round % 10));
+        const cancelled = await jobs.cancel({ ids: [id] });
+        const claimed = (await claiming).map((row) => row.id);
+        if (cancelled === 1 && claimed.includes(id)) claimedAfterCancel.push(id);
+        await sql.knex('core_jobs').where({ id }).delete();
+      }
+      expect(claimedAfterCancel).toEqual([]);
+    });
+
     it('aborts a job at its timeout and retries it', async () => {
       const sql = await setup();
       const jobs = runner(sql);
