@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { parentsOfCreated, syncFolders } from './folder-sync.js';
 import { UploadSizeError } from './fs-adapter-error.js';
 
 /** A chunk source: a Node stream, a web stream or any async iterable of bytes. */
@@ -23,7 +24,10 @@ const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 
  * hash of the key, so no key can name a path outside `objects/`, keys like
  * `a` and `a/b` coexist, and segment length limits of the file system never
  * apply. Writes go to a temp file in the same folder tree and are renamed into
- * place, so readers see the old or the new object whole.
+ * place, so readers see the old or the new object whole. When durable, a write
+ * or move returns only once its file data and the folders it changed (the
+ * folders renamed into and out of, and the parents of folders it created) are
+ * fsynced, so what it acknowledged survives a power loss.
  */
 export interface ObjectFolder {
   /** Absolute path of the file holding `key`. */
@@ -39,7 +43,7 @@ export interface ObjectFolder {
   open(key: string): Promise<FileHandle | null>;
   /** Size in bytes, or `null` when missing. */
   size(key: string): Promise<number | null>;
-  /** Renames `from` onto `to`. @returns `false` when `from` is missing. */
+  /** Renames `from` onto `to` (fsyncing the folders when durable). @returns `false` when `from` is missing. */
   move(from: string, to: string): Promise<boolean>;
   /** Removes an object; a missing one is fine. */
   remove(key: string): Promise<void>;
@@ -88,12 +92,18 @@ async function drain(source: ByteSource): Promise<void> {
   }
 }
 
-/** Creates the folders (synchronously, once), starts removing stale temp files, and returns the layout over `dir`. */
+/**
+ * Creates the folders (synchronously, once), starts removing stale temp files, and returns the layout over `dir`.
+ * When durable, the parents of the folders created here are fsynced with the first rename.
+ */
 export function createObjectFolder(options: { dir: string; durable: boolean }): ObjectFolder {
   const objects = join(options.dir, 'objects');
   const tmp = join(options.dir, 'tmp');
-  mkdirSync(objects, { recursive: true });
-  mkdirSync(tmp, { recursive: true });
+  /** Folders whose new entries no rename has fsynced yet. */
+  let unsynced = [
+    ...parentsOfCreated(mkdirSync(objects, { recursive: true }), objects),
+    ...parentsOfCreated(mkdirSync(tmp, { recursive: true }), tmp),
+  ];
   void removeStaleParts(tmp);
 
   const pathOf = (key: string) => {
@@ -101,9 +111,13 @@ export function createObjectFolder(options: { dir: string; durable: boolean }): 
     return join(objects, hex.slice(0, 2), hex);
   };
 
+  /** Renames `from` to `to`, creating the shard folder; when durable, then fsyncs every folder that changed, once each. */
   const renameInto = async (from: string, to: string) => {
-    await mkdir(dirname(to), { recursive: true });
+    const created = await mkdir(dirname(to), { recursive: true });
     await rename(from, to);
+    if (!options.durable) return;
+    await syncFolders([...unsynced, dirname(to), dirname(from), ...parentsOfCreated(created, dirname(to))]);
+    unsynced = [];
   };
 
   return {
