@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -130,6 +130,27 @@ describe('createHttpDelivery to a loopback receiver (allowPrivate)', () => {
     const sent = delivery.send({ url, secrets: [newWebhookSecret()], messageId: 'm5', type: 't', data: null, signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(sent).rejects.toThrow(/was aborted/);
+  });
+
+  // Review: a 101 emits no 'response' and Node drops the socket silently: send() never settled, past its timeout.
+  it('reports a 101 Switching Protocols answer as a failed attempt instead of hanging', async () => {
+    const switching = createNetServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => switching.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = switching.address() as AddressInfo;
+      const sent = delivery.send({
+        url: `http://127.0.0.1:${port}/`,
+        secrets: [newWebhookSecret()],
+        messageId: 'm7',
+        type: 't',
+        data: null,
+      });
+      expect(await sent).toMatchObject({ status: 101, ok: false });
+    } finally {
+      await new Promise((resolve) => switching.close(resolve));
+    }
   });
 
   it('turns network errors into an Error naming the origin and code', async () => {

@@ -106,6 +106,13 @@ export function createHttpDelivery(options: HttpDeliveryOptions): HttpDelivery {
         response.once('close', settle);
         response.once('error', settle);
       });
+      // A 101 answer emits no 'response', only 'upgrade' (with no listener Node destroys the socket, silently):
+      // without these the promise never settled and the delivery held its worker until the job's own timeout.
+      request.once('upgrade', (response, socket) => {
+        socket.destroy();
+        resolve({ status: response.statusCode ?? 101 });
+      });
+      request.once('close', () => reject(new Error('The connection closed before the receiver answered.')));
       request.once('error', reject);
       request.end(body);
     });
