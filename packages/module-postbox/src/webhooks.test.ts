@@ -153,6 +153,23 @@ describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
     expect((await t.postbox('webhook/rotate', { agent_id: 'alice', webhook_id: hook.webhook_id }, 'bob')).status).toBe(403);
   });
 
+  // Review: on PostgreSQL both rotations read the original secret and wrote it as the previous: one caller's new
+  // secret never signed anything while the original kept signing.
+  it('keeps both secrets of two rotations at once, as one after the other would', async () => {
+    let oldSecret = newSecret();
+    const hook = await register('/rotate-twice', { secret: oldSecret });
+    const rotate = () => t.postbox('webhook/rotate', { agent_id: 'alice', webhook_id: hook.webhook_id }, 'alice');
+    for (let round = 0; round < 4; round += 1) {
+      const [first, second] = await Promise.all([rotate(), rotate()]);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const delivery = await deliveryFor('/rotate-twice', (await ingest(mail())).id);
+      expect(() => verify(first.body.secret, delivery), `round ${round}`).not.toThrow();
+      expect(() => verify(second.body.secret, delivery), `round ${round}`).not.toThrow();
+      expect(() => verify(oldSecret, delivery), `round ${round}`).toThrow();
+      oldSecret = first.body.secret;
+    }
+  });
+
   it('sends message.quarantined for hostile mail, honours the events filter, and a webhook rule forces a delivery', async () => {
     const secret = newSecret();
     const hook = await register('/quarantine-only', { secret, events: ['message.quarantined'] });

@@ -273,19 +273,23 @@ export function createWebhooks(deps: PostboxDeps) {
      */
     async rotate(body: RotateWebhookRequest): Promise<RotateWebhookResponse> {
       if (body.secret !== undefined) checkSecret(body.secret);
-      const row = await owned(body.agent_id, body.webhook_id);
       const secret = body.secret ?? newWebhookSecret();
-      const now = deps.clock.now();
-      const previousExpiresAt = now + deps.moduleConfig.webhookGraceSeconds * 1000;
-      await knex()('postbox_webhooks')
-        .where({ id: row.id })
-        .update({
-          secret_sealed: seal(row.id, secret),
-          previous_sealed: row.secret_sealed,
-          previous_expires_at: previousExpiresAt,
-          rotated_at: now,
-        });
-      return { webhook_id: row.id, secret, previous_expires_at: isoTimestamp(previousExpiresAt) };
+      // Compare-and-set on the secret read: of two rotations at once, the later one keeps the earlier one's secret
+      // as the previous (as one after the other would), instead of writing over it with the secret both read.
+      for (;;) {
+        const row = await owned(body.agent_id, body.webhook_id);
+        const now = deps.clock.now();
+        const previousExpiresAt = now + deps.moduleConfig.webhookGraceSeconds * 1000;
+        const updated = await knex()('postbox_webhooks')
+          .where({ id: row.id, secret_sealed: row.secret_sealed })
+          .update({
+            secret_sealed: seal(row.id, secret),
+            previous_sealed: row.secret_sealed,
+            previous_expires_at: previousExpiresAt,
+            rotated_at: now,
+          });
+        if (updated === 1) return { webhook_id: row.id, secret, previous_expires_at: isoTimestamp(previousExpiresAt) };
+      }
     },
 
     /** The agent's webhooks (never their secrets), oldest first. */
