@@ -2,6 +2,9 @@ import type { EnvBinding } from '@agentinfra/core';
 import { z } from 'zod';
 
 /** A host name for the mail domain: dot-separated LDH labels (RFC 1035 / RFC 5321 §4.1.2 `Domain`), or `localhost`. */
+/** Longest `webhookTimeoutMs` accepted (ms); the webhook job's own timeout leaves room past it. */
+export const MAX_WEBHOOK_TIMEOUT_MS = 120_000;
+
 const mailDomainSchema = z
   .string()
   .min(1)
@@ -113,7 +116,7 @@ export const postboxConfigSchema = z
     /** Attempts per webhook delivery (exponential back-off with jitter between them). */
     webhookMaxAttempts: z.number().int().min(1).max(50).default(12),
     /** Milliseconds one webhook delivery may take. */
-    webhookTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
+    webhookTimeoutMs: z.number().int().min(100).max(MAX_WEBHOOK_TIMEOUT_MS).default(15_000),
     /** Seconds the previous secret keeps signing after /webhook/rotate (CONTRACT.md default 24 h). */
     webhookGraceSeconds: z
       .number()

@@ -1,4 +1,5 @@
 import type { JobDefinition } from '@agentinfra/core';
+import { MAX_WEBHOOK_TIMEOUT_MS } from '../config.js';
 import { SEND_JOB } from '../outbound.js';
 import type { PostboxService } from '../service.js';
 import { WEBHOOK_JOB } from '../webhooks.js';
@@ -18,7 +19,9 @@ export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
   },
   {
     name: WEBHOOK_JOB,
-    timeoutMs: 60_000,
+    // A backstop past the longest delivery timeout the config accepts: a fixed 60 s cut a 90 s
+    // webhookTimeoutMs short, and reported it as an aborted delivery rather than a timeout.
+    timeoutMs: MAX_WEBHOOK_TIMEOUT_MS + 30_000,
     run: ({ service, payload, signal }) => service.webhooks.deliver({ payload, signal }),
   },
   {
