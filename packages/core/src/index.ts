@@ -39,7 +39,7 @@ export {
 export { DependencyUnavailableError, dependencyFailure, UNAVAILABLE_RETRY_AFTER_SECONDS } from './dependency-failure.js';
 export * from './errors.js';
 export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
-export { JobInterruptedError } from './jobs/job.js';
+export { JobInterruptedError, JobLeaseLostError } from './jobs/job.js';
 export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';
 export { withinDeadline } from './kernel/body-deadline.js';

@@ -112,3 +112,16 @@ export class JobInterruptedError extends Error {
     this.name = 'JobInterruptedError';
   }
 }
+
+/**
+ * The abort reason of a job's signal when its lease was found taken over: the
+ * renewal matched no row, because the lease expired (a database outage, a
+ * stalled event loop) and another process claimed the job. That process runs
+ * it now, so this attempt should stop; the runner records nothing for it.
+ */
+export class JobLeaseLostError extends Error {
+  constructor() {
+    super('The job lease expired and another worker took the job over; this attempt stops.');
+    this.name = 'JobLeaseLostError';
+  }
+}

@@ -8,6 +8,7 @@ import {
   type EnqueueOptions,
   type JobDefinition,
   JobInterruptedError,
+  JobLeaseLostError,
   type JobQueue,
   type JobRecord,
   type JobStatus,
@@ -491,7 +492,14 @@ export class JobRunner implements JobQueue {
       return;
     }
     const timeoutMs = registered.definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const renew = setInterval(() => void this.renewLease(row.id), Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        void this.renewLease(row.id).then((held) => {
+          if (!held && !controller.signal.aborted) controller.abort(new JobLeaseLostError());
+        });
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
     renew.unref();
     const timeout = setTimeout(() => controller.abort(new Error(`Timed out after ${timeoutMs} ms.`)), timeoutMs);
     timeout.unref();
@@ -513,6 +521,11 @@ export class JobRunner implements JobQueue {
       log.debug({ ms: this.options.clock.now() - started }, 'job succeeded');
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_LIMIT);
+      if (controller.signal.reason instanceof JobLeaseLostError) {
+        // Another worker holds the job now: whatever this attempt did, the row is that worker's to record.
+        log.warn('job lease lost to another worker; this attempt stopped and recorded nothing');
+        return;
+      }
       if (controller.signal.reason instanceof JobInterruptedError) {
         // Let the handler settle first (briefly: the shutdown is waiting). One that finished its work anyway is done,
         // not run again; one that failed goes back to the queue; one still going keeps its lease (no longer renewed),
@@ -560,14 +573,21 @@ export class JobRunner implements JobQueue {
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   }
 
-  private async renewLease(id: string): Promise<void> {
+  /**
+   * Extends this worker's lease on a running job.
+   * @returns false when no row matched (another worker claimed the job after the lease expired); true when
+   *   renewed, and when the database could not be reached (the lease may still hold: the attempt goes on).
+   */
+  private async renewLease(id: string): Promise<boolean> {
     try {
-      await this.options.sql
+      const renewed = await this.options.sql
         .knex(TABLE)
         .where({ id, locked_by: this.workerId, status: 'running' })
         .update({ locked_until: this.options.clock.now() + this.options.leaseMs });
+      return renewed > 0;
     } catch (error) {
       this.options.logger.warn({ err: error, job_id: id }, 'could not renew job lease');
+      return true;
     }
   }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobInterruptedError } from '../jobs/job.js';
+import { JobInterruptedError, JobLeaseLostError } from '../jobs/job.js';
 import { coreMigrations } from '../jobs/migrations.js';
 import { JobRunner } from '../jobs/runner.js';
 import { migrateLatest } from '../kernel/migrations.js';
@@ -317,6 +317,36 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       await sql.knex.schema.renameTable('core_jobs_away', 'core_jobs');
       await until(async () => (await jobs.get({ id }))?.status === 'succeeded', 5_000);
       expect(calls).toBe(2);
+    });
+
+    // Review: a renewal that matched no row went unnoticed, so two workers ran the job side by side.
+    it('stops an attempt whose lease another worker took over, and leaves the job to that worker', async () => {
+      const sql = await setup();
+      const jobs = runner(sql, { leaseMs: 300 });
+      let reason: unknown;
+      jobs.register(
+        {
+          name: 'test.overtaken',
+          run: ({ signal }) =>
+            new Promise<void>((_, reject) =>
+              signal.addEventListener('abort', () => {
+                reason = signal.reason;
+                reject(signal.reason);
+              }),
+            ),
+        },
+        null,
+      );
+      jobs.start();
+      const { id } = await jobs.enqueue({ name: 'test.overtaken' });
+      await until(async () => (await jobs.get({ id }))?.status === 'running');
+      // What a claim by another process after this lease expired leaves: the job running under that worker.
+      const overtaken = { locked_by: 'another-worker', locked_until: Date.now() + 60_000, attempts: 2 };
+      await sql.knex('core_jobs').where({ id }).update(overtaken);
+      await until(async () => reason !== undefined, 5_000);
+      expect(reason).toBeInstanceOf(JobLeaseLostError);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await sql.knex('core_jobs').where({ id }).first()).toMatchObject({ status: 'running', ...overtaken });
     });
 
     it('picks up a job whose lease expired (its process died)', async () => {
