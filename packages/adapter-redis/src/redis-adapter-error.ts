@@ -1,5 +1,6 @@
 import { DependencyUnavailableError } from '@agentinfra/core';
-import { ClientClosedError, ClientOfflineError, TimeoutError } from 'redis';
+import { ClientClosedError, ClientOfflineError, type RedisClientType, TimeoutError } from 'redis';
+import { replaceSilentConnection } from './redis-connection.js';
 
 /**
  * A Redis operation failed (connection refused or lost, command timeout, error
@@ -30,19 +31,29 @@ function neverWritten(error: unknown): boolean {
 }
 
 /**
- * Runs `operation`, rethrowing any failure as a {@link RedisAdapterError} that
- * names `what`. node-redis times a command out (`commandOptions.timeout`, the
- * same `timeoutMs`) only until it is written, so one sent to a server that
- * went silent (no reset) would otherwise wait for ever: this fails it
- * `timeoutMs` + 250 ms after the call, late enough that node-redis's own
- * timeout reports an unwritten command first. (A command that timed out
- * here may still run on the server later.)
+ * Runs `operation` on `client`, rethrowing any failure as a
+ * {@link RedisAdapterError} that names `what`. node-redis times a command out
+ * (`commandOptions.timeout`, the same `timeoutMs`) only until it is written,
+ * so one sent to a server that went silent (no reset) would otherwise wait for
+ * ever: this fails it `timeoutMs` + 250 ms after the call, late enough that
+ * node-redis's own timeout reports an unwritten command first, and replaces
+ * the silent connection ({@link replaceSilentConnection}) so that later calls
+ * reach Redis again. (A command that timed out here may still run on the
+ * server later.)
  */
-export async function wrapRedisErrors<T>(what: string, operation: () => Promise<T>, timeoutMs: number): Promise<T> {
+export async function wrapRedisErrors<T>(
+  what: string,
+  client: RedisClientType,
+  operation: () => Promise<T>,
+  timeoutMs: number,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs + DEADLINE_MARGIN_MS);
+      timer = setTimeout(() => {
+        reject(new Error(`no answer within ${timeoutMs} ms`));
+        replaceSilentConnection(client);
+      }, timeoutMs + DEADLINE_MARGIN_MS);
       timer.unref();
     });
     return await Promise.race([operation(), deadline]);

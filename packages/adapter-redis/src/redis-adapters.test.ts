@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dependencyFailure, ServiceUnavailableError } from '@agentinfra/core';
 import { runLockContract, runRateLimiterContract } from '@agentinfra/core/testing';
 import { redisAvailability, startTcpProxy, testRedisUrl } from '@agentinfra/test-services';
@@ -11,6 +14,22 @@ function messageChain(error: unknown): string {
   const messages: string[] = [];
   for (let current = error; current instanceof Error; current = current.cause) messages.push(current.message);
   return messages.join(' <- ');
+}
+
+/**
+ * The TCP connections this process makes to `port` from now on, seen through
+ * Node's `net.client.socket` diagnostics channel; `stop()` stops watching.
+ */
+function watchConnectionsTo(port: number): { readonly sockets: Socket[]; stop(): void } {
+  const sockets: Socket[] = [];
+  const onSocket = (message: unknown) => {
+    const { socket } = message as { socket: Socket };
+    socket.once('connect', () => {
+      if (socket.remotePort === port) sockets.push(socket);
+    });
+  };
+  diagnosticsChannel.subscribe('net.client.socket', onSocket);
+  return { sockets, stop: () => diagnosticsChannel.unsubscribe('net.client.socket', onSocket) };
 }
 
 const url = testRedisUrl();
@@ -173,19 +192,23 @@ describe('createRedisAdapters without a server', () => {
 });
 
 describe.runIf(redis.available)('Redis adapters when the server goes silent', () => {
-  /** Adapters (300 ms command timeout) talking to the test Redis through a TCP proxy the test can silence or cut. */
+  /**
+   * Adapters (300 ms command timeout) talking to the test Redis through a TCP proxy the test can silence or cut,
+   * and the connections they make to it (stop watching them when done).
+   */
   const behindProxy = async () => {
     const target = new URL(url);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const connections = watchConnectionsTo(proxy.port);
     const proxied = new URL(url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
     const adapters = await createRedisAdapters({ url: proxied.toString(), keyPrefix, connectTimeoutMs: 1_000, commandTimeoutMs: 300 });
-    return { proxy, adapters };
+    return { proxy, adapters, connections };
   };
 
   it('fail a command already sent after commandTimeoutMs instead of waiting for ever', async () => {
-    const { proxy, adapters } = await behindProxy();
+    const { proxy, adapters, connections } = await behindProxy();
     try {
       expect(await adapters.rateLimiter.peek({ key: 'silent', windowMs: 1_000 })).toBe(0);
       // A dead host, a firewall dropping packets: the open connection goes silent without closing.
@@ -196,16 +219,16 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
       expect((acquire as Error).message).toMatch(/no answer within 300 ms/);
       // The SET was written and may have taken the key: not a request that certainly did nothing.
       expect(dependencyFailure(acquire)).toBeNull();
-      await expect(adapters.rateLimiter.consume({ key: 'silent', limit: 1, windowMs: 1_000 })).rejects.toBeInstanceOf(RedisAdapterError);
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
+      connections.stop();
       adapters.client.destroy();
       await proxy.cut();
     }
   });
 
   it('mark a command never written (the connection is down, the client reconnecting) as unavailable (503)', async () => {
-    const { proxy, adapters } = await behindProxy();
+    const { proxy, adapters, connections } = await behindProxy();
     try {
       expect(await adapters.rateLimiter.peek({ key: 'cut', windowMs: 1_000 })).toBe(0);
       await proxy.cut();
@@ -215,7 +238,70 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
       expect(acquire).toBeInstanceOf(RedisAdapterError);
       expect(dependencyFailure(acquire)).toBeInstanceOf(ServiceUnavailableError);
     } finally {
+      connections.stop();
       adapters.client.destroy();
+    }
+  });
+
+  it('replace a connection that went silent once a call gets no answer on it, so later calls reach Redis again', async () => {
+    const { proxy, adapters, connections } = await behindProxy();
+    try {
+      const silentId = await adapters.client.clientId();
+      proxy.silence();
+      const unanswered = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          adapters.lock.tryAcquire({ key: `replaced:${index}`, ttlMs: 1_000 }).catch((error: unknown) => error),
+        ),
+      );
+      for (const failure of unanswered) expect(failure).toBeInstanceOf(RedisAdapterError);
+      // Still written to the silent connection, this call would wait out its deadline as well.
+      expect(await adapters.rateLimiter.peek({ key: 'replaced', windowMs: 1_000 })).toBe(0);
+      expect(await adapters.client.clientId()).not.toBe(silentId);
+      // The silent connection is gone, and with it every command still waiting for an answer on it.
+      expect(connections.sockets).toHaveLength(2);
+      expect(connections.sockets[0]?.destroyed).toBe(true);
+    } finally {
+      connections.stop();
+      await adapters.close();
+      await proxy.cut();
+    }
+  });
+
+  it('close() destroys a connection Redis no longer answers on, so that it keeps no process alive', async () => {
+    const { proxy, adapters, connections } = await behindProxy();
+    try {
+      expect(await adapters.rateLimiter.peek({ key: 'close-silent', windowMs: 1_000 })).toBe(0);
+      proxy.silence();
+      const pending = adapters.rateLimiter.peek({ key: 'close-silent', windowMs: 1_000 }).catch((error: unknown) => error);
+      const started = Date.now();
+      await adapters.close();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(connections.sockets).toHaveLength(1);
+      expect(connections.sockets[0]?.destroyed).toBe(true);
+      expect(await pending).toBeInstanceOf(RedisAdapterError);
+    } finally {
+      connections.stop();
+      await proxy.cut();
+    }
+  });
+
+  it('close() during the wait for an unanswered call does not make a new connection that stays open', async () => {
+    const { proxy, adapters, connections } = await behindProxy();
+    try {
+      proxy.silence();
+      const pending = adapters.lock.tryAcquire({ key: 'close-replace', ttlMs: 1_000 }).catch((error: unknown) => error);
+      // The call's deadline (550 ms) falls while close() waits for Redis (400-700 ms).
+      await sleep(400);
+      await adapters.close();
+      expect(await pending).toBeInstanceOf(RedisAdapterError);
+      // Long enough for a connection made meanwhile to be established.
+      await sleep(200);
+      expect(connections.sockets.length).toBeGreaterThan(0);
+      for (const socket of connections.sockets) expect(socket.destroyed).toBe(true);
+      expect(adapters.client.isReady).toBe(false);
+    } finally {
+      connections.stop();
+      await proxy.cut();
     }
   });
 });

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Lock, RateLimiter } from '@agentinfra/core';
 import { createClient, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { RedisAdapterError } from './redis-adapter-error.js';
+import { closeRedisClient } from './redis-connection.js';
 import { createRedisLock } from './redis-lock.js';
 import { createRedisRateLimiter } from './redis-rate-limiter.js';
 import { redactRedisUrl, redisUrlSchema } from './redis-url.js';
@@ -21,7 +21,8 @@ const redisAdaptersOptionsSchema = z.object({
  * - `keyPrefix`: prefix of every key (default `agentinfra:`);
  * - `connectTimeoutMs`: how long the first connection may take, retries included (default 10 000);
  * - `commandTimeoutMs`: how long a call may wait, including while reconnecting and after its
- *   command was sent to a server that went silent (default 5 000);
+ *   command was sent to a server that went silent (default 5 000; such a call also replaces
+ *   the silent connection with a new one);
  * - `onError`: told about connection errors (lost connection, failed reconnect attempt);
  *   calls made meanwhile wait for the reconnection or fail on their own.
  */
@@ -35,7 +36,10 @@ export interface RedisAdapters {
   readonly lock: Lock;
   /** Where the adapters point, without the password, e.g. `redis://:***@cache:6379/0`. */
   describe(): string;
-  /** Waits for pending calls (at most `commandTimeoutMs`), then closes the connection. Idempotent. */
+  /**
+   * Waits for the answers to calls already sent (at most `commandTimeoutMs`), then closes the
+   * connection, answered or not (calls made meanwhile may fail). Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -47,7 +51,8 @@ function reconnectDelay(retries: number): number {
 /**
  * Connects one node-redis client and builds {@link createRedisRateLimiter} and
  * {@link createRedisLock} on it. Once connected the client reconnects forever
- * with back-off; calls queue meanwhile and fail after `commandTimeoutMs`.
+ * with back-off; calls queue meanwhile and fail after `commandTimeoutMs`. A
+ * connection that goes silent is replaced once a call gets no answer on it.
  *
  * @returns once the connection is ready.
  * @throws ZodError on malformed options; {@link RedisAdapterError} (driver error as
@@ -87,14 +92,15 @@ export async function createRedisAdapters(options: RedisAdaptersOptions): Promis
     throw new RedisAdapterError(`Cannot connect to Redis at ${location}: ${reason}`, { cause: error });
   }
 
+  let closed: Promise<void> | undefined;
   return {
     client,
     rateLimiter: createRedisRateLimiter({ client, keyPrefix, commandTimeoutMs }),
     lock: createRedisLock({ client, keyPrefix, commandTimeoutMs }),
     describe: () => location,
-    async close() {
-      if (!client.isOpen) return;
-      await Promise.race([client.close(), sleep(commandTimeoutMs, undefined, { ref: false })]);
+    close() {
+      closed ??= closeRedisClient(client, commandTimeoutMs);
+      return closed;
     },
   };
 }

@@ -31,6 +31,8 @@ return 0
  * the next holder's lock. A crashed holder's lock frees itself after `ttlMs`.
  *
  * The caller owns `client` (connected, not closed here); this lock has no `close`.
+ * A call that gets no answer within `commandTimeoutMs` (+ 250 ms) replaces the
+ * client's connection, which went silent (destroys the client and connects it again).
  *
  * @param options.client a connected node-redis v5 client (`createClient()` of the `redis` package, RESP2).
  * @param options.keyPrefix prefix of every key (default `agentinfra:`).
@@ -48,6 +50,7 @@ export function createRedisLock(options: RedisLockOptions): Lock {
       const token = randomBytes(16).toString('base64url');
       const reply = await wrapRedisErrors(
         'lock acquire',
+        client,
         () => client.set(redisKey, token, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } }),
         commandTimeoutMs,
       );
@@ -56,7 +59,7 @@ export function createRedisLock(options: RedisLockOptions): Lock {
       return {
         async release() {
           if (released) return;
-          await wrapRedisErrors('lock release', () => releaseScript.run(client, [redisKey], [token]), commandTimeoutMs);
+          await wrapRedisErrors('lock release', client, () => releaseScript.run(client, [redisKey], [token]), commandTimeoutMs);
           released = true;
         },
       };

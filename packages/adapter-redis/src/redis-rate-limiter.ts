@@ -44,6 +44,8 @@ function rateLimitKeys(keyPrefix: string, key: string): [string, string] {
  * entries that must expire for `cost` to fit.
  *
  * The caller owns `client` (connected, not closed here); this limiter has no `close`.
+ * A call that gets no answer within `commandTimeoutMs` (+ 250 ms) replaces the
+ * client's connection, which went silent (destroys the client and connects it again).
  *
  * @param options.client a connected node-redis v5 client (`createClient()` of the `redis` package, RESP2).
  * @param options.keyPrefix prefix of every key (default `agentinfra:`).
@@ -59,6 +61,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const request = parseRateLimitOptions(rateLimitConsumeSchema, rawOptions);
       const reply = await wrapRedisErrors(
         'rate limiter consume',
+        client,
         () =>
           consumeScript.run(client, rateLimitKeys(keyPrefix, request.key), [
             String(request.windowMs),
@@ -76,6 +79,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const request = parseRateLimitOptions(rateLimitPeekSchema, rawOptions);
       const reply = await wrapRedisErrors(
         'rate limiter peek',
+        client,
         () => peekScript.run(client, rateLimitKeys(keyPrefix, request.key), [String(request.windowMs)]),
         commandTimeoutMs,
       );
@@ -86,6 +90,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const request = parseRateLimitOptions(rateLimitRefundSchema, rawOptions);
       const reply = await wrapRedisErrors(
         'rate limiter refund',
+        client,
         () => refundScript.run(client, rateLimitKeys(keyPrefix, request.key), [String(request.windowMs), String(request.cost)]),
         commandTimeoutMs,
       );
