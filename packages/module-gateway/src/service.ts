@@ -135,9 +135,12 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
             host: config.httpHost ?? deps.config.host,
             logger,
             lookup: async (token) => {
-              const row = (await deps.sql.knex('gateway_http_tokens').where({ token }).first()) as
-                | { key_authorization: string }
-                | undefined;
+              // An expired token is not served, whether or not the daily sweep has deleted it yet.
+              const row = (await deps.sql
+                .knex('gateway_http_tokens')
+                .where({ token })
+                .andWhere('expires_at', '>', deps.clock.now())
+                .first()) as { key_authorization: string } | undefined;
               return row?.key_authorization ?? null;
             },
           });
