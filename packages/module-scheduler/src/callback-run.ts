@@ -16,6 +16,9 @@ interface Attemptable {
   marked: boolean;
 }
 
+/** The error of a run whose last attempt ended without an outcome, found when the queue ran the run again. */
+export const LAST_ATTEMPT_LOST = 'The last attempt ended without an outcome (its process stopped or it timed out); no attempts left.';
+
 /** Type of the callback body (CONTRACT.md "Signed deliveries"). */
 export const JOB_RUN_EVENT = 'job.run';
 
@@ -100,6 +103,16 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
   async function attempt({ run, job, marked }: Attemptable, signal: AbortSignal): Promise<void> {
     const startedAt = deps.clock.now();
     const attemptNo = marked ? run.attempts : run.attempts + 1;
+    if (attemptNo > run.max_attempts) {
+      // The last attempt ended without an outcome (its process stopped, or it outlived the queue job's timeout) and
+      // the queue runs the job again: the run's own attempts are spent, so it fails instead of calling once more.
+      await knex()(RUNS)
+        .where({ id: run.id, series: run.series })
+        .whereIn('status', ['queued', 'running'])
+        .update({ status: 'failed', error: LAST_ATTEMPT_LOST, finished_at: startedAt, updated_at: startedAt });
+      metrics.attempts.inc({ outcome: 'failed' });
+      return;
+    }
     if (!marked) {
       const updated = await knex()(RUNS)
         .where({ id: run.id, series: run.series })

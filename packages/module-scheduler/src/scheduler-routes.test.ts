@@ -2,6 +2,8 @@ import { newWebhookSecret, type SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAST_ATTEMPT_LOST } from './callback-run.js';
+import type { SchedulerService } from './service.js';
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from './test-support/callback-receiver.js';
 import { cronOnceIn, type SchedulerTestServer, startSchedulerTestServer } from './test-support/scheduler-test-server.js';
 
@@ -168,6 +170,42 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     expect(receiver.on('/flaky')).toHaveLength(4);
     expect(last.headers['webhook-id']).toBe(`${run.id}_1`);
     expect(verify(secret, last)).toMatchObject({ data: { run_id: run.id, attempt: 1 } });
+  });
+
+  // Review: an attempt that ended without an outcome (process stopped, queue job timed out) was run again past the
+  // run's max_attempts, up to the queue's own attempt limit.
+  it('fails a run whose last attempt ended without an outcome instead of calling once more', async () => {
+    const response = await put({ name: 'lost', cadence: '@every 1h', max_attempts: 1, callback_url: `${receiver.url}/lost` });
+    expect(response.status).toBe(200);
+    const job = await db.knex('scheduler_jobs').where({ agent_id: 'alice', name: 'lost' }).first();
+    const now = Date.now();
+    const run = {
+      id: 'run_lost',
+      job_id: job.id,
+      agent_id: 'alice',
+      scheduled_for: now - 60_000,
+      status: 'running',
+      attempts: 1,
+      max_attempts: 1,
+      series: 0,
+      error: null,
+      queue_id: null,
+      started_at: now - 60_000,
+      finished_at: null,
+      created_at: now - 60_000,
+      updated_at: now - 60_000,
+    };
+    await db.knex('scheduler_runs').insert(run);
+    const service = t.server.kernel.service<SchedulerService>('agent-scheduler');
+    const payload = { kind: 'fire', job_id: job.id, epoch: Number(job.fire_epoch), scheduled_for: run.scheduled_for };
+    await service.executeRun({ payload, signal: new AbortController().signal });
+    expect(receiver.on('/lost')).toEqual([]);
+    expect(await db.knex('scheduler_runs').where({ id: run.id }).first()).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: LAST_ATTEMPT_LOST,
+    });
+    await t.scheduler('job/delete', { agent_id: 'alice', name: 'lost' }, 'alice');
   });
 
   it("queues an agent's fires and retries in the agent's fairness group", async () => {
