@@ -40,11 +40,12 @@ export type IngestResult = IngestResponse;
 
 /**
  * Largest message (subject, text and HTML characters) the local injection
- * model explains on the event loop: ~0.5 ms for a 20 KB message; larger ones
- * go to the worker pool, where a megabyte of text cannot stall other requests
- * (bench/worst-case.ts, issue #11).
+ * model explains on the event loop: ~0.5 ms for a 20 KB message, about what
+ * one read of the scorer covers; larger ones, which it reads again in
+ * windows (~6 ms at 64 KB), go to the worker pool, where a megabyte of text
+ * cannot stall other requests (bench/worst-case.ts, issue #11).
  */
-const INLINE_SCORING_MAX_CHARS = 65_536;
+const INLINE_SCORING_MAX_CHARS = 24_000;
 
 /** Messages stored per transaction at most (bounded by the bind-parameter limits of SQLite and PostgreSQL). */
 const MAX_BATCH = 64;

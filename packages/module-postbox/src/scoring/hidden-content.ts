@@ -133,6 +133,74 @@ function shownText(html: string, dropped: number[], withTagChars: boolean): stri
 
 const wordCount = (text: string) => (text.match(/[A-Za-z]{2,}/g) ?? []).length;
 
+/** Characters after the start tag of a hidden element read as its content at most. */
+const HIDDEN_INNER_MAX = 2_000;
+/**
+ * Characters of hidden elements' content read per message at most while
+ * they nest: the content of an element inside another hidden element is read
+ * again with its own (up to {@link HIDDEN_INNER_MAX} characters each), so
+ * 200,000 characters of nested hidden `<div>`s read 15 million. Past this,
+ * an element that starts in content already read is still left out of the
+ * shown text but neither read again nor counted; ordinary mail stays far
+ * below it.
+ */
+export const HIDDEN_CONTENT_BUDGET = 1_000_000;
+
+/**
+ * Characters of HTML searched for the closes of hidden elements per message
+ * at most. Each search reads at most {@link HIDDEN_INNER_MAX} characters,
+ * and the searches for elements of one name read the HTML about once, but
+ * elements of many names (`<t1 hidden>…<t2 hidden>…`) each search anew: 1 MiB
+ * of them read 130 million characters (0.8 s). Past this, a hidden element
+ * whose close is not known is taken as shown (its content stays in the
+ * shown text, which is scored: nothing is left unread); ordinary mail
+ * searches a few thousand characters.
+ */
+export const HIDDEN_CLOSE_SEARCH_BUDGET = 2_000_000;
+
+/** Per tag name, what the searches for its close learnt: the close found last (−1: none yet), and that no close starts between the last search's start and `clearTo`. */
+interface CloseSearch {
+  found: number;
+  clearTo: number;
+}
+
+/** The closes of hidden elements searched in one HTML part: per tag name what was learnt, and the characters that may still be searched. */
+interface CloseSearches {
+  byTag: Map<string, CloseSearch>;
+  budget: number;
+}
+
+/**
+ * Where the content of a hidden element whose start tag (name `tag`) ends
+ * at `start` ends: at its first `</tag` (what `indexOf` finds: `</p` also
+ * matches `</pre`), at most {@link HIDDEN_INNER_MAX} characters on; −1 when
+ * that is unknown because the search budget is spent. Searches at most that
+ * far, and not again where an earlier search for the same name looked
+ * (unclosed `<p hidden>`s, each searched to the end, took 0.9 s for
+ * 200,000 characters, 15 s for 1 MiB).
+ */
+function hiddenContentEnd(html: string, tag: string, start: number, searches: CloseSearches): number {
+  const limit = start + HIDDEN_INNER_MAX;
+  const close = `</${tag}`;
+  let known = searches.byTag.get(tag);
+  if (known === undefined) {
+    known = { found: -1, clearTo: 0 };
+    searches.byTag.set(tag, known);
+  }
+  if (known.found >= start) return Math.min(known.found, limit);
+  const from = Math.max(start, known.clearTo);
+  if (from >= limit) return limit;
+  if (searches.budget <= 0) return -1;
+  const at = html.slice(from, limit + close.length - 1).indexOf(close);
+  searches.budget -= (at === -1 ? limit - from : at) + close.length;
+  if (at === -1) {
+    known.clearTo = limit;
+    return limit;
+  }
+  known.found = from + at;
+  return known.found;
+}
+
 /** What was found hidden in a message. */
 export interface HiddenContent {
   /** The text with invisible characters and tag characters removed. */
@@ -272,12 +340,18 @@ export function findHiddenContent(text: string, html: string | null): HiddenCont
         return '';
       });
     }
+    const searches: CloseSearches = { byTag: new Map(), budget: HIDDEN_CLOSE_SEARCH_BUDGET };
+    let contentRead = 0;
+    let readTo = 0;
     for (const match of html.matchAll(HIDDEN_ELEMENT)) {
       const tag = (match[1] ?? '').toLowerCase();
       const start = (match.index ?? 0) + match[0].length;
-      const end = html.indexOf(`</${tag}`, start);
-      const innerEnd = end === -1 ? start + 2_000 : Math.min(end, start + 2_000);
+      const innerEnd = hiddenContentEnd(html, tag, start, searches);
+      if (innerEnd === -1) continue;
       dropped.push(match.index ?? 0, innerEnd);
+      if (contentRead >= HIDDEN_CONTENT_BUDGET && start < readTo) continue;
+      contentRead += innerEnd - start;
+      readTo = Math.max(readTo, innerEnd);
       const inner = stripTags(html.slice(start, innerEnd));
       if (wordCount(inner) >= 3) {
         hiddenElements += 1;

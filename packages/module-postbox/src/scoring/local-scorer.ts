@@ -1,9 +1,20 @@
+import { boundedScoringInput } from './bounded-input.js';
 import { FloatBuffer, IntBuffer } from './growable-buffers.js';
-import { FEATURE_NAMES, type FeatureName, injectionFeatures } from './injection-features.js';
+import {
+  FEATURE_NAMES,
+  type FeatureName,
+  injectionFeatures,
+  MAX_WHOLE_HIDDEN,
+  type MessageFeatures,
+  type MessageText,
+  readFeatures,
+  wholeMessageText,
+} from './injection-features.js';
 import { bundledInjectionModel, type InjectionModel } from './injection-model.js';
 import type { InjectionScorer, ScoringInput } from './injection-scorer.js';
 import { hasWeight, nonzeroBuckets } from './nonzero-buckets.js';
-import { createSegmentReader, type SegmentSink } from './segment-features.js';
+import { createSegmentReader, type SegmentSink, type TextEnds } from './segment-features.js';
+import { headAndTail, readWindows } from './text-ngrams.js';
 
 /** Logistic function. */
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -40,6 +51,14 @@ export interface LocalInjectionScorer extends InjectionScorer {
 
 /** Longest evidence text, in characters. */
 export const EVIDENCE_TEXT_MAX = 80;
+
+/** One read of a message (see `explain`): its logit, its explanation, and whether its visible and hidden text were read whole. */
+interface Read {
+  logit: number;
+  explanation: InjectionExplanation;
+  visibleWhole: boolean;
+  hiddenWhole: boolean;
+}
 
 /** Where the segments of a message are: per segment `[start, end)` in the scored text of its part (visible, then hidden). */
 interface SegmentSpans {
@@ -100,9 +119,21 @@ function strongestSegments(sums: FloatBuffer, spans: SegmentSpans) {
  *
  * The sentence that reads most like an instruction decides, so an
  * instruction inserted into a long ordinary mail is not diluted by it.
- * Work is bounded: at most 16 000 + 8 000 characters and 6 000 words per
- * text go through the n-grams, and the first 256 sentences through the
- * topics (bench/injection-eval.ts has the cost).
+ *
+ * One read covers, per text (visible, hidden), at most 16 000 + 8 000
+ * characters and 6 000 words through the n-grams and the first 256
+ * sentences through the topics, and the phrase and hidden-content checks
+ * cover the first 92 000 + last 8 000 characters of the text and of the
+ * HTML's shown text (192 000 + 8 000 of the HTML). A message that one read
+ * covers is scored by that read alone. A longer one (up to the 1 MiB of
+ * `bounded-input.ts`) is also read whole, in windows (`readWindows`: each
+ * what one read covers, cut where sentences start, overlapping by up to
+ * 2 000 characters): window k of the visible text and window k of the
+ * hidden text make read k, with the message's hiding and link counts, and
+ * the read with the highest logit gives the score, signals and evidence.
+ * The first read still counts, so no message scores lower than it did
+ * with the first read alone. The work is linear in the message's length
+ * (about 60 ms for 1 MiB of text, bench/RESULTS.md).
  * @param options.model another model instead of the bundled one.
  * @throws Error when the bundled model file is missing or invalid.
  */
@@ -122,8 +153,8 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
   const running = new Float64Array(1);
   const spans: SegmentSpans = { starts: new IntBuffer(), ends: new IntBuffer(), hiddenFrom: 0, visible: '', hidden: '' };
 
-  const explain = (input: ScoringInput): InjectionExplanation => {
-    const features = injectionFeatures(input);
+  /** One read of a message: its logit, its explanation, and whether the visible and the hidden text were read whole. */
+  const explainRead = (features: MessageFeatures, visibleEnds?: TextEnds, hiddenEnds?: TextEnds): Read => {
     let logit = model.bias;
     const fired: Array<{ name: FeatureName; weight: number }> = [];
     FEATURE_NAMES.forEach((name, index) => {
@@ -156,20 +187,49 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
         sums.values[base + index] = (sums.values[base + index] ?? 0) + (weights[bucket] ?? 0);
       },
     };
-    read(features.visibleText, features.visibleMatches, sink);
+    const visibleWhole = read(features.visibleText, features.visibleMatches, sink, visibleEnds);
     base = sums.length;
     spans.hiddenFrom = base;
     inHidden = true;
-    if (features.hiddenText) read(features.hiddenText, features.hiddenMatches, sink);
+    const hiddenWhole = features.hiddenText ? read(features.hiddenText, features.hiddenMatches, sink, hiddenEnds) : true;
     const { best, evidence } = strongestSegments(sums, spans);
     if (best !== Number.NEGATIVE_INFINITY) logit += best;
 
     fired.sort((a, b) => b.weight - a.weight);
     return {
-      score: Math.round(sigmoid(logit) * 10_000) / 10_000,
-      signals: fired.map((item) => item.name),
-      evidence: evidence.map((item) => ({ text: item.text, weight: Math.round(item.weight * 100) / 100 })),
+      logit,
+      visibleWhole,
+      hiddenWhole,
+      explanation: {
+        score: Math.round(sigmoid(logit) * 10_000) / 10_000,
+        signals: fired.map((item) => item.name),
+        evidence: evidence.map((item) => ({ text: item.text, weight: Math.round(item.weight * 100) / 100 })),
+      },
     };
+  };
+
+  const explain = (input: ScoringInput): InjectionExplanation => {
+    const features = injectionFeatures(input);
+    const first = explainRead(features);
+    if (!features.cut && first.visibleWhole && first.hiddenWhole) return first.explanation;
+    // Longer than one read: read all of it too, in windows, and keep the read that scored highest.
+    const whole: MessageText = features.cut ? wholeMessageText(boundedScoringInput(input)) : features;
+    const hiddenText = headAndTail(whole.hiddenText, MAX_WHOLE_HIDDEN);
+    const visibleWindows = features.cut || !first.visibleWhole ? readWindows(whole.visibleText) : [];
+    const hiddenWindows = hiddenText && (features.cut || !first.hiddenWhole) ? readWindows(hiddenText) : [];
+    let highest = first;
+    for (let k = 0; k < visibleWindows.length || k < hiddenWindows.length; k += 2) {
+      const window = (text: string, windows: number[]) => {
+        const start = windows[k] ?? text.length;
+        const end = windows[k + 1] ?? text.length;
+        return { text: text.slice(start, end), ends: { start: start === 0, end: end === text.length } };
+      };
+      const visible = window(whole.visibleText, visibleWindows);
+      const hidden = window(hiddenText, hiddenWindows);
+      const next = explainRead(readFeatures(visible.text, hidden.text, whole.hiding), visible.ends, hidden.ends);
+      if (next.logit > highest.logit) highest = next;
+    }
+    return highest.explanation;
   };
   const scoreSync = (input: ScoringInput): number => explain(input).score;
   return {

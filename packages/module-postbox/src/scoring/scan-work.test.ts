@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { findHiddenContent } from './hidden-content.js';
+import { findHiddenContent, HIDDEN_CLOSE_SEARCH_BUDGET, HIDDEN_CONTENT_BUDGET } from './hidden-content.js';
 import { HTML_SEARCH_BUDGET, htmlOnlyText } from './html-only-text.js';
 
 /**
@@ -64,6 +64,56 @@ describe('HTML scans stay linear', () => {
     vi.restoreAllMocks();
     expect(added).toBe(shownHtml);
     expect(read).toBeLessThanOrEqual(HTML_SEARCH_BUDGET + 2 * shownHtml.length + text.length);
+  });
+});
+
+/** Characters the searches for the close of hidden elements (`</tag`) may read while `run` runs: the length of the strings searched. */
+function closeSearchChars(run: () => void): number {
+  let read = 0;
+  vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (this: string, search: string, position?: number) {
+    if (typeof search === 'string' && search.startsWith('</')) read += this.length - (position ?? 0);
+    return nativeIndexOf.call(this, search, position);
+  });
+  run();
+  vi.restoreAllMocks();
+  return read;
+}
+
+describe('hidden elements stay linear', () => {
+  it('finds the content of hidden elements as before: to the first close of the name, at most 2,000 characters on', () => {
+    const found = findHiddenContent(
+      'x',
+      `<p hidden>one two three</p><p>shown words here</p><p hidden>four five six <pre>seven</pre> eight</p><span hidden>nine ten eleven ${'z '.repeat(1_500)}</span> after`,
+    );
+    expect(found.hiddenElements).toBe(3);
+    expect(found.hiddenText).toContain('one two three');
+    // `</p` also closes at `</pre`, as `indexOf` found it.
+    expect(found.hiddenText).toContain('four five six');
+    expect(found.hiddenText).not.toContain('eight');
+    expect(found.htmlShownText).toContain('shown words here');
+    expect(found.htmlShownText).toContain('eight');
+    // Content past 2,000 characters is shown.
+    expect(found.htmlShownText).toContain('after');
+    expect(found.htmlShownText).not.toContain('nine');
+  });
+
+  it('searches for closes about once per name, and a bounded amount for many names', () => {
+    // Before: each unclosed element searched to the end (1 MiB: 15 s).
+    const unclosed = '<p hidden>a b c '.repeat(20_000);
+    const read = closeSearchChars(() => findHiddenContent('x', unclosed));
+    expect(read).toBeLessThanOrEqual(2 * unclosed.length);
+    const names = Array.from({ length: 20_000 }, (_, i) => `<t${i} hidden>a b `).join('');
+    expect(closeSearchChars(() => findHiddenContent('x', names))).toBeLessThanOrEqual(HIDDEN_CLOSE_SEARCH_BUDGET + 4_000);
+    // Past the budget an element is shown: its words are still read (as shown text).
+    expect(findHiddenContent('x', names).htmlShownText).toContain('a b');
+  });
+
+  it('reads the content of nested hidden elements a bounded number of times', () => {
+    // Each nested element's content is taken up to 2,000 characters on: 200,000 characters read 15 million.
+    const nested = '<div style="display:none">'.repeat(40_000);
+    const found = findHiddenContent('x', nested);
+    expect(found.hiddenText.length).toBeLessThanOrEqual(HIDDEN_CONTENT_BUDGET + nested.length + 2 * 2_000);
+    expect(found.hiddenElements).toBeGreaterThan(20);
   });
 });
 

@@ -36,8 +36,21 @@ export interface SegmentSink {
  * segment, a place bucket (`segment-place.ts`), and, with a topic table,
  * its topic buckets (`segment-topics.ts`: how far its topic is from the rest
  * of the text). `matches` are the phrases found in the whole (uncut) `text`.
+ * `ends` says whether `text` holds the start and the end of the text it was
+ * taken from (both unless given): a window of a longer text that does not
+ * start it gets no `first` place bucket, one that does not end it no `last`.
+ * Returns whether every word of `text` was read (not cut by `scoredText` or
+ * the word bound).
  */
-export type SegmentReader = (text: string, matches: readonly PhraseMatch[], sink: SegmentSink) => void;
+export type SegmentReader = (text: string, matches: readonly PhraseMatch[], sink: SegmentSink, ends?: TextEnds) => boolean;
+
+/** Whether a text read holds the start and the end of the text it was taken from (see {@link SegmentReader}). */
+export interface TextEnds {
+  start: boolean;
+  end: boolean;
+}
+
+const WHOLE_TEXT: TextEnds = { start: true, end: true };
 
 /**
  * A {@link SegmentReader} for a table of `2^hashBits` buckets. It keeps a
@@ -55,7 +68,7 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
   const placeBuckets = placeFeatures(mask);
   /** Per segment of the current text: 1 when an instruction phrase ends in it. */
   const cuedSegments = new IntBuffer();
-  return (text, matches, sink) => {
+  return (text, matches, sink, ends = WHOLE_TEXT) => {
     const scored = scoredText(text);
     const positions: Array<{ family: number; at: number }> = [];
     for (const match of matches) {
@@ -67,10 +80,10 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
     cuedSegments.length = 0;
     novelty.reset();
     topic?.reset();
-    const firstLine = scored.indexOf('\n');
+    const firstLine = ends.start ? scored.indexOf('\n') : -1;
     let firstBody = -1;
     seen.clear();
-    forEachNgram(
+    const readAll = forEachNgram(
       scored,
       (hash, kind, start, end) => {
         const bucket = hash & mask;
@@ -101,12 +114,16 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
     for (let k = 0; k < segmentCount; k += 1) {
       const extra = noveltyBuckets(novelty.share(k), segmentCount, cuedSegments.values[k] === 1);
       for (let e = 0; e < extra.length; e += 1) sink.late(k, extra[e] ?? 0);
-      const place = placeBuckets(k === firstBody ? 'first' : k === segmentCount - 1 ? 'last' : 'inner', cuedSegments.values[k] === 1);
+      const place = placeBuckets(
+        k === firstBody ? 'first' : k === segmentCount - 1 && ends.end ? 'last' : 'inner',
+        cuedSegments.values[k] === 1,
+      );
       for (let e = 0; e < place.length; e += 1) sink.late(k, place[e] ?? 0);
       if (topic === null) continue;
       const topical = topic.features(k, cuedSegments.values[k] === 1);
       for (let e = 0; e < topical.length; e += 1) sink.late(k, topical[e] ?? 0);
     }
+    return readAll && scored === text;
   };
 }
 
