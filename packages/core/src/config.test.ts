@@ -96,6 +96,10 @@ describe('configuration', () => {
     expect(() => readRawConfig({ file: join(dir, 'missing.json'), env: { AGENTINFRA_PORT: 'eighty' } })).toThrow(/AGENTINFRA_PORT/);
   });
 
+  it('refuses a config path it cannot read as a configuration error naming the file', () => {
+    expect(() => readRawConfig({ file: dir, env: {} })).toThrow(`${dir}: cannot be read (EISDIR).`);
+  });
+
   // Review: JSON.parse's message quoted the text around the error, `..."sterKey": c2VjcmV0c2"... is not valid JSON`.
   it.each([
     ['a bare value', '{\n  "masterKey": c2VjcmV0c2VjcmV0,\n}', 'line 2, column 16 (invalid symbol)'],

@@ -424,7 +424,13 @@ export function readConfigSources(options: { file?: string; env?: NodeJS.Process
   const fileFound = existsSync(file);
   if (fileFound) {
     const configFile = { path: file, found: true };
-    const text = readFileSync(file, 'utf8');
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError(`${file}: cannot be read${typeof code === 'string' ? ` (${code})` : ''}.`, { configFile });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

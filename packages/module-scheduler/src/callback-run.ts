@@ -1,4 +1,4 @@
-import { isoTimestamp, JobInterruptedError, lockedWhen, newId } from '@agentinfra/core';
+import { isoTimestamp, JobInterruptedError, JobLeaseLostError, lockedWhen, newId } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import type { SchedulerConfig } from './config.js';
 import { scheduleNextFire } from './fire-chain.js';
@@ -149,6 +149,11 @@ export function createCallbackRunner(deps: SchedulerDeps, config: SchedulerConfi
       metrics.attempts.inc({ outcome: 'succeeded' });
       log.debug({ ms: finishedAt - startedAt }, 'callback succeeded');
       return;
+    }
+    if (signal.reason instanceof JobLeaseLostError) {
+      // Another worker holds the run's queue job now and records the outcome: this attempt writes nothing.
+      log.warn('callback attempt stopped: its queue job lease went to another worker');
+      throw signal.reason;
     }
     if (signal.reason instanceof JobInterruptedError) {
       // The shutdown, not the receiver, ended this attempt: it does not count, and the queue hands the run to another process.

@@ -153,6 +153,26 @@ describe('createHttpDelivery to a loopback receiver (allowPrivate)', () => {
     }
   });
 
+  it('reports a 200 whose body is cut off as the 200 it is', async () => {
+    const cut = createNetServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial'));
+    });
+    await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = cut.address() as AddressInfo;
+      const sent = delivery.send({
+        url: `http://127.0.0.1:${port}/`,
+        secrets: [newWebhookSecret()],
+        messageId: 'm8',
+        type: 't',
+        data: null,
+      });
+      expect(await sent).toMatchObject({ status: 200, ok: true });
+    } finally {
+      await new Promise((resolve) => cut.close(resolve));
+    }
+  });
+
   it('turns network errors into an Error naming the origin and code', async () => {
     const closed = receiver(createHttpServer());
     const port = await closed.listen();

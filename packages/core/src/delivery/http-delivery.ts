@@ -91,7 +91,9 @@ export function createHttpDelivery(options: HttpDeliveryOptions): HttpDelivery {
         lookup,
         signal,
       });
+      let answered = false;
       request.once('response', (response) => {
+        answered = true;
         const status = response.statusCode ?? 0;
         let received = 0;
         const settle = () => resolve({ status });
@@ -109,10 +111,13 @@ export function createHttpDelivery(options: HttpDeliveryOptions): HttpDelivery {
       // A 101 answer emits no 'response', only 'upgrade' (with no listener Node destroys the socket, silently):
       // without these the promise never settled and the delivery held its worker until the job's own timeout.
       request.once('upgrade', (response, socket) => {
+        answered = true;
         socket.destroy();
         resolve({ status: response.statusCode ?? 101 });
       });
-      request.once('close', () => reject(new Error('The connection closed before the receiver answered.')));
+      request.once('close', () => {
+        if (!answered) reject(new Error('the connection closed before the receiver answered'));
+      });
       request.once('error', reject);
       request.end(body);
     });
