@@ -1,4 +1,4 @@
-import { type EnqueueOptions, NotFoundError, newId } from '@agentinfra/core';
+import { type EnqueueOptions, JobInterruptedError, JobLeaseLostError, NotFoundError, newId } from '@agentinfra/core';
 import { inspectCertificateChain } from './acme/certificate-chain.js';
 import type { IssuedCertificate } from './acme/order-processor.js';
 import { AcmeProblemError } from './acme/problem-document.js';
@@ -286,6 +286,10 @@ export function createCertificateOrders(context: GatewayContext) {
           signal,
         );
       } catch (error) {
+        const stopped: unknown = input.signal.reason;
+        // The queue stopped this attempt (a shutdown, which does not count it, or its lease went to another worker):
+        // the attempt that carries on records the outcome, so this one neither records an error nor fails the order.
+        if (stopped instanceof JobInterruptedError || stopped instanceof JobLeaseLostError) throw stopped;
         const problem = error instanceof AcmeProblemError ? error.problem : null;
         const permanent = error instanceof AcmeProblemError && error.permanent;
         const final = permanent || input.attempt >= config.orderMaxAttempts;

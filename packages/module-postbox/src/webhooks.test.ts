@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { HostResolver, SqlDatabase } from '@agentinfra/core';
+import { type HostResolver, JobLeaseLostError, type SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -244,6 +244,18 @@ describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
     const attempts = receiver.on('/flaky').filter((d) => d.json?.data?.id === id);
     expect(new Set(attempts.map((d) => d.headers['webhook-id'])).size).toBe(1);
     for (const attempt of attempts) expect(() => verify(secret, attempt)).not.toThrow();
+  });
+
+  // Review: an attempt the queue stopped (its lease went to another worker) recorded the abort as the webhook's last delivery.
+  it('records nothing for a delivery attempt stopped because another worker took over its job', async () => {
+    const webhook = await register('/overtaken');
+    const stopped = new AbortController();
+    stopped.abort(new JobLeaseLostError());
+    const payload = { webhook_id: webhook.webhook_id, event_id: 'evt_overtaken', type: 'message.received', data: { id: 'msg_x' } };
+    await expect(t.service.webhooks.deliver({ payload, signal: stopped.signal })).rejects.toBeInstanceOf(JobLeaseLostError);
+    const row = await db.knex('postbox_webhooks').where({ id: webhook.webhook_id }).first();
+    expect(row).toMatchObject({ last_delivery_at: null, last_delivery_error: null });
+    expect((await t.postbox('webhook/delete', { agent_id: 'alice', webhook_id: webhook.webhook_id }, 'alice')).status).toBe(200);
   });
 
   it('refuses a second webhook for the same URL (409) and deletes webhooks', async () => {

@@ -4,6 +4,8 @@ import {
   checkTargetField,
   InputError,
   isoTimestamp,
+  JobInterruptedError,
+  JobLeaseLostError,
   NotFoundError,
   newId,
   newWebhookSecret,
@@ -352,6 +354,10 @@ export function createWebhooks(deps: PostboxDeps) {
           signal: options.signal,
         });
       } catch (error) {
+        const reason: unknown = options.signal.reason;
+        // Stopped by the queue (shutdown, or the job's lease went to another worker), not by the receiver: the attempt
+        // that carries on records the outcome.
+        if (reason instanceof JobInterruptedError || reason instanceof JobLeaseLostError) throw reason;
         await recordDelivery(row.id, { ok: false, status: null, error: (error as Error).message });
         if (error instanceof InputError && !(error instanceof TargetLookupFailure)) {
           deps.logger.warn({ webhook_id: row.id, reason: error.message }, 'webhook target refused; delivery dropped');

@@ -1,4 +1,4 @@
-import { newWebhookSecret, type SqlDatabase } from '@agentinfra/core';
+import { JobLeaseLostError, newWebhookSecret, type SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,6 +206,43 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
       error: LAST_ATTEMPT_LOST,
     });
     await t.scheduler('job/delete', { agent_id: 'alice', name: 'lost' }, 'alice');
+  });
+
+  // Review: an attempt whose queue job lease went to another worker recorded its aborted callback over that worker's run.
+  it('writes nothing for an attempt stopped because another worker took over its queue job', async () => {
+    receiver.answer('/overtaken', () => undefined);
+    const response = await put({ name: 'overtaken', cadence: '@every 1h', max_attempts: 3, callback_url: `${receiver.url}/overtaken` });
+    expect(response.status).toBe(200);
+    const job = await db.knex('scheduler_jobs').where({ agent_id: 'alice', name: 'overtaken' }).first();
+    const now = Date.now();
+    const run = {
+      id: 'run_overtaken',
+      job_id: job.id,
+      agent_id: 'alice',
+      scheduled_for: now - 60_000,
+      status: 'queued',
+      attempts: 0,
+      max_attempts: 3,
+      series: 1,
+      error: null,
+      queue_id: null,
+      started_at: null,
+      finished_at: null,
+      created_at: now - 60_000,
+      updated_at: now - 60_000,
+    };
+    await db.knex('scheduler_runs').insert(run);
+    const service = t.server.kernel.service<SchedulerService>('agent-scheduler');
+    const controller = new AbortController();
+    const attempt = service.executeRun({ payload: { kind: 'retry', run_id: run.id, series: 1 }, signal: controller.signal });
+    await receiver.waitFor(() => receiver.on('/overtaken').length === 1, 10_000, 'the callback to arrive');
+    // What the worker that took the queue job over has written by now: its own attempt, running.
+    const overtaken = { status: 'running', attempts: 2, updated_at: now + 1 };
+    await db.knex('scheduler_runs').where({ id: run.id }).update(overtaken);
+    controller.abort(new JobLeaseLostError());
+    await expect(attempt).rejects.toBeInstanceOf(JobLeaseLostError);
+    expect(await db.knex('scheduler_runs').where({ id: run.id }).first()).toMatchObject({ ...overtaken, error: null, finished_at: null });
+    await t.scheduler('job/delete', { agent_id: 'alice', name: 'overtaken' }, 'alice');
   });
 
   it("queues an agent's fires and retries in the agent's fairness group", async () => {
