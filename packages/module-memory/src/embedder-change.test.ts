@@ -147,6 +147,38 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
     }
   });
 
+  // Review: a memory forgotten while a running re-embed embedded its batch got its vector back in the new index.
+  it('leaves no vector of a memory forgotten while a running re-embed embeds it', async () => {
+    const { db, cleanup } = await create();
+    const t = await startMemoryTestServer({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });
+    const next = createBagOfWordsEmbedder({ id: 'test-bow-b', dimensions: 96 });
+    const kernel = createMemoryKernel({ db: keepOpen(db), embedder: next, memoryConfig: { reembedBatchSize: 10 } });
+    try {
+      for (const [index, text] of MEMORIES.entries()) {
+        const written = await t.memory(
+          'mem/write',
+          { agent_id: 'alice', kind: 'semantic', text, provenance: `p${index}`, scope: ['self'] },
+          'alice',
+        );
+        expect(written.status).toBe(200);
+      }
+      let release = () => {};
+      next.hold = new Promise<void>((resolve) => (release = resolve));
+      const reembed = kernel.service<MemoryService>('agent-memory').reembed();
+      await expect
+        .poll(async () => (await t.server.kernel.service<MemoryService>('agent-memory').embeddingStatus()).pendingReembed)
+        .not.toBeNull();
+      expect((await t.memory('mem/forget', { agent_id: 'alice', provenance: 'p2' }, 'alice')).body).toEqual({ deleted: 1 });
+      release();
+      expect(await reembed).toMatchObject({ embedded: 6 });
+      expect(await db.vectorIndex({ table: 'memory_vectors_g1' }).count()).toBe(5);
+    } finally {
+      await kernel.stop();
+      await t.server.stop();
+      await cleanup();
+    }
+  });
+
   it('adopts another embedder when the store holds no semantic memories', async () => {
     const { db, cleanup } = await create();
     const t = await startMemoryTestServer({ db, embedder: createBagOfWordsEmbedder({ id: 'test-bow-a', dimensions: 64 }) });

@@ -129,8 +129,9 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
      * Deletes every memory of `agent_id` whose provenance equals `provenance`
      * (all kinds), their vectors (removed first, so they stop matching
      * queries at once, from the active index and from that of an unfinished
-     * re-embed), their lexical entries (with the records, same
-     * transaction) and their set memberships.
+     * re-embed, and from the latter once more after the records are gone),
+     * their lexical entries (with the records, same transaction) and their
+     * set memberships.
      * @returns `{ deleted }`, the number of memories deleted (0 when none matched).
      */
     async forget(input: ForgetRequest): Promise<ForgetResponse> {
@@ -139,13 +140,16 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         .where({ agent_id: input.agent_id, provenance: input.provenance })) as Array<{ id: string; kind: string }>;
       if (rows.length === 0) return { deleted: 0 };
       const semanticIds = rows.filter((row) => row.kind === 'semantic').map((row) => row.id);
-      if (semanticIds.length > 0) {
-        // Also from the index an interrupted re-embed is building: resumed, it would become the active
-        // index with the vectors of memories forgotten meanwhile.
-        for (const index of await startup.vectorIndexes()) {
+      const removeVectors = async (from: 'all' | 'reembed') => {
+        if (semanticIds.length === 0) return;
+        const indexes = await startup.vectorIndexes();
+        // Also from the index an interrupted or running re-embed is building: it would become the active index
+        // with the vectors of memories forgotten meanwhile.
+        for (const index of from === 'all' ? indexes : indexes.slice(1)) {
           for (const chunk of chunks(semanticIds, ID_CHUNK)) await index.remove({ ids: chunk });
         }
-      }
+      };
+      await removeVectors('all');
       let deleted = 0;
       await knex().transaction(async (trx) => {
         for (const chunk of chunks(
@@ -156,6 +160,9 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         }
       });
       quota.release(input.agent_id, deleted);
+      // A running re-embed may have written some of these vectors into its index since the removal above (or
+      // started since); from now on it removes those it writes itself, as their memories are gone.
+      await removeVectors('reembed');
       return { deleted };
     },
   };

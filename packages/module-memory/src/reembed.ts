@@ -7,7 +7,7 @@ import {
   readEmbeddingState,
   writeEmbeddingState,
 } from './embedding-state.js';
-import { countSemantic, semanticBatchAfter } from './semantic-records.js';
+import { countSemantic, semanticBatchAfter, storedIds } from './semantic-records.js';
 import { embedTexts, isZeroVector } from './text-embedding.js';
 
 /** What {@link reembedAll} works with. */
@@ -116,7 +116,17 @@ export async function reembedAll(
       const vector = vectors[i] as Float32Array;
       return isZeroVector(vector) ? [] : [{ id: row.id, agentId: row.agent_id, scopes: JSON.parse(row.scope) as string[], vector }];
     });
-    if (items.length > 0) await index.upsert({ items });
+    if (items.length > 0) {
+      await index.upsert({ items });
+      // /mem/forget clears this index too, but a memory it forgot while the batch was being embedded has its vector
+      // written back just now: removed here, or a query would find a vector without a memory.
+      const stored = await storedIds(
+        knex,
+        items.map((item) => item.id),
+      );
+      const forgotten = items.filter((item) => !stored.has(item.id)).map((item) => item.id);
+      if (forgotten.length > 0) await index.remove({ ids: forgotten });
+    }
     progress = { ...progress, cursor: rows[rows.length - 1]?.id ?? progress.cursor };
     state = { ...state, reembed: progress };
     await writeEmbeddingState(knex, state, context.now());

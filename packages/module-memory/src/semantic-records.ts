@@ -25,3 +25,9 @@ export async function semanticBatchAfter(knex: Knex, cursor: string | null, limi
   if (cursor !== null) query.andWhere('id', '>', cursor);
   return (await query) as SemanticRow[];
 }
+
+/** Which of `ids` (at most a few thousand) are still stored memories. */
+export async function storedIds(knex: Knex, ids: readonly string[]): Promise<Set<string>> {
+  const rows = (await knex('memory_records').select('id').whereIn('id', ids)) as Array<{ id: string }>;
+  return new Set(rows.map((row) => row.id));
+}

@@ -52,6 +52,8 @@ export interface BagOfWordsEmbedder extends Embedder {
   failAfterCalls: number | null;
   /** Successful `embed` calls so far. */
   calls: number;
+  /** When set, `embed` waits for this before answering (a test holds an embedding in flight). */
+  hold: Promise<void> | null;
 }
 
 /**
@@ -83,7 +85,9 @@ export function createBagOfWordsEmbedder(options: { id?: string; dimensions?: nu
     failWith: null,
     failAfterCalls: null,
     calls: 0,
+    hold: null,
     async embed({ texts }) {
+      if (embedder.hold) await embedder.hold;
       if (embedder.failWith) throw embedder.failWith;
       if (embedder.failAfterCalls !== null && embedder.calls >= embedder.failAfterCalls) throw new Error('test embedder: planned failure');
       embedder.calls += 1;
