@@ -6,6 +6,7 @@ import {
   errorBody,
   type HttpMount,
   InputError,
+  methodNotAllowed,
   NotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
@@ -155,10 +156,7 @@ export function createSignedUrlMount(options: { basePath: string; folder: Object
           },
         });
       default:
-        return new Response(JSON.stringify({ error: { code: 'method_not_allowed', message: `${request.method} is not allowed here.` } }), {
-          status: 405,
-          headers: { 'content-type': 'application/json', allow: 'GET, HEAD, PUT', ...CORS },
-        });
+        return methodNotAllowed(request.method, ['GET', 'HEAD', 'PUT'], CORS);
     }
   }
 

@@ -147,3 +147,13 @@ export function errorBody(error: AgentInfraError): ErrorBody {
     },
   };
 }
+
+/**
+ * The CONTRACT.md answer to a method a path does not take: 405
+ * `method_not_allowed` (RFC 9110 §15.5.6) with the `Allow` header listing
+ * `allow`, and `headers` added (CORS, say).
+ */
+export function methodNotAllowed(method: string, allow: readonly string[], headers: Record<string, string> = {}): Response {
+  const body: ErrorBody = { error: { code: 'method_not_allowed', message: `${method} is not allowed here; use ${allow.join(' or ')}.` } };
+  return Response.json(body, { status: 405, headers: { ...headers, allow: allow.join(', ') } });
+}

@@ -133,7 +133,10 @@ describe.runIf(chromiumAvailability().available)('the /docs page in headless Chr
     const head = await fetch(`${t.server.url}/docs`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect((await fetch(`${t.server.url}/docs`, { method: 'POST' })).status).toBe(405);
+    const post = await fetch(`${t.server.url}/docs`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toEqual({ error: { code: 'method_not_allowed', message: 'POST is not allowed here; use GET or HEAD.' } });
     const missing = await fetch(`${t.server.url}/docs/nothing.js`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { code: 'not_found' } });

@@ -1,4 +1,4 @@
-import { errorBody, type KernelSurface, NotFoundError } from '@agentinfra/core';
+import { errorBody, type KernelSurface, methodNotAllowed, NotFoundError } from '@agentinfra/core';
 import { DOCS_CSS } from './docs-style.js';
 import type { OpenApiDocument } from './openapi-document.js';
 import { renderDocsPage } from './render-page.js';
@@ -43,7 +43,7 @@ export function docsSurface(options: DocsSurfaceOptions = {}): KernelSurface {
       path,
       fetch(request) {
         if (request.method !== 'GET' && request.method !== 'HEAD') {
-          return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
+          return methodNotAllowed(request.method, ['GET', 'HEAD']);
         }
         const { pathname } = new URL(request.url);
         if (pathname === path || pathname === `${path}/`) {

@@ -262,6 +262,14 @@ describe('kernel HTTP layer', () => {
     const put = await server.call('agent-toy/echo', {}, { method: 'PUT', credential: 'dk_alice' });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('POST');
+    expect(put.body).toEqual({ error: { code: 'method_not_allowed', message: 'PUT is not allowed here; use POST.' } });
+    // Review: the server's own GET endpoints answered other methods 404 `No route`.
+    for (const path of ['/health', '/ready', '/openapi.json']) {
+      const posted = await fetch(`${server.url}${path}`, { method: 'POST' });
+      expect(posted.status).toBe(405);
+      expect(posted.headers.get('allow')).toBe('GET, HEAD');
+      expect(await posted.json()).toMatchObject({ error: { code: 'method_not_allowed' } });
+    }
   });
 
   it('limits requests per credential with 429 and Retry-After', async () => {

@@ -11,6 +11,7 @@ import {
   AgentInfraError,
   AuthenticationError,
   errorBody,
+  methodNotAllowed,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,
@@ -151,6 +152,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
     return c.json({ status, checks: result.checks }, result.ok ? 200 : 503);
   });
   app.get('/openapi.json', (c) => c.json(options.openapi() as object));
+  for (const path of ['/health', '/ready', '/openapi.json']) app.all(path, (c) => methodNotAllowed(c.req.method, ['GET', 'HEAD']));
 
   const mount = (target: HttpMount) => {
     const handle = async (c: Context<{ Variables: Variables }>) => {
@@ -206,10 +208,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         }
         return jsonResponse(c, result, route.status ?? 200);
       });
-      app.all(path, (c) => {
-        c.header('Allow', 'POST');
-        return c.json({ error: { code: 'method_not_allowed', message: `${c.req.method} is not allowed here; use POST.` } }, 405);
-      });
+      app.all(path, (c) => methodNotAllowed(c.req.method, ['POST']));
     }
   }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { readCredential } from '../auth/credential-transport.js';
 import { equalsSecret } from '../credentials.js';
-import { AuthenticationError, errorBody } from '../errors.js';
+import { AuthenticationError, errorBody, methodNotAllowed } from '../errors.js';
 import type { HttpMount } from '../kernel/http.js';
 
 /** Path of the Prometheus endpoint. */
@@ -42,7 +42,7 @@ export function guardedMetricsMount(options: MetricsEndpointOptions): HttpMount 
     path: METRICS_PATH,
     async fetch(request, _body, info) {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return Response.json({ error: { code: 'method_not_allowed', message: 'Use GET.' } }, { status: 405, headers: { allow: 'GET' } });
+        return methodNotAllowed(request.method, ['GET', 'HEAD']);
       }
       const client = info?.client ?? 'unknown';
       await options.check(client);
