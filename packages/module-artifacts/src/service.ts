@@ -65,6 +65,7 @@ interface ArtifactRow {
   ttl_days: number;
   status: 'pending' | 'committed';
   sha256: string | null;
+  /** The committed object's key; on a pending row, the key a running (or stopped) commit moved the upload to. */
   object_key: string | null;
   created_at: number;
   upload_expires_at: number;
@@ -254,6 +255,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     });
 
   /**
+   * Undoes what a commit that stopped half-way (its process ended) left at `objectKey`, the key it named on the
+   * pending row: the bytes go back to the upload key, or are dropped when a newer upload is there.
+   */
+  async function recoverInterrupted(objectKey: string, uploadKey: string): Promise<void> {
+    const restored =
+      (await deps.blobStore.stat({ key: uploadKey })) === null && (await deps.blobStore.move({ from: objectKey, to: uploadKey }));
+    if (!restored) await deps.blobStore.delete({ keys: [objectKey] });
+  }
+
+  /**
    * The commit itself, holding the artifact's commit lock: re-reads the row, drops an upload whose size
    * (`stat`) is not the registered one without copying or reading it, then moves, hashes and marks it committed.
    */
@@ -263,14 +274,25 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     if (row.expires_at <= now()) throw new ConflictError(`Artifact "${row.artifact_id}" has expired.`);
     if (row.status === 'committed') return alreadyCommitted(row, body.sha256);
     const uploadKey = uploadKeyOf(row.artifact_id);
+    if (row.object_key) await recoverInterrupted(row.object_key, uploadKey);
     const uploaded = await deps.blobStore.stat({ key: uploadKey });
     if (uploaded && uploaded.size !== row.size) {
       await deps.blobStore.delete({ keys: [uploadKey] }).catch(() => undefined);
       throw wrongSize(row, uploaded.size);
     }
     const objectKey = newCommittedKey(row.artifact_id);
+    // Named on the row before the move: a commit whose process stops half-way leaves its bytes where the next commit
+    // and the purge of the artifact find them.
+    await knex()(ITEMS).where({ artifact_id: row.artifact_id, status: 'pending' }).update({ object_key: objectKey });
+    // Once the bytes are not (or no longer) at objectKey, the pending row stops naming it.
+    const unnameTarget = () =>
+      knex()(ITEMS)
+        .where({ artifact_id: row.artifact_id, status: 'pending', object_key: objectKey })
+        .update({ object_key: null })
+        .catch(() => undefined);
     const moved = await deps.blobStore.move({ from: uploadKey, to: objectKey });
     if (!moved) {
+      await unnameTarget();
       const current = await loadRow(row.artifact_id);
       if (current?.status === 'committed') return alreadyCommitted(current, body.sha256);
       throw new VerificationError('Nothing has been uploaded: PUT the bytes to upload_url first.', {
@@ -323,10 +345,11 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       if (!kept) {
         if (error instanceof VerificationError) {
           await deps.blobStore.delete({ keys: [objectKey] }).catch(() => undefined);
+          await unnameTarget();
         } else {
           const current = bodyDone ? await loadRow(row.artifact_id).catch(() => null) : null;
-          if (!bodyDone || (current?.status === 'pending' && !current.object_key)) {
-            await deps.blobStore.move({ from: objectKey, to: uploadKey }).catch(() => undefined);
+          if (!bodyDone || current?.status === 'pending') {
+            if (await deps.blobStore.move({ from: objectKey, to: uploadKey }).catch(() => false)) await unnameTarget();
           }
         }
       }

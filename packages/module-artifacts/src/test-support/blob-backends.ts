@@ -14,6 +14,8 @@ export interface BlobBackend {
   store: BlobStore;
   /** Keys objects were moved to (the committed keys /commit tried), oldest first. */
   movedTo: string[];
+  /** When set, every `move` awaits it first (a test looks at the database as a commit moves the upload). */
+  beforeMove: ((options: { from: string; to: string }) => Promise<void>) | null;
   mounts: HttpMount[];
   /** Tells the backend the test server's URL once it listens (the fs store's URLs point at it). */
   serverListening(url: string): void;
@@ -26,31 +28,35 @@ export interface BlobBackendEntry {
   start(): Promise<BlobBackend>;
 }
 
-/** `store` with every move target recorded in `movedTo`. */
-function recordingMoves(store: BlobStore, movedTo: string[]): BlobStore {
-  return {
-    ...store,
-    move: (options) => {
-      movedTo.push(options.to);
-      return store.move(options);
+/** `backend` with its store's every move target recorded in `movedTo`, after its `beforeMove` hook. */
+function recordingMoves(store: BlobStore, backend: Omit<BlobBackend, 'store' | 'movedTo' | 'beforeMove'>): BlobBackend {
+  const recording: BlobBackend = {
+    ...backend,
+    movedTo: [],
+    beforeMove: null,
+    store: {
+      ...store,
+      move: async (options) => {
+        recording.movedTo.push(options.to);
+        await recording.beforeMove?.(options);
+        return store.move(options);
+      },
     },
   };
+  return recording;
 }
 
 async function startFs(): Promise<BlobBackend> {
   const dir = await mkdtemp(join(tmpdir(), 'agentinfra-artifacts-fs-'));
   let base = '';
   const fs = createFsBlobStore({ dir, publicUrl: () => base, signingKey: randomBytes(32), durable: false });
-  const movedTo: string[] = [];
-  return {
-    store: recordingMoves(fs.store, movedTo),
-    movedTo,
+  return recordingMoves(fs.store, {
     mounts: [fs.mount],
     serverListening(url) {
       base = url;
     },
     stop: () => rm(dir, { recursive: true, force: true }),
-  };
+  });
 }
 
 /** s3rver (an S3-API server that checks SigV4 signatures) on 127.0.0.1 port 0, with its built-in S3RVER/S3RVER account. */
@@ -65,17 +71,14 @@ async function startS3(): Promise<BlobBackend> {
     secretKey: 'S3RVER',
     createBucket: true,
   });
-  const movedTo: string[] = [];
-  return {
-    store: recordingMoves(store, movedTo),
-    movedTo,
+  return recordingMoves(store, {
     mounts: [],
     serverListening() {},
     async stop() {
       await server.close();
       await rm(directory, { recursive: true, force: true });
     },
-  };
+  });
 }
 
 /** The blob stores every artifacts test runs on: the fs adapter and the S3 adapter against s3rver. */
