@@ -127,6 +127,9 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
         for (const key of keys) await folder.remove(key);
       });
     },
+    async close() {
+      folder.close();
+    },
   };
 
   return { store, mount: createSignedUrlMount({ basePath, folder, secret, clock }) };

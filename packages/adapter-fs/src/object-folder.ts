@@ -47,10 +47,15 @@ export interface ObjectFolder {
   move(from: string, to: string): Promise<boolean>;
   /** Removes an object; a missing one is fine. */
   remove(key: string): Promise<void>;
+  /** Stops the periodic removal of stale temp files. */
+  close(): void;
 }
 
 /** A temp file nobody has written to for this long (ms) was left by a process that died mid-write. */
 export const STALE_PART_MS = 60 * 60_000;
+
+/** How often (ms) a running folder looks for stale temp files again. */
+export const STALE_PART_SWEEP_MS = 15 * 60_000;
 
 /**
  * Removes the `.part` files in `tmp` last written over {@link STALE_PART_MS}
@@ -93,7 +98,9 @@ async function drain(source: ByteSource): Promise<void> {
 }
 
 /**
- * Creates the folders (synchronously, once), starts removing stale temp files, and returns the layout over `dir`.
+ * Creates the folders (synchronously, once), removes stale temp files now and every {@link STALE_PART_SWEEP_MS}
+ * (those a killed process left less than an hour before this one started become stale while it runs), and returns
+ * the layout over `dir`.
  * When durable, the parents of the folders created here are fsynced with the first rename.
  */
 export function createObjectFolder(options: { dir: string; durable: boolean }): ObjectFolder {
@@ -105,6 +112,8 @@ export function createObjectFolder(options: { dir: string; durable: boolean }): 
     ...parentsOfCreated(mkdirSync(tmp, { recursive: true }), tmp),
   ];
   void removeStaleParts(tmp);
+  const sweep = setInterval(() => void removeStaleParts(tmp), STALE_PART_SWEEP_MS);
+  sweep.unref();
 
   const pathOf = (key: string) => {
     const hex = createHash('sha256').update(key, 'utf8').digest('hex');
@@ -220,6 +229,9 @@ export function createObjectFolder(options: { dir: string; durable: boolean }): 
     },
     async remove(key) {
       await rm(pathOf(key), { force: true });
+    },
+    close() {
+      clearInterval(sweep);
     },
   };
 }
