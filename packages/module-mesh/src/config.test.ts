@@ -32,3 +32,15 @@ describe('mesh.prefix', () => {
     ).not.toThrow();
   });
 });
+
+describe('mesh.maxAclsPerPair', () => {
+  it('defaults to 256 rules per pair and reads AGENTINFRA_MESH_MAX_ACLS_PER_PAIR', () => {
+    expect(meshConfigSchema.parse({}).maxAclsPerPair).toBe(256);
+    const config = loadServerConfig({ modules: [meshModule], file: noFile, env: { ...baseEnv, AGENTINFRA_MESH_MAX_ACLS_PER_PAIR: '12' } });
+    expect(config.modules['agent-mesh']).toMatchObject({ maxAclsPerPair: 12 });
+  });
+
+  it.each([0, 131_072, 2.5])('refuses %s in the schema', (maxAclsPerPair) => {
+    expect(meshConfigSchema.safeParse({ maxAclsPerPair }).success).toBe(false);
+  });
+});

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   configPeers,
   configValues,
@@ -473,6 +473,115 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
     expect(unknownField.status).toBe(400);
     const get = await t.server.call('agent-mesh/netmap', undefined, { ...t.bridge, method: 'GET' });
     expect(get.status).toBe(405);
+  });
+});
+
+describe.each(sqlDatabases())('agent-mesh ACLs of one pair on $name', ({ create }) => {
+  let t: MeshTestServer;
+  let db: SqlDatabase;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    const fixture = await create();
+    db = fixture.db;
+    cleanup = fixture.cleanup;
+    t = await startMeshTestServer({ db, meshConfig: { maxAclsPerPair: 3 }, listen: false });
+    for (const agent of ['alice', 'bob', 'carol']) await t.register(agent, `203.0.113.${agent.length}:51820`);
+  });
+
+  afterEach(async () => {
+    await t?.server.stop();
+    await cleanup?.();
+  });
+
+  const acl = (from_agent: string, to_agent: string, proto: string, port: number) => ({ from_agent, to_agent, proto, port });
+  const pairRules = async (from_agent: string, to_agent: string) =>
+    ((await db.knex('mesh_acls').where({ from_agent, to_agent }).orderBy(['proto', 'port'])) as Array<{ proto: string; port: number }>).map(
+      (row) => `${row.port}/${row.proto}`,
+    );
+  const grant = async (from_agent: string, to_agent: 'alice' | 'bob' | 'carol', rules: Array<[string, number]>) => {
+    for (const [proto, port] of rules) expect((await t.mesh('acl/put', acl(from_agent, to_agent, proto, port), to_agent)).status).toBe(200);
+  };
+
+  // The probe: bob put alice→bob on tcp 1, 2 and 3; alice revoked tcp 1 and still had bob's [Peer] and the tcp 2/3 rules.
+  it('from_agent’s revoke removes every rule of the pair, so the peer leaves its /wg_config and /netmap', async () => {
+    await grant('alice', 'bob', [
+      ['tcp', 1],
+      ['tcp', 2],
+      ['udp', 3],
+    ]);
+    await grant('alice', 'carol', [['tcp', 1]]);
+    expect(configPeers((await t.mesh('wg_config', {}, 'alice')).body.config).has('bob')).toBe(true);
+    const revoked = await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 1), 'alice');
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ revoked: 3 });
+    expect(await pairRules('alice', 'bob')).toEqual([]);
+    const peers = configPeers((await t.mesh('wg_config', {}, 'alice')).body.config);
+    expect([...peers.keys()]).toEqual(['carol']);
+    const netmap = (await t.mesh('netmap', {}, 'alice')).body;
+    expect(netmap.peers.map((peer: { agent_id: string }) => peer.agent_id)).toEqual(['carol']);
+    expect(netmap.acls).toEqual([acl('alice', 'carol', 'tcp', 1)]);
+    expect((await t.mesh('netmap', {}, 'bob')).body).toMatchObject({ peers: [], acls: [] });
+    // The refusal stands, and the rules of alice's other pair stay.
+    const refused = await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 2), 'bob');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', details: { refused_by: 'alice' } });
+    expect(await pairRules('alice', 'carol')).toEqual(['1/tcp']);
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 1), 'alice')).body).toEqual({ revoked: 0 });
+  });
+
+  it('from_agent’s revoke of a rule that does not exist still removes the pair’s other rules', async () => {
+    await grant('alice', 'bob', [
+      ['tcp', 2],
+      ['icmp', 0],
+    ]);
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'udp', 53), 'alice')).body).toEqual({ revoked: 2 });
+    expect(await pairRules('alice', 'bob')).toEqual([]);
+    expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 2), 'bob')).status).toBe(409);
+  });
+
+  it('to_agent’s and the bridge key’s revokes remove the named rule only, and refuse nothing', async () => {
+    await grant('alice', 'bob', [
+      ['tcp', 1],
+      ['tcp', 2],
+      ['tcp', 3],
+    ]);
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 1), 'bob')).body).toEqual({ revoked: 1 });
+    expect(await pairRules('alice', 'bob')).toEqual(['2/tcp', '3/tcp']);
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 2), t.bridge)).body).toEqual({ revoked: 1 });
+    expect(await pairRules('alice', 'bob')).toEqual(['3/tcp']);
+    expect(configPeers((await t.mesh('wg_config', {}, 'alice')).body.config).has('bob')).toBe(true);
+    expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 1), 'bob')).status).toBe(200);
+  });
+
+  it('refuses a rule beyond mesh.maxAclsPerPair with 409 conflict and stores nothing; an existing rule and other pairs still pass', async () => {
+    await grant('alice', 'bob', [
+      ['tcp', 1],
+      ['udp', 1],
+      ['icmp', 0],
+    ]);
+    for (const as of ['bob', t.bridge] as const) {
+      const over = await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 4), as);
+      expect(over.status).toBe(409);
+      expect(over.body).toEqual({
+        error: { code: 'conflict', message: expect.stringContaining('mesh.maxAclsPerPair'), details: { quota: 3, used: 3 } },
+      });
+    }
+    expect(await pairRules('alice', 'bob')).toEqual(['0/icmp', '1/tcp', '1/udp']);
+    expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 1), 'bob')).status).toBe(200);
+    await grant('carol', 'bob', [['tcp', 4]]);
+    await grant('bob', 'alice', [['tcp', 4]]);
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'udp', 1), 'bob')).body).toEqual({ revoked: 1 });
+    await grant('alice', 'bob', [['tcp', 4]]);
+  });
+
+  it('keeps concurrent puts of one pair within mesh.maxAclsPerPair', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => t.mesh('acl/put', acl('alice', 'bob', 'tcp', 100 + index), 'bob')),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);
+    expect(answers.filter((answer) => answer.status === 409)).toHaveLength(9);
+    expect(await pairRules('alice', 'bob')).toHaveLength(3);
   });
 });
 

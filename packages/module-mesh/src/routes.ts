@@ -70,7 +70,7 @@ export const meshRoutes = [
     path: '/acl/put',
     summary: 'Let from_agent reach to_agent on port/proto (authorised by to_agent or the bridge key). Idempotent.',
     description:
-      'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL. Answers 409 while from_agent refuses to_agent (from_agent removed such an ACL itself) until from_agent calls acl/accept; the operator putting the ACL also ends the refusal.',
+      'Allow from_agent to reach to_agent on a port and protocol (authorised by to_agent). Returns the ACL. Answers 409 while from_agent refuses to_agent (from_agent removed such an ACL itself) until from_agent calls acl/accept; the operator putting the ACL also ends the refusal. A pair holds at most 256 rules by default (config mesh.maxAclsPerPair); a new rule beyond that answers 409 and stores nothing.',
     effects: { idempotent: true },
     request: aclRequestSchema,
     response: aclViewSchema,
@@ -81,7 +81,7 @@ export const meshRoutes = [
     path: '/acl/revoke',
     summary: 'Remove an ACL (authorised by to_agent, by from_agent, or the bridge key). Idempotent.',
     description:
-      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent withdraws the access it granted, from_agent refuses a peer it did not ask for in its WireGuard configuration (to_agent cannot then put an ACL toward from_agent again until from_agent calls acl/accept). Returns how many rules were removed.',
+      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent (or the bridge key) withdraws the one rule named; from_agent refuses a peer it did not ask for in its WireGuard configuration, so every rule from_agent→to_agent goes, whatever port and protocol are named, and to_agent’s peer leaves from_agent’s netmap and wg_config (to_agent cannot then put an ACL toward from_agent again until from_agent calls acl/accept). Returns how many rules were removed.',
     effects: { destructive: true, idempotent: true },
     request: aclRequestSchema,
     response: revokeAclResponseSchema,

@@ -42,7 +42,7 @@ export type AclRequest = z.output<typeof aclRequestSchema>;
 /** An ACL as /acl/put and /netmap show it. */
 export const aclViewSchema = z.object({ from_agent: z.string(), to_agent: z.string(), port: z.number().int(), proto: z.string() });
 export type AclView = z.output<typeof aclViewSchema>;
-/** How many ACLs /acl/revoke removed: 1 when it existed, else 0. */
+/** How many ACLs /acl/revoke removed: the named one (1 or 0), or every ACL of the pair when `from_agent` revokes for itself. */
 export const revokeAclResponseSchema = z.object({ revoked: z.number().int() });
 export type RevokeAclResponse = z.output<typeof revokeAclResponseSchema>;
 

@@ -115,6 +115,65 @@ export function createMeshService(deps: MeshDeps) {
     await deps.sql.lockInTransaction(trx, `mesh:acl-pair:${pair.a}\n${pair.b}`);
   }
 
+  /** The row of exactly this ACL (pair, protocol and port). */
+  function aclRow(trx: Knex.Transaction, acl: AclRequest) {
+    return trx('mesh_acls').where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port });
+  }
+
+  async function aclExists(trx: Knex.Transaction, acl: AclRequest): Promise<boolean> {
+    return (await aclRow(trx, acl).first()) !== undefined;
+  }
+
+  /**
+   * Before a put: the bridge key ends `from_agent`'s refusal of `to_agent`; an agent's put is refused while it lasts.
+   * Call under {@link lockPair}.
+   * @throws ConflictError (409, details `{ refused_by }`) while `from_agent` refuses `to_agent` and `actor` is an agent.
+   */
+  async function settleRefusal(trx: Knex.Transaction, acl: AclRequest, actor: string | null): Promise<void> {
+    const refusal = trx('mesh_acl_refusals').where({ refuser: acl.from_agent, refused: acl.to_agent });
+    if (actor === null) await refusal.delete();
+    else if (await refusal.first()) {
+      throw new ConflictError(
+        `Agent "${acl.from_agent}" removed the ACLs of "${acl.to_agent}" and refuses its peer until it calls /acl/accept (or the operator puts the ACL).`,
+        { refused_by: acl.from_agent },
+      );
+    }
+  }
+
+  /**
+   * Throws unless the pair of `acl` holds fewer than `maxAclsPerPair` rules.
+   * Call under {@link lockPair}, so that no other put of the pair counts at the same time.
+   * @throws ConflictError (409, details `{ quota, used }`) naming the `mesh.maxAclsPerPair` limit.
+   */
+  async function requireRoomInPair(trx: Knex.Transaction, acl: AclRequest): Promise<void> {
+    const quota = deps.moduleConfig.maxAclsPerPair;
+    const counted = (await trx('mesh_acls').where({ from_agent: acl.from_agent, to_agent: acl.to_agent }).count({ n: '*' }).first()) as
+      | { n: number | string }
+      | undefined;
+    const used = Number(counted?.n ?? 0);
+    if (used < quota) return;
+    throw new ConflictError(
+      `The pair "${acl.from_agent}" → "${acl.to_agent}" already holds ${used} ACLs, the limit per pair (config mesh.maxAclsPerPair); revoke one before putting another.`,
+      { quota, used },
+    );
+  }
+
+  /**
+   * `from_agent` refuses `to_agent`'s peer: removes every ACL of the pair and,
+   * when there was one, records the refusal. Call under {@link lockPair}.
+   * @returns how many ACLs were removed.
+   */
+  async function refusePeer(trx: Knex.Transaction, acl: AclRequest): Promise<number> {
+    const revoked = await trx('mesh_acls').where({ from_agent: acl.from_agent, to_agent: acl.to_agent }).delete();
+    if (revoked > 0) {
+      await trx('mesh_acl_refusals')
+        .insert({ refuser: acl.from_agent, refused: acl.to_agent, created_at: now() })
+        .onConflict(['refuser', 'refused'])
+        .ignore();
+    }
+    return revoked;
+  }
+
   async function requirePeers(agents: readonly string[], what: string): Promise<void> {
     const rows = (await knex()('mesh_peers')
       .select('agent_id')
@@ -268,25 +327,25 @@ export function createMeshService(deps: MeshDeps) {
 
     /**
      * Lets `from_agent` reach `to_agent` on `port`/`proto`. Idempotent.
-     * Refused while `from_agent` refuses `to_agent` (it removed such an ACL
-     * itself, see {@link revokeAcl}), unless the operator puts it, which ends
-     * the refusal.
+     * Refused while `from_agent` refuses `to_agent` (it revoked an ACL of the
+     * pair itself, see {@link revokeAcl}), unless the operator puts it, which
+     * ends the refusal. A new rule beyond `maxAclsPerPair` rules of the pair
+     * is refused and writes nothing (an existing rule is still 200); the
+     * count and the insert run in one transaction under the pair's lock, so
+     * concurrent puts cannot pass the limit.
      * @param actor the agent the caller acts as, `null` for the bridge key.
+     * @returns `{ from_agent, to_agent, port, proto }`.
      * @throws NotFoundError when either agent has no registered peer;
-     *   ConflictError (409, details `{ refused_by }`) while `from_agent` refuses `to_agent`.
+     *   ConflictError (409, details `{ refused_by }`) while `from_agent` refuses `to_agent`;
+     *   ConflictError (409, details `{ quota, used }`) when the pair holds `maxAclsPerPair` rules.
      */
     async putAcl(acl: AclRequest, actor: string | null): Promise<AclView> {
       await requirePeers([acl.from_agent, acl.to_agent], 'Cannot put the ACL');
       await knex().transaction(async (trx) => {
         await lockPair(trx, acl);
-        const refusal = trx('mesh_acl_refusals').where({ refuser: acl.from_agent, refused: acl.to_agent });
-        if (actor === null) await refusal.delete();
-        else if (await refusal.first()) {
-          throw new ConflictError(
-            `Agent "${acl.from_agent}" removed an ACL of "${acl.to_agent}" and refuses its peer until it calls /acl/accept (or the operator puts the ACL).`,
-            { refused_by: acl.from_agent },
-          );
-        }
+        await settleRefusal(trx, acl, actor);
+        if (await aclExists(trx, acl)) return;
+        await requireRoomInPair(trx, acl);
         await trx('mesh_acls')
           .insert({ ...acl, created_at: now() })
           .onConflict(['from_agent', 'to_agent', 'proto', 'port'])
@@ -296,25 +355,20 @@ export function createMeshService(deps: MeshDeps) {
     },
 
     /**
-     * Removes an ACL. Idempotent. When `from_agent` itself removes one that
-     * existed, it also records that `from_agent` refuses `to_agent`: later
-     * /acl/put calls of `to_agent` toward `from_agent` (any port) answer 409
-     * until `from_agent` calls /acl/accept or the operator puts one.
+     * Removes ACLs. Idempotent. `to_agent` and the bridge key remove the
+     * named rule only. `from_agent` acting for itself refuses `to_agent`'s
+     * peer: every ACL of the pair goes (whatever port and protocol are
+     * named), so the peer leaves its /netmap and /wg_config, and when any
+     * existed the refusal is recorded in the same transaction: later
+     * /acl/put calls of `to_agent` toward `from_agent` answer 409 until
+     * `from_agent` calls /acl/accept or the operator puts one.
      * @param actor the agent the caller acts as, `null` for the bridge key.
-     * @returns `{ revoked }`: 1 when it existed, else 0.
+     * @returns `{ revoked }`: how many ACLs were removed (0 when there was nothing to remove).
      */
     async revokeAcl(acl: AclRequest, actor: string | null): Promise<RevokeAclResponse> {
       return knex().transaction(async (trx) => {
         await lockPair(trx, acl);
-        const revoked = await trx('mesh_acls')
-          .where({ from_agent: acl.from_agent, to_agent: acl.to_agent, proto: acl.proto, port: acl.port })
-          .delete();
-        if (revoked > 0 && actor === acl.from_agent) {
-          await trx('mesh_acl_refusals')
-            .insert({ refuser: acl.from_agent, refused: acl.to_agent, created_at: now() })
-            .onConflict(['refuser', 'refused'])
-            .ignore();
-        }
+        const revoked = actor === acl.from_agent ? await refusePeer(trx, acl) : await aclRow(trx, acl).delete();
         return { revoked };
       });
     },
