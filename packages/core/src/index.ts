@@ -103,6 +103,7 @@ export { type ResealSealedColumnOptions, resealSealedColumn, UnopenedSealedValue
 export { createAesGcmSecretBox, newMasterKey } from './services/secret-box.js';
 export { type SettingDefinition, settingsCatalog } from './settings/catalog.js';
 export type { SettingsService, SettingView } from './settings/settings-service.js';
+export { chunks, SQL_ID_CHUNK } from './sql-chunks.js';
 export { lockedWhen } from './sql-locking.js';
 export { newTimeOrderedId } from './time-ordered-id.js';
 export { COMMON_TERM_TTL_MS, COMMON_TERMS_MAX, type CommonTerms, createCommonTerms } from './vectors/common-terms.js';

@@ -177,6 +177,35 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     expect(refused.body.error.code).toBe('unauthenticated');
   });
 
+  // Review: the revocation walk put a whole level of the chain in one statement: past the database's parameter limit
+  // (SQLite 32,766, PostgreSQL 65,535) it failed, and a token holder could make its delegation unrevocable that way.
+  it('revokes a delegation with more direct children than one SQL statement can name', async () => {
+    const parent = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: future(1) },
+      { credential: aliceKey },
+    );
+    const parentId = parent.body.delegation_id as string;
+    const now = Date.now();
+    const children = Array.from({ length: 66_000 }, (_, i) => ({
+      delegation_id: `dlg_fanout_${i}`,
+      token_hash: `fanout-${i}`,
+      from_agent: 'alice',
+      to_agent: 'bob',
+      scope: '["identity.delegate"]',
+      created_at: now,
+      expires_at: now + 3_600_000,
+      revoked_at: null,
+      parent_delegation_id: parentId,
+    }));
+    await db.knex.batchInsert('identity_delegations', children, 400);
+    const revoked = await server.call('agent-identity/delegate/revoke', { delegation_id: parentId }, { credential: aliceKey });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    const live = await db.knex('identity_delegations').where({ parent_delegation_id: parentId }).whereNull('revoked_at').count({ n: '*' });
+    expect(Number(live[0]?.n)).toBe(0);
+    expect((await server.call('agent-identity/secrets/list', { agent_id: 'alice' }, { credential: parent.body.token })).status).toBe(401);
+  }, 60_000);
+
   it('refuses device revocation by a delegation token with a message about delegation tokens, and says so in the OpenAPI document', async () => {
     const made = await server.call(
       'agent-identity/delegate',

@@ -1,6 +1,7 @@
 import {
   AuthenticationError,
   ConflictError,
+  chunks,
   hashCredential,
   InputError,
   isoTimestamp,
@@ -11,6 +12,7 @@ import {
   newId,
   type Principal,
   resealSealedColumn,
+  SQL_ID_CHUNK,
 } from '@agentinfra/core';
 import { createIdentityAdmin } from './admin-queries.js';
 import type { IdentityConfig } from './config.js';
@@ -237,12 +239,17 @@ export function createIdentityService(deps: IdentityDeps) {
       const revokedAt = await knex().transaction(async (trx) => {
         let level = [row.delegation_id];
         while (level.length > 0) {
+          const next: string[] = [];
           for (const id of level) revoked.add(id);
-          await trx('identity_delegations').whereIn('delegation_id', level).whereNull('revoked_at').update({ revoked_at: at });
-          const children = (await trx('identity_delegations').select('delegation_id').whereIn('parent_delegation_id', level)) as Array<{
-            delegation_id: string;
-          }>;
-          level = children.map((child) => child.delegation_id).filter((id) => !revoked.has(id));
+          // A level may hold any number of delegations: bound the ids per statement.
+          for (const ids of chunks(level, SQL_ID_CHUNK)) {
+            await trx('identity_delegations').whereIn('delegation_id', ids).whereNull('revoked_at').update({ revoked_at: at });
+            const children = (await trx('identity_delegations').select('delegation_id').whereIn('parent_delegation_id', ids)) as Array<{
+              delegation_id: string;
+            }>;
+            for (const child of children) if (!revoked.has(child.delegation_id)) next.push(child.delegation_id);
+          }
+          level = next;
         }
         // Read back, not `at`: of revocations at the same moment only the first one's time is stored.
         const stored = (await trx('identity_delegations').where({ delegation_id: row.delegation_id }).first('revoked_at')) as {

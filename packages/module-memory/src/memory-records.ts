@@ -1,4 +1,4 @@
-import { createGroupCommit, type ItemOutcome, isoTimestamp, newTimeOrderedId } from '@agentinfra/core';
+import { chunks, createGroupCommit, type ItemOutcome, isoTimestamp, newTimeOrderedId, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
 import type { MemoryDeps } from './memory-deps.js';
@@ -20,8 +20,6 @@ export interface RecordRow {
   created_at: number;
 }
 
-/** Ids deleted per SQL statement (well under SQLite's and PostgreSQL's parameter limits). */
-export const ID_CHUNK = 500;
 /** Most writes (semantic memories, or episodes) stored in one group commit. */
 const WRITE_BATCH = 64;
 
@@ -29,13 +27,6 @@ const WRITE_BATCH = 64;
 interface SemanticWrite {
   row: RecordRow;
   scopes: string[];
-}
-
-/** `items` in slices of at most `size`. */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
 }
 
 /**
@@ -146,7 +137,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         // Also from the index an interrupted or running re-embed is building: it would become the active index
         // with the vectors of memories forgotten meanwhile.
         for (const index of from === 'all' ? indexes : indexes.slice(1)) {
-          for (const chunk of chunks(semanticIds, ID_CHUNK)) await index.remove({ ids: chunk });
+          for (const chunk of chunks(semanticIds, SQL_ID_CHUNK)) await index.remove({ ids: chunk });
         }
       };
       await removeVectors('all');
@@ -154,7 +145,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
       await knex().transaction(async (trx) => {
         for (const chunk of chunks(
           rows.map((row) => row.id),
-          ID_CHUNK,
+          SQL_ID_CHUNK,
         )) {
           deleted += await trx('memory_records').where({ agent_id: input.agent_id }).whereIn('id', chunk).delete();
         }

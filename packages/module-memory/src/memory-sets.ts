@@ -1,7 +1,6 @@
-import { AgentInfraError, InputError, lockedWhen, NotFoundError } from '@agentinfra/core';
+import { AgentInfraError, chunks, InputError, lockedWhen, NotFoundError, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import type { MemoryDeps } from './memory-deps.js';
-import { chunks, ID_CHUNK } from './memory-records.js';
 import type { SetGetRequest, SetPutRequest, SetResponse } from './schemas.js';
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -20,7 +19,7 @@ export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
   async function existingIds(trx: Knex.Transaction, agentId: string, ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
     const lock = deps.sql.capabilities.multiProcess;
-    for (const chunk of chunks([...ids].sort(byCodeUnit), ID_CHUNK)) {
+    for (const chunk of chunks([...ids].sort(byCodeUnit), SQL_ID_CHUNK)) {
       const query = trx('memory_records').select('id').where({ agent_id: agentId }).whereIn('id', chunk);
       const rows = (await lockedWhen(lock ? query.orderByRaw('id collate "C"') : query, lock)) as Array<{ id: string }>;
       for (const row of rows) found.add(row.id);
@@ -64,7 +63,7 @@ export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
           .onConflict(['agent_id', 'name'])
           .merge({ updated_at: at });
         // In chunks: SQLite takes at most 500 rows in one multi-row insert (a compound SELECT), and add_ids may hold 1,000.
-        for (const chunk of chunks(add, ID_CHUNK)) {
+        for (const chunk of chunks(add, SQL_ID_CHUNK)) {
           await trx('memory_set_members')
             .insert(chunk.map((id) => ({ agent_id: input.agent_id, set_name: input.name, memory_id: id, added_at: at })))
             .onConflict(['agent_id', 'set_name', 'memory_id'])
