@@ -1,5 +1,5 @@
 import { newCredential, newMasterKey, type SqlDatabase } from '@agentinfra/core';
-import { startTestKernel, type TestKernel } from '@agentinfra/core/testing';
+import { keepOpen, startTestKernel, type TestKernel } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityModule } from './module.js';
@@ -205,6 +205,51 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     expect(Number(live[0]?.n)).toBe(0);
     expect((await server.call('agent-identity/secrets/list', { agent_id: 'alice' }, { credential: parent.body.token })).status).toBe(401);
   }, 60_000);
+
+  // Review: the window was per (from_agent, to_agent), so a holder of a token with identity.delegate opened a fresh
+  // one by delegating on to another agent (or to from_agent itself) and using that token.
+  it('counts tokens made with a token against the window of the chain it came from', async () => {
+    const limited = await startTestKernel({
+      modules: [identityModule],
+      adapters: { sql: keepOpen(db) },
+      config: { http: { rateLimitPerMinute: 6 } },
+    });
+    try {
+      const key = (
+        await limited.call('agent-identity/device/issue', { agent_id: 'alice', label: 'rate' }, { credential: limited.bridgeKey })
+      ).body.device_key as string;
+      const expiresAt = future(1);
+      const delegate = (to: string, credential: string) =>
+        limited.call(
+          'agent-identity/delegate',
+          { from_agent: 'alice', to_agent: to, scope: ['identity.delegate', 'secrets.read'], expires_at: expiresAt },
+          { credential },
+        );
+      await limited.call(
+        'agent-identity/agents/create',
+        { agent_id: 'rate-target', display_name: 'Rate target' },
+        { credential: limited.bridgeKey },
+      );
+      const parent = (await delegate('bob', key)).body.token as string;
+      const tokens = [parent];
+      for (const to of ['rate-target', 'alice']) {
+        const made = await delegate(to, parent);
+        expect(made.status, JSON.stringify(made.body)).toBe(200);
+        tokens.push(made.body.token);
+      }
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        for (const token of tokens) {
+          statuses.push((await limited.call('agent-identity/secrets/list', { agent_id: 'alice' }, { credential: token })).status);
+        }
+      }
+      // Two delegations were already counted; the chain has 4 requests of its window left, whichever token sends them.
+      expect(statuses.filter((status) => status === 200)).toHaveLength(4);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(14);
+    } finally {
+      await limited.stop();
+    }
+  });
 
   it('refuses device revocation by a delegation token with a message about delegation tokens, and says so in the OpenAPI document', async () => {
     const made = await server.call(

@@ -59,6 +59,8 @@ interface DelegationRow {
   delegation_id: string;
   from_agent: string;
   to_agent: string;
+  /** The `to_agent` of the chain's first delegation, for one made with a token; otherwise null. */
+  chain_to_agent?: string | null;
   scope: string;
   expires_at: number;
   revoked_at: number | null;
@@ -214,6 +216,7 @@ export function createIdentityService(deps: IdentityDeps) {
           expires_at: body.expires_at,
           revoked_at: null,
           parent_delegation_id: principal.kind === 'delegation' ? principal.delegationId : null,
+          chain_to_agent: principal.kind === 'delegation' ? principal.toAgent : null,
         });
       });
       return { delegation_id: delegationId, token, expires_at: isoTimestamp(body.expires_at), scope };
@@ -396,7 +399,7 @@ export function createIdentityService(deps: IdentityDeps) {
         expiresAt = row.expires_at;
       } else {
         const row = (await knex()('identity_delegations')
-          .select('delegation_id', 'from_agent', 'to_agent', 'scope', 'expires_at', 'revoked_at')
+          .select('delegation_id', 'from_agent', 'to_agent', 'chain_to_agent', 'scope', 'expires_at', 'revoked_at')
           .where({ token_hash: hash })
           .first()) as DelegationRow | undefined;
         if (!row || row.revoked_at !== null || row.expires_at <= at) return null;
@@ -404,7 +407,7 @@ export function createIdentityService(deps: IdentityDeps) {
           kind: 'delegation',
           agentId: row.from_agent,
           delegationId: row.delegation_id,
-          toAgent: row.to_agent,
+          toAgent: row.chain_to_agent ?? row.to_agent,
           permissions: JSON.parse(row.scope) as string[],
         };
         expiresAt = row.expires_at;

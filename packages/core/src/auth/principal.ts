@@ -6,6 +6,9 @@ import { createPortRef } from '../kernel/port-ref.js';
  * - `device`: a device key; acts as its agent with every permission.
  * - `delegation`: a delegation token; acts as `agentId` (the delegating
  *   `from_agent`) only for `permissions`, until it expires or is revoked.
+ *   `toAgent` is the agent its chain was given to: its own `to_agent`, or
+ *   for a token made with another token, that of the chain's first
+ *   delegation (the rate limit counts per `agentId` and `toAgent`).
  */
 export type Principal =
   | { kind: 'bridge' }

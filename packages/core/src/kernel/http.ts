@@ -257,7 +257,9 @@ async function authenticate(
  * its own window (the operator issues them). Delegation tokens share one
  * window per pair of granting and receiving agent: an agent can mint
  * delegations itself and would otherwise get a fresh limit with each, while
- * two agents it delegates to do not use up each other's window. The bridge
+ * two agents it delegates to do not use up each other's window. Tokens made
+ * with a token count as the chain's first receiving agent's
+ * (`principal.toAgent`), so a holder gains no window by delegating on. The bridge
  * key and unauthenticated routes are not limited here.
  * @param cost units counted (1 per request; a JSON-RPC batch at /mcp counts each message).
  * @throws RateLimitError (429 with Retry-After) over the limit.
