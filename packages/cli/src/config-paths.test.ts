@@ -22,12 +22,15 @@ function load(values: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
 // `./.agentinfra` of the current directory, because init writes `dataDir: './.agentinfra'`.
 describe('relative paths in the config file', () => {
   it("are taken from the config file's folder, whatever the current directory", () => {
+    // A folder name the current directory does not hold: a `.agentinfra` there (`pnpm start` in this clone makes
+    // one) would be a database this config once meant, which loading refuses to strand.
+    const dataDir = `.agentinfra-${randomBytes(4).toString('hex')}`;
     const { dir, config } = load({
-      dataDir: './.agentinfra',
+      dataDir: `./${dataDir}`,
       gateway: { caFile: 'pebble.pem' },
       postbox: { smtp: { tlsCertFile: 'tls/cert.pem', tlsKeyFile: '../keys/key.pem' } },
     });
-    expect(config.core.dataDir).toBe(join(dir, '.agentinfra'));
+    expect(config.core.dataDir).toBe(join(dir, dataDir));
     expect(config.modules['agent-gateway']).toMatchObject({ caFile: join(dir, 'pebble.pem') });
     expect(config.modules['agent-postbox']).toMatchObject({
       smtp: { tlsCertFile: join(dir, 'tls', 'cert.pem'), tlsKeyFile: resolve(dir, '..', 'keys', 'key.pem') },
