@@ -59,6 +59,15 @@ describe('agentinfra wg-config and mesh heartbeat check their flags before any r
     expect(existsSync(keyFile)).toBe(false);
   });
 
+  // Walkthrough: `agentinfra mcp` with the bridge key went to the server, which refused it (exit 1).
+  it('refuses the bridge key of the config for mcp too, before any request (exit 2)', async () => {
+    const refused = await runCli(['mcp', '--url', url, '--key', bridgeKey], { cwd: dir });
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      'agentinfra: --key is the bridge key, which is not an MCP credential: use a device key or delegation token of the agent.\n',
+    ]);
+  });
+
   it('lets the bridge key with --agent and a device key without it through to the server', async () => {
     for (const args of [
       ['mesh', 'heartbeat', '--url', url, '--key', bridgeKey, '--agent', 'alice'],

@@ -141,7 +141,7 @@ export function createProgram(): Command {
     .requiredOption('-f, --from <file>', 'archive written by `agentinfra backup`')
     .action(async (options: { from: string }) => (await import('./commands/restore.js')).runRestore({ config: config(), ...options }));
 
-  registerMcpCommand(program);
+  registerMcpCommand(program, config);
 
   program
     .command('completion')

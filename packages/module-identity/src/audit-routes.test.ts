@@ -98,6 +98,44 @@ describe.each(reopenableDatabases())('audit events of agent-identity on $name', 
     expect(setting.body.events[0]).toMatchObject({ target: 'setting:audit_retention_days', actor: { kind: 'bridge' } });
   });
 
+  it('files a revocation with the bridge key under the agent of the device or delegation', async () => {
+    const bridge = { credential: server.bridgeKey };
+    const phone = (await server.call('agent-identity/device/issue', { agent_id: 'alice', label: 'phone' }, bridge)).body.device_id;
+    const delegated = await server.call(
+      'agent-identity/delegate',
+      { from_agent: 'alice', to_agent: 'bob', scope: ['secrets.read'], expires_at: new Date(Date.now() + 86_400_000).toISOString() },
+      { credential: aliceKey },
+    );
+    expect(delegated.status).toBe(200);
+    const device = await server.call('agent-identity/device/revoke', { device_id: phone }, bridge);
+    // The agent is for the audit log only: the response keeps its documented shape.
+    expect(device.body).toEqual({ device_id: phone, revoked_at: expect.any(String) });
+    const delegation = await server.call('agent-identity/delegate/revoke', { delegation_id: delegated.body.delegation_id }, bridge);
+    expect(delegation.body).toEqual({ delegation_id: delegated.body.delegation_id, revoked_at: expect.any(String) });
+
+    const { body } = await list({ agent_id: 'alice', action: ['device.revoke', 'delegation.revoke'] });
+    expect(body.events).toMatchObject([
+      {
+        action: 'delegation.revoke',
+        outcome: 'success',
+        agent_id: 'alice',
+        actor: { kind: 'bridge', agent_id: null },
+        target: `delegation:${delegated.body.delegation_id}`,
+      },
+      {
+        action: 'device.revoke',
+        outcome: 'success',
+        agent_id: 'alice',
+        actor: { kind: 'bridge', agent_id: null },
+        target: `device:${phone}`,
+      },
+    ]);
+    // A revocation that fails names no agent it could be filed under.
+    expect((await server.call('agent-identity/device/revoke', { device_id: 'dev_unknown' }, bridge)).status).toBe(404);
+    const failed = await list({ action: 'device.revoke', limit: 1 });
+    expect(failed.body.events[0]).toMatchObject({ outcome: 'failed', agent_id: null, target: 'device:dev_unknown' });
+  });
+
   it('tallies refused authentications into one event per client address', async () => {
     await server.stop();
     db = database.open();

@@ -126,9 +126,11 @@ export function createIdentityService(deps: IdentityDeps) {
     /**
      * Revokes a device. The bridge key may revoke any device, a device key only itself,
      * a delegation token none (the route refuses those too). Revoking twice returns the first revocation time.
+     * @returns the response body (`device_id`, `revoked_at`) and `agent_id`, the agent the device belongs to
+     *   (for the audit log: the route leaves it out of its response).
      * @throws NotFoundError for an unknown device; NotAllowedError for another device's key or a delegation token.
      */
-    async revokeDevice(body: RevokeDeviceRequest, principal: Principal): Promise<RevokeDeviceResponse> {
+    async revokeDevice(body: RevokeDeviceRequest, principal: Principal): Promise<RevokeDeviceResponse & { agent_id: string }> {
       if (principal.kind === 'delegation') {
         throw new NotAllowedError('This operation takes a device key or the bridge key; delegation tokens cannot perform it.');
       }
@@ -147,7 +149,7 @@ export function createIdentityService(deps: IdentityDeps) {
       >;
       const revokedAt = stored.revoked_at ?? now();
       verified.forget((cached) => cached.kind === 'device' && cached.deviceId === body.device_id);
-      return { device_id: body.device_id, revoked_at: isoTimestamp(revokedAt) };
+      return { device_id: body.device_id, revoked_at: isoTimestamp(revokedAt), agent_id: row.agent_id };
     },
 
     /**
@@ -226,9 +228,14 @@ export function createIdentityService(deps: IdentityDeps) {
      * Ends a delegation at once, and every delegation made from it (by its
      * token, and so on down). Allowed for the bridge key, the delegating
      * agent, or the token itself.
+     * @returns the response body (`delegation_id`, `revoked_at`) and `from_agent`, the delegating agent
+     *   (for the audit log: the route leaves it out of its response).
      * @throws NotFoundError when it does not exist or the caller may not see it.
      */
-    async revokeDelegation(body: RevokeDelegationRequest, principal: Principal): Promise<RevokeDelegationResponse> {
+    async revokeDelegation(
+      body: RevokeDelegationRequest,
+      principal: Principal,
+    ): Promise<RevokeDelegationResponse & { from_agent: string }> {
       const row = (await knex()('identity_delegations').where({ delegation_id: body.delegation_id }).first()) as DelegationRow | undefined;
       const visible =
         row &&
@@ -261,7 +268,7 @@ export function createIdentityService(deps: IdentityDeps) {
         return stored.revoked_at ?? at;
       });
       verified.forget((cached) => cached.kind === 'delegation' && revoked.has(cached.delegationId));
-      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt) };
+      return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt), from_agent: row.from_agent };
     },
 
     /** Stores (or replaces) a secret, sealed with AES-256-GCM. @throws NotFoundError when the agent does not exist. */

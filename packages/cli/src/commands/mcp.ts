@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
+import { configuredBridgeKey } from './mesh-host.js';
 import { checkServerUrl } from './server-url.js';
 
 /**
@@ -7,9 +8,11 @@ import { checkServerUrl } from './server-url.js';
  * for MCP clients that launch a local process. Every request is forwarded to
  * the server's `/mcp` endpoint with the key (a device key or delegation
  * token; also from `AGENTINFRA_KEY`). Only MCP messages go to stdout;
- * diagnostics go to stderr.
+ * diagnostics go to stderr. The bridge key of the configuration the CLI reads
+ * is refused before any request (exit 2): it is no MCP credential.
+ * @param configFile the value of `-c`/`--config`, read when the command runs.
  */
-export function registerMcpCommand(program: Command): void {
+export function registerMcpCommand(program: Command, configFile: () => string | undefined): void {
   program
     .command('mcp')
     .description('serve the MCP tools of an agentinfra server over stdio (for MCP clients that launch a process)')
@@ -20,6 +23,12 @@ export function registerMcpCommand(program: Command): void {
     .action(async (options: { url: string; key?: string }, command: Command) => {
       checkServerUrl(options.url, command.getOptionValueSource('url') === 'env' ? 'AGENTINFRA_URL' : '--url');
       if (!options.key) throw new CliError('A key is required: --key or AGENTINFRA_KEY (a device key or delegation token).', 2);
+      if (options.key === configuredBridgeKey(configFile())) {
+        throw new CliError(
+          '--key is the bridge key, which is not an MCP credential: use a device key or delegation token of the agent.',
+          2,
+        );
+      }
       try {
         const { runStdioProxy } = await import('@agentinfra/mcp');
         await runStdioProxy({ url: options.url, key: options.key });

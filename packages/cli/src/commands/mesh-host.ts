@@ -20,7 +20,7 @@ export interface MeshHostFlags {
  * @throws CliError (exit 2) when a config file named with `-c` or `AGENTINFRA_CONFIG` does not exist;
  *   ConfigError when the config file is not a JSON object.
  */
-function configuredBridgeKey(configFile: string | undefined): string | undefined {
+export function configuredBridgeKey(configFile: string | undefined): string | undefined {
   const bindings = coreEnvBindings.filter((binding) => binding.name === 'AGENTINFRA_BRIDGE_KEY');
   const { bridgeKey } = readRawConfig({ file: configFileToRead(configFile), bindings }).raw;
   return typeof bridgeKey === 'string' ? bridgeKey : undefined;
