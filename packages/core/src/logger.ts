@@ -17,6 +17,25 @@ const SECRET_FIELDS = [
   'secretKey',
 ];
 
+/** Characters of an error's message and stack kept in a log line. */
+export const LOGGED_ERROR_CHARS = 2_000;
+
+/** `text` cut to {@link LOGGED_ERROR_CHARS}, saying how much was left out. */
+function clipped(text: string | undefined): string | undefined {
+  if (text === undefined || text.length <= LOGGED_ERROR_CHARS) return text;
+  return `${text.slice(0, LOGGED_ERROR_CHARS)}… (${text.length - LOGGED_ERROR_CHARS} more characters)`;
+}
+
+/**
+ * pino's error serializer with the message and stack clipped: a database
+ * error's message holds its whole statement with the values bound (knex),
+ * which for a statement over thousands of ids is megabytes on one line.
+ */
+function clippedError(error: Error): pino.SerializedError {
+  const serialized = pino.stdSerializers.err(error);
+  return { ...serialized, message: clipped(serialized.message) ?? '', stack: clipped(serialized.stack) ?? '' };
+}
+
 /**
  * How log lines are written: `json` (one object per line), `pretty` (colour,
  * for people), `auto` (pretty when stdout is a terminal, else JSON).
@@ -25,7 +44,8 @@ export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /**
  * The server's logger (pino). Anything that looks like a credential or
- * secret is redacted if it ever reaches a log object (`[redacted]`).
+ * secret is redacted if it ever reaches a log object (`[redacted]`), and an
+ * `err`'s message and stack keep their first {@link LOGGED_ERROR_CHARS} characters.
  * @param options.level pino level (`info`, `debug`, … `silent`).
  * @param options.format see {@link LogFormat}; default `json`. Ignored with a `destination`.
  * @param options.destination where the JSON lines go (tests capture them); default stdout.
@@ -37,6 +57,7 @@ export function createLogger(options: { level: string; format?: LogFormat; desti
     {
       level: options.level,
       base: { service: 'agentinfra' },
+      serializers: { err: clippedError },
       redact: {
         paths: [...SECRET_FIELDS, ...SECRET_FIELDS.map((field) => `*.${field}`), 'headers.authorization', 'headers.apikey'],
         censor: '[redacted]',
