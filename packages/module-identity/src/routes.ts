@@ -29,17 +29,6 @@ import type { IdentityService } from './service.js';
 
 const route = routesFor<IdentityService, IdentityPermission>();
 
-/**
- * The agent a revocation concerned (the device's agent, the delegation's
- * `from_agent`), by the parsed body of its request. A revocation body names
- * only the device or delegation and the bridge key has no agent, so without
- * this the audit event would have none and `/audit/list` filtered by that
- * agent would miss it. The kernel hands the same body object to the handler
- * and to `audit.agent` (which does not receive the result); a failed call
- * leaves no entry, and its event falls back to the caller's agent.
- */
-const revokedFor = new WeakMap<object, string>();
-
 /** agent-identity routes (SPEC.md §4 agent-identity, CONTRACT.md response shapes, plus documented additions). */
 export const identityRoutes = [
   route({
@@ -77,13 +66,14 @@ export const identityRoutes = [
     description:
       'Revoke a device key at once: the bridge key may revoke any device, a device key only itself. Use it when a key leaked or a device is retired. Returns device_id and revoked_at.',
     effects: { destructive: true, idempotent: true },
-    audit: { action: 'device.revoke', target: (body) => `device:${body.device_id}`, agent: (body) => revokedFor.get(body) },
+    audit: { action: 'device.revoke', target: (body) => `device:${body.device_id}` },
     request: revokeDeviceRequestSchema,
     response: revokeDeviceResponseSchema,
     auth: { kind: 'any', delegation: false },
-    handler: async ({ body, service, principal }) => {
+    handler: async ({ body, service, principal, auditAgent }) => {
+      // The body names only the device: the event concerns its agent, also when the bridge key revokes it.
       const { agent_id, ...revoked } = await service.revokeDevice(body, principal!);
-      revokedFor.set(body, agent_id);
+      auditAgent(agent_id);
       return revoked;
     },
   }),
@@ -109,17 +99,14 @@ export const identityRoutes = [
     description:
       'End a delegation at once (the bridge key, the delegating agent, or the token itself). Returns delegation_id and revoked_at.',
     effects: { destructive: true, idempotent: true },
-    audit: {
-      action: 'delegation.revoke',
-      target: (body) => `delegation:${body.delegation_id}`,
-      agent: (body) => revokedFor.get(body),
-    },
+    audit: { action: 'delegation.revoke', target: (body) => `delegation:${body.delegation_id}` },
     request: revokeDelegationRequestSchema,
     response: revokeDelegationResponseSchema,
     auth: { kind: 'any' },
-    handler: async ({ body, service, principal }) => {
+    handler: async ({ body, service, principal, auditAgent }) => {
+      // The body names only the delegation: the event concerns its from_agent, also when the bridge key revokes it.
       const { from_agent, ...revoked } = await service.revokeDelegation(body, principal!);
-      revokedFor.set(body, from_agent);
+      auditAgent(from_agent);
       return revoked;
     },
   }),

@@ -192,7 +192,14 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
         const admitted = admission.enter();
         if (admitted) await admitted;
         const result = await route
-          .handler({ body, principal, agentId, service: options.serviceOf(module.name), c })
+          .handler({
+            body,
+            principal,
+            agentId,
+            service: options.serviceOf(module.name),
+            auditAgent: (agent) => c.set('auditAgent', agent),
+            c,
+          })
           .catch(async (error: unknown) => {
             // A route without a header credential checks a proof in its body (a grant token): a bad one counts like a bad key.
             if (principal === null && error instanceof AuthenticationError) await failedAuth.fail(c.get('client'), 'unknown');

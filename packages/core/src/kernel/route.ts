@@ -81,6 +81,13 @@ export interface RouteContext<Req, S> {
   agentId: string;
   /** The module's service. */
   service: S;
+  /**
+   * Names the agent this call's audit event concerns, over `audit.agent`,
+   * the body's `agent_id` and the caller's agent: for a route whose body
+   * names only a record (a revocation by id with the bridge key), the agent
+   * the handler found it belongs to.
+   */
+  auditAgent(agentId: string): void;
   /** The Hono context (headers, raw request) for the rare route that needs it. */
   c: Context;
 }

@@ -21,6 +21,8 @@ export type RequestVariables = {
   body?: unknown;
   /** What the route handler returned (for the audit log's target). */
   result?: unknown;
+  /** The agent the handler said the call concerns (`RouteContext.auditAgent`). */
+  auditAgent?: string;
 };
 
 /** Route patterns of middleware only: a request that ends on one of them matched no route. */
@@ -141,7 +143,7 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
       try {
         if (declared) {
           target = body === undefined ? null : declared.target(body, result);
-          subject = (body === undefined ? undefined : declared.agent?.(body)) ?? agentIdIn(body) ?? subject;
+          subject = c.get('auditAgent') ?? (body === undefined ? undefined : declared.agent?.(body)) ?? agentIdIn(body) ?? subject;
         } else {
           // A bridge.use is about the agent the body names, so the audit log's agent filter finds it.
           subject = agentIdIn(body) ?? subject;
