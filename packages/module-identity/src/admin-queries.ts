@@ -13,6 +13,7 @@ import type {
   AuditListResponse,
   CredentialState,
 } from './admin-schemas.js';
+import { nameSearchForm } from './name-search.js';
 import type { IdentityDeps } from './service.js';
 
 const agentCursor = createListCursor({ schema: z.strictObject({ a: z.string() }), field: 'cursor' });
@@ -48,16 +49,21 @@ export function createIdentityAdmin(deps: IdentityDeps) {
   return {
     /**
      * Agents in id order, optionally those whose id or display name contains
-     * `query` (case-insensitive), with their active device count.
+     * `query` (case-insensitive with full Unicode case mapping, on every
+     * engine; `%`, `_` and `\` are literal), with their active device count.
      * @throws InputError for a cursor this list did not make.
      */
     async listAgents(input: AdminListAgentsRequest): Promise<AdminListAgentsResponse> {
       const now = deps.clock.now();
       const query = knex()('identity_agents').select('agent_id', 'display_name', 'created_at');
       if (input.query) {
-        const pattern = `%${likeLiteral(input.query.toLowerCase())}%`;
+        // Both sides folded by JavaScript, not SQL lower() (ASCII-only on SQLite): agent ids are ASCII, display names are
+        // compared in their stored search form (lower(display_name) only for a row an older process wrote without it).
+        const pattern = `%${likeLiteral(nameSearchForm(input.query))}%`;
         query.where((where) =>
-          where.whereRaw(`lower(agent_id) like ? escape '\\'`, [pattern]).orWhereRaw(`lower(display_name) like ? escape '\\'`, [pattern]),
+          where
+            .whereRaw(`lower(agent_id) like ? escape '\\'`, [pattern])
+            .orWhereRaw(`coalesce(display_name_search, lower(display_name)) like ? escape '\\'`, [pattern]),
         );
       }
       if (input.cursor !== null) query.where('agent_id', '>', agentCursor.decode(input.cursor).a);

@@ -143,3 +143,50 @@ describe.each(sqlDatabases())('agent-identity operator routes on $name', ({ crea
     }
   });
 });
+
+// SQLite's lower() maps ASCII only: the search compares display names folded by JavaScript, on both engines.
+describe.each(sqlDatabases())('agent search beyond ASCII on $name', ({ create }) => {
+  let server: TestKernel;
+  let cleanup: () => Promise<void>;
+  const search = async (query: string) => {
+    const listed = await server.call('agent-identity/admin/agents/list', { query }, { credential: server.bridgeKey });
+    expect(listed.status).toBe(200);
+    return listed.body.agents.map((agent: { agent_id: string }) => agent.agent_id);
+  };
+
+  beforeAll(async () => {
+    const fixture = await create();
+    cleanup = fixture.cleanup;
+    server = await startTestKernel({ modules: [identityModule], adapters: { sql: fixture.db } });
+    for (const [agent_id, display_name] of [
+      ['elodie', 'Élodie Ünal'],
+      ['ivan', 'ИВАН Петров'],
+      ['percent', 'Sale 50% off'],
+      ['under', 'snake_case'],
+      ['plain', 'Plain 50 percent'],
+    ]) {
+      const created = await server.call('agent-identity/agents/create', { agent_id, display_name }, { credential: server.bridgeKey });
+      expect(created.status).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await cleanup?.();
+  });
+
+  it('finds a display name with non-ASCII capitals in any case', async () => {
+    for (const query of ['Élodie', 'élodie', 'ÉLODIE', 'ünal', 'ÜNAL', 'E\u0301lodie']) expect(await search(query)).toEqual(['elodie']);
+    expect(await search('иван')).toEqual(['ivan']);
+    expect(await search('ПЕТРОВ')).toEqual(['ivan']);
+    expect(await search('ELODIE')).toEqual(['elodie']);
+  });
+
+  it('still takes % and _ in a query literally', async () => {
+    expect(await search('%')).toEqual(['percent']);
+    expect(await search('0% O')).toEqual(['percent']);
+    expect(await search('_')).toEqual(['under']);
+    expect(await search('E_C')).toEqual(['under']);
+    expect(await search('50%')).toEqual(['percent']);
+  });
+});

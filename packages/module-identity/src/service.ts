@@ -17,6 +17,7 @@ import {
 import { createIdentityAdmin } from './admin-queries.js';
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
+import { nameSearchForm } from './name-search.js';
 import type {
   CreateAgentRequest,
   CreateAgentResponse,
@@ -92,7 +93,12 @@ export function createIdentityService(deps: IdentityDeps) {
     async createAgent(body: CreateAgentRequest): Promise<CreateAgentResponse> {
       const createdAt = now();
       try {
-        await knex()('identity_agents').insert({ agent_id: body.agent_id, display_name: body.display_name, created_at: createdAt });
+        await knex()('identity_agents').insert({
+          agent_id: body.agent_id,
+          display_name: body.display_name,
+          display_name_search: nameSearchForm(body.display_name),
+          created_at: createdAt,
+        });
       } catch (error) {
         if (deps.sql.isUniqueViolation(error)) throw new ConflictError(`Agent "${body.agent_id}" already exists.`);
         throw error;
