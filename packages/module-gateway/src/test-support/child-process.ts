@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { toolEnv } from '@agentinfra/testkit';
 
 /** A server process a test started; its output is kept for failure messages. */
 export interface TestProcess {
@@ -9,9 +10,13 @@ export interface TestProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `command` with `args`, collecting its output; rejects if it cannot be spawned. */
+/**
+ * Starts `command` with `args` and `env` added to the environment, PATH set
+ * to `TOOL_PATH` (./tool-path.ts, where `acmeToolsAvailable` found it),
+ * collecting its output; rejects if it cannot be spawned.
+ */
 export async function startProcess(command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<TestProcess> {
-  const child = spawn(command, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...args], { env: toolEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-65_536);

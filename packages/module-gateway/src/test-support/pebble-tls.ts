@@ -3,8 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { toolEnv } from '@agentinfra/testkit';
 
-const run = promisify(execFile);
+/** Runs openssl with PATH = `TOOL_PATH`, where `acmeToolsAvailable` found it. */
+const run = (command: string, args: readonly string[]) => promisify(execFile)(command, [...args], { env: toolEnv() });
 
 /** TLS material for pebble's own HTTPS listeners: a throw-away CA and a `localhost`/`127.0.0.1` certificate it signed (PEM). */
 export interface PebbleTlsMaterial {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { toolEnv } from '@agentinfra/testkit';
 import { runCommand } from './processes.js';
 
 /** One end of the lab: a network namespace with a veth address and a WireGuard interface name. */
@@ -24,7 +25,7 @@ export interface LabHost {
 export interface NamespaceLab {
   a: LabHost;
   b: LabHost;
-  /** Runs a command inside `host`'s namespace and returns its stdout. */
+  /** Runs a command inside `host`'s namespace (PATH = `TOOL_PATH`, as for every command here) and returns its stdout. */
   exec(host: LabHost, command: string, args: readonly string[], options?: { input?: string; timeoutMs?: number }): Promise<string>;
   /** Starts a long-running process inside `host`'s namespace; it is killed by `cleanup`. */
   spawn(host: LabHost, command: string, args: readonly string[]): ChildProcess;
@@ -80,7 +81,7 @@ export async function createNamespaceLab(): Promise<NamespaceLab> {
     b,
     exec,
     spawn(host, command, args) {
-      const child = spawn('ip', ['netns', 'exec', host.ns, command, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('ip', ['netns', 'exec', host.ns, command, ...args], { env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
       child.on('error', () => undefined);
       children.push(child);
       return child;

@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { findTool } from '@agentinfra/testkit';
 
 /** Whether this process runs as root (network namespaces, `wg-quick strip`, nft need it). */
 export const isRoot = process.getuid?.() === 0;
@@ -8,21 +8,12 @@ export const hasTun = existsSync('/dev/net/tun');
 /** Suites needing a missing tool or privilege fail instead of skipping (CI sets it). */
 const required = process.env.AGENTINFRA_TEST_REQUIRE_SERVICES === '1';
 
-function onPath(command: string): boolean {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin', '/usr/bin'];
-  return dirs.some((dir) => {
-    try {
-      accessSync(join(dir, command), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** Which of `commands` are not installed. */
+/**
+ * Which of `commands` are not installed: not found in `TOOL_PATH`, the PATH
+ * `runCommand` and the namespace lab run them with (./tool-path.ts).
+ */
 export function missingCommands(commands: readonly string[]): string[] {
-  return commands.filter((command) => !onPath(command));
+  return commands.filter((command) => findTool(command) === undefined);
 }
 
 /**
