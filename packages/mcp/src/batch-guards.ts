@@ -23,6 +23,21 @@ export function requestIds(body: unknown): RequestId[] {
 }
 
 /**
+ * The first request id a batch repeats, if any. JSON-RPC leaves a repeated id
+ * to the client, but the SDK answers a POST by id: of two requests sharing
+ * one, both would run and only one be answered. Ids match as the SDK's do
+ * (`5` and `"5"` differ).
+ */
+export function repeatedRequestId(body: unknown): RequestId | undefined {
+  const seen = new Set<RequestId>();
+  for (const id of requestIds(body)) {
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
+}
+
+/**
  * A batch without the `notifications/cancelled` messages that name a request
  * of the same batch. The request is answered as usual: a request cannot be
  * cancelled before it was answered when both arrive in one POST, and in JSON

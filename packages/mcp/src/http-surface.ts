@@ -10,7 +10,7 @@ import {
   withinDeadline,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, requestIds, withoutSelfCancellations } from './batch-guards.js';
+import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, repeatedRequestId, requestIds, withoutSelfCancellations } from './batch-guards.js';
 import { checkJsonBounds } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
@@ -182,6 +182,14 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
           parsedBody = JSON.parse(text);
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not JSON.');
+        }
+        const repeated = repeatedRequestId(parsedBody);
+        if (repeated !== undefined) {
+          return rpcError(
+            400,
+            -32600,
+            `Invalid Request: the batch holds more than one request with id ${JSON.stringify(repeated)}; give each request of a batch its own id.`,
+          );
         }
         // The rest of a batch: each further message counts too (a batch of 100 listings is 100 requests' worth of answers).
         const refusedBatch = await rateLimited(Array.isArray(parsedBody) ? parsedBody.length - 1 : 0);

@@ -65,6 +65,38 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
     expect(JSON.parse(both.text)).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 
+  // Review: two requests of a batch with one id both ran (two kv writes) and only one was answered, not as an array.
+  it('refuses a batch that repeats a request id before running any of it', async () => {
+    const put = (id: number | string, key: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'memory_kv_put', arguments: { key, value: 1, scope: ['self'] } },
+      });
+    const repeated = await post(`[${put(42, 'dup-a')},${put(42, 'dup-b')}]`);
+    expect(repeated.status).toBe(400);
+    expect(JSON.parse(repeated.text)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('more than one request with id 42') },
+    });
+    const get = (key: string) =>
+      post(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'memory_kv_get', arguments: { key, scope: ['self'] } },
+        }),
+      );
+    for (const key of ['dup-a', 'dup-b']) expect(JSON.parse((await get(key)).text).result.isError).toBe(true);
+    // 42 and "42" are different ids, as for the SDK.
+    const distinct = await post(`[${put(42, 'dup-a')},${put('42', 'dup-b')}]`);
+    expect(distinct.status).toBe(200);
+    expect((JSON.parse(distinct.text) as RpcAnswer[]).map((answer) => answer.id)).toEqual([42, '42']);
+  });
+
   it('answers a cancellation sent on its own with 202 (stateless: no request of another POST to cancel)', async () => {
     const lone = await post(cancel(5));
     expect(lone.status).toBe(202);
