@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { isBindHost } from './bind-host.js';
 import { CliError } from './cli-error.js';
 import { COMPLETION_SHELLS, type CompletionShell, completionScript } from './commands/completion.js';
 import { registerMcpCommand } from './commands/mcp.js';
@@ -14,12 +13,6 @@ function integer(name: string, min: number, max: number) {
       throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`);
     return parsed;
   };
-}
-
-function bindHost(value: string): string {
-  if (!isBindHost(value))
-    throw new InvalidArgumentError('--host must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name (localhost).');
-  return value;
 }
 
 /**
@@ -56,7 +49,7 @@ export function createProgram(): Command {
     .command('serve')
     .description('migrate and start the HTTP server')
     .option('-p, --port <port>', 'HTTP port (0 = any free port)', integer('--port', 0, 65535))
-    .option('-H, --host <host>', 'bind address', bindHost)
+    .option('-H, --host <host>', 'bind address')
     .option('--init', 'write a starter config first when none exists')
     .action(async (options: { port?: number; host?: string; init?: boolean }) =>
       (await import('./commands/serve.js')).runServe({ config: config(), ...options }),

@@ -1,5 +1,6 @@
 import {
   type AnyModule,
+  bindHostSchema,
   ConfigError,
   createKernel,
   createLogger,
@@ -65,7 +66,7 @@ async function httpSurfaces(): Promise<KernelSurface[]> {
 /**
  * Builds a kernel from the configuration file and environment with the
  * adapters they select and the default modules.
- * @throws CliError (exit 2) on invalid config; the adapter's error when a server cannot be reached.
+ * @throws CliError (exit 2) on invalid config or `--host`; the adapter's error when a server cannot be reached.
  */
 export async function buildKernel(options: {
   file?: string;
@@ -77,7 +78,11 @@ export async function buildKernel(options: {
   const modules = options.modules ?? defaultModules;
   const config = loadConfigOrExit({ file: options.file, modules });
   if (options.overrides?.port !== undefined) config.core.port = options.overrides.port;
-  if (options.overrides?.host !== undefined) config.core.host = options.overrides.host;
+  if (options.overrides?.host !== undefined) {
+    const host = bindHostSchema.safeParse(options.overrides.host);
+    if (!host.success) throw new CliError(`--host "${options.overrides.host}": ${host.error.issues[0]?.message}.`, 2);
+    config.core.host = host.data;
+  }
   const logger = createLogger({ level: config.core.log.level, format: config.core.log.format });
   const { adapters, summary, setListenUrl } = await openAdapters(config.core, logger);
   const kernel = createKernel({

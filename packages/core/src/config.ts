@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
+import { bindHostSchema } from './bind-host.js';
 
 const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of exactly 32 bytes');
 
@@ -83,7 +84,7 @@ export const coreConfigSchema = z.object({
   /** HTTP port; 0 picks any free port (the chosen URL is printed). */
   port: z.number().int().min(0).max(65535).default(8787),
   /** Bind address. */
-  host: z.string().min(1).default('127.0.0.1'),
+  host: bindHostSchema.default('127.0.0.1'),
   /** Base URL used in upload/download URLs; default `http://<host>:<port>`. */
   publicUrl: z.url().optional(),
   /** The bridge key (service-level credential), `bk_…`. */
@@ -215,7 +216,7 @@ export const coreConfigSchema = z.object({
       /** Serve `/metrics` without a credential on its own listener at this port (0 = any free port) instead of on the API. */
       port: z.number().int().min(0).max(65535).optional(),
       /** Bind address of that listener. */
-      host: z.string().min(1).default('127.0.0.1'),
+      host: bindHostSchema.default('127.0.0.1'),
     })
     .default({ enabled: true, host: '127.0.0.1' }),
   /** The audit log of security events (see docs/operations.md "Audit log"). */

@@ -16,6 +16,7 @@ export { readCredential } from './auth/credential-transport.js';
 export { createPermissionRegistry, type PermissionRegistry } from './auth/permission-registry.js';
 export type { AgentDirectory, CredentialVerifier, Principal, TeamDirectory } from './auth/principal.js';
 export { credentialsPort, describePrincipal, teamsPort } from './auth/principal.js';
+export { bindHostSchema, isBindHost } from './bind-host.js';
 export { assertStorageKey, MAX_KEY_BYTES, storageKeyProblem } from './blobs/storage-key.js';
 export * from './config.js';
 export { type CredentialPrefix, equalsSecret, hashCredential, newCredential, newId, safeEqual } from './credentials.js';

@@ -1,6 +1,5 @@
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error.js';
-import { configuredBridgeKey } from './mesh-host.js';
 import { checkServerUrl } from './server-url.js';
 
 /**
@@ -23,6 +22,7 @@ export function registerMcpCommand(program: Command, configFile: () => string | 
     .action(async (options: { url: string; key?: string }, command: Command) => {
       checkServerUrl(options.url, command.getOptionValueSource('url') === 'env' ? 'AGENTINFRA_URL' : '--url');
       if (!options.key) throw new CliError('A key is required: --key or AGENTINFRA_KEY (a device key or delegation token).', 2);
+      const { configuredBridgeKey } = await import('./mesh-host.js');
       if (options.key === configuredBridgeKey(configFile())) {
         throw new CliError(
           '--key is the bridge key, which is not an MCP credential: use a device key or delegation token of the agent.',
