@@ -26,9 +26,12 @@ const summary = (row: Pick<OrderRow, 'host' | 'order_id' | 'status'>): OrderSumm
   status: row.status,
 });
 
-/** Resolves with `work`, or rejects with the abort reason as soon as `signal` aborts. */
+/** Resolves with `work`, or rejects with the abort reason as soon as `signal` aborts (`work`'s own failure is then handled, not reported). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
