@@ -1,5 +1,5 @@
 import type { Lock, RateLimiter } from '@agentinfra/core';
-import { createClient, type RedisClientType } from 'redis';
+import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { RedisAdapterError } from './redis-adapter-error.js';
 import { closeRedisClient } from './redis-connection.js';
@@ -44,6 +44,15 @@ export interface RedisAdapters {
 }
 
 /** Exponential back-off between reconnection attempts, capped at 2 s, with jitter (ms). */
+/**
+ * Whether Redis refused the connection's credentials (AUTH or HELLO: wrong
+ * password, unknown user, or a password sent to a server without one).
+ * Trying again cannot help until someone changes the configuration.
+ */
+function refusedCredentials(cause: unknown): boolean {
+  return cause instanceof ErrorReply && /^(WRONGPASS|NOAUTH|NOPERM|ERR (AUTH|invalid (username|password)))/.test(cause.message);
+}
+
 function reconnectDelay(retries: number): number {
   return Math.min(2 ** retries * 50, 2_000) + Math.floor(Math.random() * 100);
 }
@@ -71,6 +80,8 @@ export async function createRedisAdapters(options: RedisAdaptersOptions): Promis
       connectTimeout: Math.min(connectTimeoutMs, 5_000),
       reconnectStrategy: (retries, cause) => {
         const delay = reconnectDelay(retries);
+        // At start a refused password fails at once: an operator typo should not cost the whole connect timeout.
+        if (!ready && refusedCredentials(cause)) return cause;
         if (!ready && Date.now() - startedAt + delay > connectTimeoutMs) return cause;
         return delay;
       },
