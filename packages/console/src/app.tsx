@@ -5,7 +5,14 @@ import type { ConsoleApp, ConsoleEnv, PageDeps } from './context.js';
 import { frameOf, redirectWith } from './context.js';
 import { ErrorPage, SignInPage } from './layout.js';
 import { registerPages } from './pages/index.js';
-import { readSessionCookie, SECURITY_HEADERS, sameOrigin, sessionCookie } from './security-headers.js';
+import {
+  type ConsoleTransport,
+  readSessionCookie,
+  SECURITY_HEADERS,
+  sameOrigin,
+  servedOverHttps,
+  sessionCookie,
+} from './security-headers.js';
 import type { SessionStore } from './sessions.js';
 import { staticAsset } from './static-assets.js';
 
@@ -54,9 +61,9 @@ export function safeReturnPath(base: string, value: unknown): string | undefined
  * of its `Referer`), or `undefined` when the header is missing, not a URL or
  * the request is not same-origin.
  */
-function refererReturnPath(base: string, request: Request): string | undefined {
+function refererReturnPath(base: string, request: Request, https: boolean): string | undefined {
   const referer = request.headers.get('referer');
-  if (!referer || !sameOrigin(request) || !URL.canParse(referer)) return undefined;
+  if (!referer || !sameOrigin(request, https) || !URL.canParse(referer)) return undefined;
   const url = new URL(referer);
   return safeReturnPath(base, url.pathname + url.search);
 }
@@ -66,7 +73,6 @@ export interface ConsoleAppOptions {
   kernel: Kernel;
   base: string;
   sessions: SessionStore;
-  idleMs: number;
 }
 
 /**
@@ -78,9 +84,10 @@ export interface ConsoleAppOptions {
 export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   const { kernel, base, sessions } = options;
   const app = new Hono<ConsoleEnv>({ strict: false }).basePath(base);
-  const secure = (url: string) => new URL(url).protocol === 'https:';
-  const cookie = (id: string | null, url: string) =>
-    sessionCookie(id, { secure: secure(url), path: base, maxAgeSeconds: Math.ceil(options.idleMs / 1000) });
+  // HTTPS behind a TLS-terminating proxy is known from the core config only: `publicUrl`, and the proxies trusted for `X-Forwarded-*`.
+  const transport: ConsoleTransport = { publicUrl: kernel.config.publicUrl, trustProxyHops: kernel.config.http.trustProxyHops };
+  const https = (request: Request) => servedOverHttps(request, transport);
+  const cookie = (id: string | null, request: Request) => sessionCookie(id, { secure: https(request), path: base });
 
   app.use('*', (c, next) => asOperator(c.env?.client ?? 'console', next));
 
@@ -99,7 +106,8 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   });
 
   app.post('/login', async (c) => {
-    if (!sameOrigin(c.req.raw)) return c.html(<SignInPage base={base} error="Refused: the form did not come from this console." />, 403);
+    if (!sameOrigin(c.req.raw, https(c.req.raw)))
+      return c.html(<SignInPage base={base} error="Refused: the form did not come from this console." />, 403);
     const form = await c.req.parseBody();
     const key = typeof form.key === 'string' ? form.key : '';
     const next = safeReturnPath(base, form.next);
@@ -126,7 +134,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
       throw error;
     }
     const session = sessions.create();
-    c.header('set-cookie', cookie(session.id, c.req.url));
+    c.header('set-cookie', cookie(session.id, c.req.raw));
     return c.redirect(next ?? `${base}/`, 303);
   });
 
@@ -142,13 +150,13 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
         if (presented) query.set('session', 'ended');
         return c.redirect(`${base}/login${query.size ? `?${query.toString()}` : ''}`, 303);
       }
-      const back = refererReturnPath(base, c.req.raw);
+      const back = refererReturnPath(base, c.req.raw, https(c.req.raw));
       return c.html(<SignInPage base={base} next={back} error="Your session ended; sign in again." />, 401);
     }
     c.set('session', session);
     if (c.req.method === 'POST') {
       const form = await c.req.parseBody();
-      if (!sameOrigin(c.req.raw) || form._csrf !== session.csrf) {
+      if (!sameOrigin(c.req.raw, https(c.req.raw)) || form._csrf !== session.csrf) {
         return c.html(
           <ErrorPage
             frame={frameOf(c, base)}
@@ -165,7 +173,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   app.post('/logout', async (c) => {
     sessions.delete(c.get('session').id);
     await recordSession(kernel, 'console.signout', 'success', { kind: 'bridge' }, c.env?.client ?? 'console');
-    c.header('set-cookie', cookie(null, c.req.url));
+    c.header('set-cookie', cookie(null, c.req.raw));
     return c.redirect(`${base}/login`, 303);
   });
 
@@ -181,7 +189,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   app.onError((error, c) => {
     const session = c.var.session;
     if (error instanceof ConsoleApiError && c.req.method === 'POST' && session) {
-      const back = refererReturnPath(base, c.req.raw);
+      const back = refererReturnPath(base, c.req.raw, https(c.req.raw));
       return redirectWith(c, back ?? `${base}/`, { kind: 'error', text: error.message });
     }
     if (!(error instanceof ConsoleApiError)) kernel.logger.error({ err: error, path: c.req.path }, 'console error');

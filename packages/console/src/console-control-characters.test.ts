@@ -71,6 +71,48 @@ describe.each(sqlDatabases())('console pages show control characters in caller-s
     expect(agent).toContain('name="provenance" value="import\u202e"');
   });
 
+  it('forgets exactly the provenance the form names: "web " is not "web" nor "\\ufeffweb"', async () => {
+    const alice = { credential: t.keys.alice };
+    for (const provenance of ['web', 'web ', '\ufeffweb']) {
+      const memory = {
+        agent_id: 'alice',
+        kind: 'semantic',
+        text: `fetched from ${JSON.stringify(provenance)}`,
+        provenance,
+        scope: ['self'],
+      };
+      expect((await t.server.call('agent-memory/mem/write', memory, alice)).status).toBe(200);
+    }
+    const html = await page('/console/memory?agent=alice');
+    // The Forget form carries the provenance exactly as stored, space and byte order mark included.
+    const forms = [...html.matchAll(/<form method="post" action="\/console\/memory\/forget"[^>]*>(.*?)<\/form>/gs)].map(
+      (match) => match[1] as string,
+    );
+    const form = forms.find((body) => body.includes('name="provenance" value="web "')) as string;
+    expect(form).toBeTruthy();
+    expect(forms.some((body) => body.includes('name="provenance" value="\ufeffweb"'))).toBe(true);
+    const fields = Object.fromEntries(
+      [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((match) => [match[1], match[2]]),
+    );
+    expect(fields).toMatchObject({ agent_id: 'alice', provenance: 'web ' });
+    const forgot = await fetch(`${t.server.url}/console/memory/forget`, {
+      method: 'POST',
+      headers: { cookie, origin: t.server.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields as Record<string, string>).toString(),
+      redirect: 'manual',
+    });
+    expect(forgot.status).toBe(303);
+    expect(await page(forgot.headers.get('location') as string)).toContain('Forgot 1 memories of alice from web .');
+    const { provenances } = await t.bridge<{ provenances: Array<{ provenance: string; memories: number }> }>(
+      'agent-memory/admin/provenances/list',
+      { agent_id: 'alice', limit: 100 },
+    );
+    const left = provenances.map((entry) => entry.provenance);
+    expect(left).toContain('web');
+    expect(left).toContain('\ufeffweb');
+    expect(left).not.toContain('web ');
+  });
+
   it('does the same on every other page that shows caller-supplied text', async () => {
     const message = /href="\/console\/postbox\/messages\/(msg_[^"]+)"/.exec(await page('/console/postbox'))?.[1];
     expect(message).toBeTruthy();

@@ -37,10 +37,26 @@ export function redirectWith(c: ConsoleContext, location: string, flash?: Consol
   return c.redirect(location, 303);
 }
 
-/** A string field of a parsed form (trimmed), or `undefined` when absent or empty. */
+/**
+ * Text the operator typed into a form (an agent id, a label, a number of
+ * days): trimmed, or `undefined` when absent or blank. Never use it for a
+ * value the console wrote into the form itself; see {@link exactField}.
+ */
 export function field(form: Record<string, unknown>, name: string): string | undefined {
   const value = form[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * A value the console wrote into a hidden form field to name a record (a
+ * provenance, a device or run id, a host, an agent id, a setting key, a
+ * cursor): exactly as posted back, spaces and invisible characters
+ * included, or `undefined` when absent or empty. Trimming it would act on a
+ * different record (forgetting `web` when `web ` was shown).
+ */
+export function exactField(form: Record<string, unknown>, name: string): string | undefined {
+  const value = form[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /**
@@ -51,7 +67,7 @@ export function field(form: Record<string, unknown>, name: string): string | und
 export function backTo(path: string, form: Record<string, unknown>, names: readonly string[]): string {
   const query = new URLSearchParams();
   for (const name of names) {
-    const value = field(form, name);
+    const value = exactField(form, name);
     if (value) query.set(name, value);
   }
   const search = query.toString();

@@ -22,7 +22,7 @@ export function consoleSurface(options: ConsoleSurfaceOptions = {}): KernelSurfa
     const path = options.path ?? '/console';
     const idleMs = options.idleMs ?? 30 * 60_000;
     const limit = options.bodyLimitBytes ?? 64 * 1024;
-    const app = createConsoleApp({ kernel, base: path, sessions: createSessionStore({ idleMs }), idleMs });
+    const app = createConsoleApp({ kernel, base: path, sessions: createSessionStore({ idleMs }) });
     return {
       path,
       async fetch(request, body, info) {

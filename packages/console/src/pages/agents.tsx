@@ -1,5 +1,5 @@
 import { ActionForm, Pager, present, Table, when } from '../components.js';
-import { backTo, type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { backTo, type ConsoleApp, exactField, field, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 import { revealedText } from '../reveal-text.js';
 import { Revealed } from '../revealed.js';
@@ -248,7 +248,7 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
 
   app.post('/agents/:id/devices/revoke', async (c) => {
     const form = await c.req.parseBody();
-    const revoked = await api('agent-identity/device/revoke', { device_id: field(form, 'device_id') ?? '' });
+    const revoked = await api('agent-identity/device/revoke', { device_id: exactField(form, 'device_id') ?? '' });
     return redirectWith(c, backTo(`${base}/agents/${encodeURIComponent(c.req.param('id'))}`, form, DETAIL_PARAMS), {
       kind: 'ok',
       text: `Device ${revoked.device_id} revoked.`,
@@ -257,7 +257,7 @@ export function registerAgents(app: ConsoleApp, { api, base }: PageDeps): void {
 
   app.post('/agents/:id/delegations/revoke', async (c) => {
     const form = await c.req.parseBody();
-    const revoked = await api('agent-identity/delegate/revoke', { delegation_id: field(form, 'delegation_id') ?? '' });
+    const revoked = await api('agent-identity/delegate/revoke', { delegation_id: exactField(form, 'delegation_id') ?? '' });
     return redirectWith(c, backTo(`${base}/agents/${encodeURIComponent(c.req.param('id'))}`, form, DETAIL_PARAMS), {
       kind: 'ok',
       text: `Delegation ${revoked.delegation_id} revoked.`,

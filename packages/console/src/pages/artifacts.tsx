@@ -1,5 +1,5 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 import { revealedText } from '../reveal-text.js';
 import { Revealed } from '../revealed.js';
@@ -178,7 +178,7 @@ export function registerArtifacts(app: ConsoleApp, { api, base }: PageDeps): voi
   app.post('/artifacts/:id/revoke', async (c) => {
     const artifactId = c.req.param('id');
     const form = await c.req.parseBody();
-    const toAgent = field(form, 'to_agent') ?? '';
+    const toAgent = exactField(form, 'to_agent') ?? '';
     await api('agent-artifacts/revoke', { artifact_id: artifactId, to_agent: toAgent });
     return redirectWith(c, `${base}/artifacts/${encodeURIComponent(artifactId)}`, { kind: 'ok', text: `Grants to ${toAgent} revoked.` });
   });

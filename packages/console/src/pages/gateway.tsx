@@ -1,5 +1,5 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 
 interface HostRow {
@@ -73,7 +73,7 @@ export function registerGateway(app: ConsoleApp, { api, base }: PageDeps): void 
 
   app.post('/gateway/renew', async (c) => {
     const form = await c.req.parseBody();
-    const host = field(form, 'host') ?? '';
+    const host = exactField(form, 'host') ?? '';
     const { orders } = await api<{ orders: unknown[] }>('agent-gateway/cert/renew', { host });
     return redirectWith(c, `${base}/gateway`, { kind: 'ok', text: `Renewal of ${host} ordered (${orders.length} order).` });
   });

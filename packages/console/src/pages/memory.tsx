@@ -1,5 +1,5 @@
 import { ActionForm, Pager, Table, when } from '../components.js';
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 import { revealedText } from '../reveal-text.js';
 import { Revealed } from '../revealed.js';
@@ -185,8 +185,8 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
 
   app.post('/memory/forget', async (c) => {
     const form = await c.req.parseBody();
-    const agentId = field(form, 'agent_id') ?? '';
-    const provenance = field(form, 'provenance') ?? '';
+    const agentId = exactField(form, 'agent_id') ?? '';
+    const provenance = exactField(form, 'provenance') ?? '';
     const { deleted } = await api('agent-memory/mem/forget', { agent_id: agentId, provenance });
     return redirectWith(c, `${base}/memory?agent=${encodeURIComponent(agentId)}`, {
       kind: 'ok',

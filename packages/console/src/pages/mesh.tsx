@@ -1,6 +1,6 @@
 import { AclGraph } from '../acl-graph.js';
 import { ActionForm, Pager, present, Table, when } from '../components.js';
-import { backTo, type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { backTo, type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 import { type AclEdge, aclDirections, peerPairs } from '../mesh-acls.js';
 
@@ -178,8 +178,8 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
   app.post('/mesh/acl/accept', async (c) => {
     const form = await c.req.parseBody();
     const accepted = await api('agent-mesh/acl/accept', {
-      from_agent: field(form, 'from_agent') ?? '',
-      to_agent: field(form, 'to_agent') ?? '',
+      from_agent: exactField(form, 'from_agent') ?? '',
+      to_agent: exactField(form, 'to_agent') ?? '',
     });
     return redirectWith(c, backTo(`${base}/mesh`, form, PAGE_PARAMS), {
       kind: 'ok',
@@ -191,7 +191,7 @@ export function registerMesh(app: ConsoleApp, { api, base }: PageDeps): void {
 
   app.post('/mesh/psk/rotate', async (c) => {
     const form = await c.req.parseBody();
-    const rotated = await api('agent-mesh/psk/rotate', { a: field(form, 'a') ?? '', b: field(form, 'b') ?? '' });
+    const rotated = await api('agent-mesh/psk/rotate', { a: exactField(form, 'a') ?? '', b: exactField(form, 'b') ?? '' });
     return redirectWith(c, backTo(`${base}/mesh`, form, PAGE_PARAMS), {
       kind: 'ok',
       text: `PSK of ${rotated.a} and ${rotated.b} rotated.`,

@@ -1,5 +1,5 @@
 import { ActionForm, Pager, present, Table, when } from '../components.js';
-import { backTo, type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { backTo, type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Cadence, LastRun, runBadge } from '../job-cells.js';
 import { Layout } from '../layout.js';
 import { revealedText } from '../reveal-text.js';
@@ -179,8 +179,8 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
   for (const action of ['pause', 'resume', 'delete'] as const) {
     app.post(`/scheduler/jobs/${action}`, async (c) => {
       const form = await c.req.parseBody();
-      const name = field(form, 'name') ?? '';
-      await api(`agent-scheduler/job/${action}`, { agent_id: field(form, 'agent_id') ?? '', name });
+      const name = exactField(form, 'name') ?? '';
+      await api(`agent-scheduler/job/${action}`, { agent_id: exactField(form, 'agent_id') ?? '', name });
       return redirectWith(c, backTo(`${base}/scheduler`, form, PAGE_PARAMS), {
         kind: 'ok',
         text: `${DONE[action]} job ${revealedText(name)}.`,
@@ -191,8 +191,8 @@ export function registerScheduler(app: ConsoleApp, { api, base }: PageDeps): voi
   app.post('/scheduler/runs/retry', async (c) => {
     const form = await c.req.parseBody();
     const retried = await api('agent-scheduler/runs/retry', {
-      agent_id: field(form, 'agent_id') ?? '',
-      run_id: field(form, 'run_id') ?? '',
+      agent_id: exactField(form, 'agent_id') ?? '',
+      run_id: exactField(form, 'run_id') ?? '',
     });
     return redirectWith(c, backTo(`${base}/scheduler`, form, PAGE_PARAMS), {
       kind: 'ok',

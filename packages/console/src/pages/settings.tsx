@@ -1,4 +1,4 @@
-import { type ConsoleApp, field, frameOf, type PageDeps, redirectWith } from '../context.js';
+import { type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
 
 interface JsonSchema {
@@ -114,10 +114,10 @@ export function registerSettings(app: ConsoleApp, { api, base }: PageDeps): void
 
   app.post('/settings/set', async (c) => {
     const form = await c.req.parseBody();
-    const key = field(form, 'key') ?? '';
+    const key = exactField(form, 'key') ?? '';
     let value: unknown;
     try {
-      value = parseValue(field(form, 'editor'), typeof form.value === 'string' ? form.value : '');
+      value = parseValue(exactField(form, 'editor'), typeof form.value === 'string' ? form.value : '');
     } catch {
       return redirectWith(c, `${base}/settings`, { kind: 'error', text: `${key}: the value is not valid JSON.` });
     }
