@@ -2,6 +2,7 @@ import { chunks, createGroupCommit, type ItemOutcome, isoTimestamp, newTimeOrder
 import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
 import type { MemoryDeps } from './memory-deps.js';
+import { lockOwnMemories } from './record-locks.js';
 import { createRowQuota } from './row-quota.js';
 import type { ForgetRequest, ForgetResponse, WriteRequest, WriteResponse } from './schemas.js';
 import { assertTeamScopes, normalizeScopes } from './scopes.js';
@@ -143,10 +144,13 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
       await removeVectors('all');
       let deleted = 0;
       await knex().transaction(async (trx) => {
-        for (const chunk of chunks(
+        const locked = await lockOwnMemories(
+          deps.sql,
+          trx,
+          input.agent_id,
           rows.map((row) => row.id),
-          SQL_ID_CHUNK,
-        )) {
+        );
+        for (const chunk of chunks([...locked], SQL_ID_CHUNK)) {
           deleted += await trx('memory_records').where({ agent_id: input.agent_id }).whereIn('id', chunk).delete();
         }
       });

@@ -177,6 +177,43 @@ describe.each(sqlDatabases())('agent-memory over HTTP on $name', ({ name, create
     expect(await vectors.count()).toBe(before);
   });
 
+  // Review: on PostgreSQL a forget deleted its rows in scan order and met, through the cascade, the member rows of a
+  // set/put that locked the same memories in id order: deadlock (40P01), a 503, after the vectors were gone.
+  it('forgets memories while set/puts add them, without a deadlock', async () => {
+    let seed = 17;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let round = 0; round < 10; round += 1) {
+      const provenance = `race-${round}`;
+      const written = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          t.memory('mem/write', { agent_id: 'carol', kind: 'semantic', text: `race note ${i}`, provenance, scope: ['self'] }, 'carol'),
+        ),
+      );
+      const ids = written.map((response) => response.body.id as string);
+      const pick = () =>
+        ids
+          .map((id) => [random(), id] as const)
+          .sort((a, b) => a[0] - b[0])
+          .slice(0, 150)
+          .map(([, id]) => id);
+      const put = (name: string) => t.memory('set/put', { agent_id: 'carol', name, add_ids: pick() }, 'carol');
+      const [first, second, forgot, third] = await Promise.all([
+        put('race-a'),
+        put('race-b'),
+        t.memory('mem/forget', { agent_id: 'carol', provenance }, 'carol'),
+        put('race-c'),
+      ]);
+      expect(forgot?.status, JSON.stringify(forgot?.body)).toBe(200);
+      expect(forgot?.body).toEqual({ deleted: 200 });
+      // A set/put that ran after the forget finds no such memories (404); one before it lost its members with them.
+      for (const answer of [first, second, third]) expect([200, 404], JSON.stringify(answer?.body)).toContain(answer?.status);
+      expect(Number((await db.knex('memory_set_members').whereIn('memory_id', ids).count({ n: '*' }))[0]?.n)).toBe(0);
+    }
+  }, 120_000);
+
   it('puts and gets sets atomically, ids sorted, members must be the agent’s memories', async () => {
     const ids = [await write('alice', 'set member one'), await write('alice', 'set member two'), await write('alice', 'set member three')];
     const sorted = (list: string[]) => [...list].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));

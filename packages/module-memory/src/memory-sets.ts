@@ -1,31 +1,11 @@
-import { AgentInfraError, chunks, InputError, lockedWhen, NotFoundError, SQL_ID_CHUNK } from '@agentinfra/core';
-import type { Knex } from 'knex';
+import { AgentInfraError, chunks, InputError, NotFoundError, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { MemoryDeps } from './memory-deps.js';
+import { byCodeUnit, lockOwnMemories } from './record-locks.js';
 import type { SetGetRequest, SetPutRequest, SetResponse } from './schemas.js';
-
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Named sets of an agent's memory ids (`/set/put`, `/set/get`). */
 export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
   const knex = () => deps.sql.knex;
-
-  /**
-   * The ids among `ids` that are memories of `agentId`, read in `trx` and, where several processes
-   * share the database, locked (FOR UPDATE) until it ends: a /mem/forget committing between this
-   * check and the insert of the set's members made that insert break the foreign key (a 500).
-   * Rows are locked in code-unit order of their ids across all chunks (`COLLATE "C"` in each),
-   * so two set/puts of the same memories wait for each other instead of deadlocking.
-   */
-  async function existingIds(trx: Knex.Transaction, agentId: string, ids: readonly string[]): Promise<Set<string>> {
-    const found = new Set<string>();
-    const lock = deps.sql.capabilities.multiProcess;
-    for (const chunk of chunks([...ids].sort(byCodeUnit), SQL_ID_CHUNK)) {
-      const query = trx('memory_records').select('id').where({ agent_id: agentId }).whereIn('id', chunk);
-      const rows = (await lockedWhen(lock ? query.orderByRaw('id collate "C"') : query, lock)) as Array<{ id: string }>;
-      for (const row of rows) found.add(row.id);
-    }
-    return found;
-  }
 
   return {
     /**
@@ -48,7 +28,7 @@ export function createMemorySets(deps: Pick<MemoryDeps, 'sql' | 'clock'>) {
       }
       const at = deps.clock.now();
       const ids = await knex().transaction(async (trx) => {
-        const known = await existingIds(trx, input.agent_id, add);
+        const known = await lockOwnMemories(deps.sql, trx, input.agent_id, add);
         const unknown = add.filter((id) => !known.has(id));
         if (unknown.length > 0) {
           throw new AgentInfraError(
