@@ -1,5 +1,6 @@
 import type { EnvBinding } from '@agentinfra/core';
 import { z } from 'zod';
+import { DEFAULT_MAX_REFUSED_RECIPIENTS, DEFAULT_REFUSED_RECIPIENTS_WINDOW_MS } from './smtp/refused-recipients.js';
 
 /** A host name for the mail domain: dot-separated LDH labels (RFC 1035 / RFC 5321 §4.1.2 `Domain`), or `localhost`. */
 /** Longest `webhookTimeoutMs` accepted (ms); the webhook job's own timeout leaves room past it. */
@@ -54,6 +55,21 @@ const smtpSchema = z.object({
    * connection (the sender retries). Default 10 minutes.
    */
   dataTimeoutMs: z.number().int().min(1_000).max(86_400_000).default(600_000),
+  /**
+   * Recipients refused with 550 (no such mailbox) that one client address
+   * (an IPv6 client's /64) gets within `refusedRecipientsWindowMs`, over all
+   * its sessions and, with Redis, all replicas; past them every RCPT TO from
+   * it is answered 421 before its address is looked up, so that guessing
+   * addresses one session after another learns nothing more. Default 50.
+   */
+  maxRefusedRecipients: z.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REFUSED_RECIPIENTS),
+  /** The sliding window of `maxRefusedRecipients`, in ms. Default 1 hour. */
+  refusedRecipientsWindowMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 86_400_000)
+    .default(DEFAULT_REFUSED_RECIPIENTS_WINDOW_MS),
 });
 
 /** Where the injection score comes from. */
@@ -98,6 +114,8 @@ export const postboxConfigSchema = z
       socketTimeoutMs: 60_000,
       stressSocketTimeoutMs: 10_000,
       dataTimeoutMs: 600_000,
+      maxRefusedRecipients: DEFAULT_MAX_REFUSED_RECIPIENTS,
+      refusedRecipientsWindowMs: DEFAULT_REFUSED_RECIPIENTS_WINDOW_MS,
     }),
     /**
      * Outbound relay: `smtp://user:pass@host:port` (STARTTLS when offered),

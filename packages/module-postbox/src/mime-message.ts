@@ -1,4 +1,5 @@
-import { type AddressObject, type HeaderValue, simpleParser } from 'mailparser';
+import libmime from 'libmime';
+import { type AddressObject, type HeaderLines, parseAddressHeader, simpleParser } from 'mailparser';
 import { headerRecord } from './header-record.js';
 
 /** Headers kept per message at most, and characters per header value. */
@@ -78,34 +79,104 @@ export function storableText(text: string): string {
   return text.replace(UNSTORABLE, '\ufffd');
 }
 
-function headerText(value: HeaderValue): string {
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toUTCString();
-  if (Array.isArray(value)) return value.map((item) => headerText(item as HeaderValue)).join(', ');
-  if (typeof value === 'object' && value !== null) {
-    if ('text' in value && typeof value.text === 'string') return value.text;
-    if ('value' in value && typeof value.value === 'string') {
-      const params = 'params' in value && value.params ? Object.entries(value.params as Record<string, string>) : [];
-      return [value.value, ...params.map(([key, param]) => `${key}=${param}`)].join('; ');
-    }
+/** Characters of a raw (unfolded, still encoded) header value read at most: enough for {@link MAX_HEADER_CHARS} decoded ones. */
+const MAX_RAW_HEADER_CHARS = 16 * MAX_HEADER_CHARS;
+
+/**
+ * Address headers: parsed as addresses with mailparser's `parseAddressHeader`,
+ * which decodes encoded words in display names only (RFC 2047 §5: a name that
+ * decodes to `"CEO" <ceo@bank.example>` stays a name, it adds no address).
+ */
+const ADDRESS_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'sender',
+  'reply-to',
+  'delivered-to',
+  'return-path',
+  'disposition-notification-to',
+]);
+
+/**
+ * Headers of which only the first occurrence is kept, as mailparser keeps
+ * them: the one it built the message (and its `from`, `subject`) from and
+ * the one mail clients show when the header is repeated.
+ */
+const SINGLE_HEADERS = new Set([
+  'message-id',
+  'content-id',
+  'from',
+  'sender',
+  'in-reply-to',
+  'reply-to',
+  'subject',
+  'date',
+  'content-disposition',
+  'content-type',
+  'content-transfer-encoding',
+  'mime-version',
+  'content-description',
+  'precedence',
+  'errors-to',
+  'disposition-notification-to',
+]);
+
+function decodeWords(value: string): string {
+  try {
+    return libmime.decodeWords(value);
+  } catch {
+    return value;
   }
-  return String(value);
+}
+
+/** `<id>`, as mailparser writes a Message-ID or In-Reply-To (angle brackets added where missing), so dedupe keys stay as they were. */
+function messageIdText(value: string): string {
+  if (value === '') return '';
+  return `${value.startsWith('<') ? '' : '<'}${value}${value.endsWith('>') ? '' : '>'}`;
 }
 
 /**
- * Headers as a flat object of strings (CONTRACT.md: `headers` is an object
- * of string to string), a {@link headerRecord} so that a header named
- * `__proto__` or `constructor` is kept as sent.
+ * The text of one raw header line (`Name: value`, folding included, 8-bit
+ * bytes as mailparser hands them over: one character per byte): unfolded,
+ * read as UTF-8, and its RFC 2047 encoded words decoded. Address headers keep
+ * mailparser's text of their addresses (`"Name" <local@domain>`).
  */
-export function flattenHeaders(headers: Map<string, HeaderValue>): Record<string, string> {
+function headerLineText(key: string, line: string): string {
+  const colon = line.indexOf(':');
+  const binary = (colon < 0 ? '' : line.slice(colon + 1, colon + 1 + MAX_RAW_HEADER_CHARS)).replace(/\r?\n[ \t]*|\r[ \t]*/g, ' ').trim();
+  const value = Buffer.from(binary, 'latin1').toString('utf8');
+  if (ADDRESS_HEADERS.has(key)) return value === '' ? '' : parseAddressHeader(value).text;
+  const text = decodeWords(value).trim();
+  return key === 'message-id' || key === 'in-reply-to' ? messageIdText(text) : text;
+}
+
+/**
+ * The headers of a message as a flat object of strings (CONTRACT.md:
+ * `headers` is an object of string to string), built from its raw header
+ * lines so that every header keeps its own name and text: `List-Id`,
+ * `List-Unsubscribe`, `X-Priority`, `Importance` … as sent (mailparser's
+ * parsed headers merge the `List-*` headers into one object and the
+ * priority headers into one word). Names are lower-cased, encoded words
+ * decoded; a repeated header is one value joined by newlines (only the first
+ * occurrence of {@link SINGLE_HEADERS}). At most {@link MAX_HEADERS} names
+ * are kept, each value cut to {@link MAX_HEADER_CHARS} characters. A
+ * {@link headerRecord}, so that a header named `__proto__` or `constructor`
+ * is kept as sent.
+ */
+export function headersFromLines(lines: HeaderLines): Record<string, string> {
   const flat = headerRecord();
   let kept = 0;
-  for (const [name, value] of headers) {
-    if (kept >= MAX_HEADERS) break;
+  for (const { key: name, line } of lines) {
     const key = name.toLowerCase();
-    const text = storableText(headerText(value).slice(0, MAX_HEADER_CHARS));
-    flat[key] = key in flat ? `${flat[key]}\n${text}` : text;
-    kept += 1;
+    if (key === '') continue;
+    const seen = key in flat;
+    if (!seen && kept >= MAX_HEADERS) continue;
+    if (seen && (SINGLE_HEADERS.has(key) || (flat[key] as string).length >= MAX_HEADER_CHARS)) continue;
+    const text = headerLineText(key, line);
+    flat[key] = storableText((seen ? `${flat[key]}\n${text}` : text).slice(0, MAX_HEADER_CHARS));
+    if (!seen) kept += 1;
   }
   return flat;
 }
@@ -149,7 +220,7 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
     subject: storableText((parsed.subject ?? '').slice(0, MAX_SUBJECT_CHARS)),
     text: cut('body', parsed.text ?? ''),
     html: typeof parsed.html === 'string' ? cut('html', parsed.html) : null,
-    headers: flattenHeaders(parsed.headers),
+    headers: headersFromLines(parsed.headerLines || []),
     attachments: parsed.attachments.map((attachment) => ({
       filename: attachment.filename === undefined ? null : storableText(attachment.filename),
       content_type: storableText(attachment.contentType),

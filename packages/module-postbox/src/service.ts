@@ -40,6 +40,7 @@ import { createHttpInjectionScorer } from './scoring/http-scorer.js';
 import type { InjectionScorer } from './scoring/injection-scorer.js';
 import { createLocalInjectionScorer } from './scoring/local-scorer.js';
 import type { PostboxDeps } from './service-deps.js';
+import { createRefusedRecipients } from './smtp/refused-recipients.js';
 import { type SmtpListener, startSmtpListener } from './smtp/smtp-listener.js';
 import { createSmtpMetrics } from './smtp/smtp-metrics.js';
 import { createWebhooks } from './webhooks.js';
@@ -118,6 +119,12 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       tlsKeyFile: config.smtp.tlsKeyFile,
       logger: deps.logger,
       metrics: createSmtpMetrics(deps.metrics),
+      refusedRecipients: createRefusedRecipients({
+        rateLimiter: deps.rateLimiter,
+        limit: config.smtp.maxRefusedRecipients,
+        windowMs: config.smtp.refusedRecipientsWindowMs,
+        logger: deps.logger,
+      }),
       handlers: {
         acceptsRecipient: (address) => acceptedRecipients.accepts(normalizeAddress(address)),
         deliver: (message) => inbound.ingestRaw(message),

@@ -116,6 +116,65 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ create }) => {
     expect(message?.headers.constructor).toBe('c');
   });
 
+  it('keeps every header under its own name with its text: List-*, priority headers, encoded words decoded', async () => {
+    const raw = [
+      'Received: from relay-1.lists.example by mx.agents.test; Mon, 23 Nov 2026 10:00:00 +0000',
+      'Received: from lists.example by relay-1.lists.example; Mon, 23 Nov 2026 09:59:59 +0000',
+      'From: =?utf-8?Q?J=C3=BCrgen_from_Dev?= <dev-owner@lists.example>',
+      `To: ${alice}`,
+      'Subject: =?utf-8?B?V2Vla2x5IGRpZ2VzdCDigJMgZGV2?=',
+      'Date: Mon, 23 Nov 2026 10:00:00 +0000',
+      'Message-ID: <digest-48@lists.example>',
+      'List-Id: Dev discussion <dev.lists.example>',
+      'List-Unsubscribe: <mailto:unsubscribe@lists.example?subject=unsubscribe>,',
+      ' <https://lists.example/unsubscribe?u=alice&l=dev>',
+      'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+      'List-Archive: <https://lists.example/archive/dev>',
+      'X-Priority: 1 (Highest)',
+      'Importance: high',
+      'X-Label: =?iso-8859-1?Q?Gr=FC=DFe?= aus =?utf-8?B?S8O2bG4=?=',
+      'X-Agentinfra-Injection: scorer=none; score=0; signals=none',
+      'X-Agentinfra-Truncated: body',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'This week: the build moved to the new runners.',
+      '',
+    ].join('\r\n');
+    const info = await transport.sendMail({ envelope: { from: 'dev-owner@lists.example', to: [alice] }, raw });
+    const id = /queued as (msg_\S+)/.exec(info.response)?.[1];
+    const message = (await inbox('alice')).find((item) => item.id === id);
+    expect(message).toMatchObject({
+      quarantined: false,
+      subject: 'Weekly digest – dev',
+      from: '"Jürgen from Dev" <dev-owner@lists.example>',
+    });
+    expect(message?.headers).toMatchObject({
+      'list-id': 'Dev discussion <dev.lists.example>',
+      'list-unsubscribe': '<mailto:unsubscribe@lists.example?subject=unsubscribe>, <https://lists.example/unsubscribe?u=alice&l=dev>',
+      'list-unsubscribe-post': 'List-Unsubscribe=One-Click',
+      'list-archive': '<https://lists.example/archive/dev>',
+      'x-priority': '1 (Highest)',
+      importance: 'high',
+      'x-label': 'Grüße aus Köln',
+      subject: 'Weekly digest – dev',
+      from: '"Jürgen from Dev" <dev-owner@lists.example>',
+      to: alice,
+      date: 'Mon, 23 Nov 2026 10:00:00 +0000',
+      'message-id': '<digest-48@lists.example>',
+      received: [
+        'from relay-1.lists.example by mx.agents.test; Mon, 23 Nov 2026 10:00:00 +0000',
+        'from lists.example by relay-1.lists.example; Mon, 23 Nov 2026 09:59:59 +0000',
+      ].join('\n'),
+    });
+    expect(message?.headers).not.toHaveProperty('list');
+    expect(message?.headers).not.toHaveProperty('priority');
+    expect(JSON.stringify(message?.headers)).not.toContain('[object Object]');
+    // The sender's copies of the postbox's own headers are still replaced or dropped.
+    expect(message?.headers['x-agentinfra-injection']).toMatch(/^scorer=local-v6; score=/);
+    expect(message?.headers['x-agentinfra-truncated']).toBeUndefined();
+  });
+
   it('refuses an unknown recipient with 550 at RCPT TO and keeps the known one', async () => {
     const error = await transport.sendMail({ from: 'x@example.org', to: `nobody@${MAIL_DOMAIN}`, subject: 'hi', text: 'hello' }).then(
       () => null,

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { createRedisAdapters, type RedisAdapters } from '@agentinfra/adapter-redis';
+import { createMemoryRateLimiter } from '@agentinfra/core';
+import { postgresAvailability, redisAvailability, sqlDatabases, testRedisUrl } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RECIPIENTS, MAX_REFUSED_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './smtp/session-limits.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
@@ -130,6 +132,115 @@ describe('SMTP per-client limits', () => {
       .toBe('220');
   });
 });
+
+/** One session from 127.0.0.1: EHLO, MAIL FROM, then `RCPT TO` each address; the three-digit answers (`''` once closed). */
+async function rcptAnswers(port: number, addresses: readonly string[]): Promise<{ codes: string[]; replies: string[]; closed: boolean }> {
+  const client = await smtpClient(port);
+  await client.command('EHLO guesser.example');
+  await client.command('MAIL FROM:<sender@guesser.example>');
+  const replies: string[] = [];
+  for (const address of addresses) replies.push(await client.command(`RCPT TO:<${address}>`));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const closed = client.closed();
+  client.end();
+  return { codes: replies.map((reply) => reply.slice(0, 3)), replies, closed };
+}
+
+const guesses = (from: number, count: number) => Array.from({ length: count }, (_, i) => `guess${from + i}@${MAIL_DOMAIN}`);
+
+describe('SMTP refused recipients across sessions', () => {
+  const LIMIT = 30;
+  const WINDOW_MS = 600_000;
+  let t: PostboxTestServer;
+  let cleanup: () => Promise<void>;
+  let now = Date.parse('2026-11-23T10:00:00.000Z');
+  const clock = { now: () => now };
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    t = await startPostboxTestServer({
+      db: fixture.db,
+      rateLimiter: createMemoryRateLimiter({ clock }),
+      postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT, refusedRecipientsWindowMs: WINDOW_MS } },
+    });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it('answers every RCPT TO with 421 once one client had its refusals in the window, a real address included, until the window passes', async () => {
+    const alice = `alice@${MAIL_DOMAIN}`;
+    // A sender that guesses 10 addresses per session, under the per-session limit of 20, interleaved with a real one.
+    const first = await rcptAnswers(t.smtpPort, [alice, ...guesses(0, 10), alice]);
+    expect(first.codes).toEqual(['250', ...Array(10).fill('550'), '250']);
+    const second = await rcptAnswers(t.smtpPort, guesses(10, 10));
+    expect(second.codes).toEqual(Array(10).fill('550'));
+    // The third session uses up the 30: its 10th guess is still answered, and the client is told nothing more.
+    const third = await rcptAnswers(t.smtpPort, [...guesses(20, 10), alice]);
+    expect(third.codes).toEqual([...Array(10).fill('550'), '421']);
+    expect(third.replies.at(-1)).toMatch(/^421 4\.7\.0 Too many unknown recipients from your address, try again later\r\n$/);
+    expect(third.closed).toBe(true);
+    // A new session: the real address and a guess get the same temporary answer.
+    for (const address of [alice, `guess99@${MAIL_DOMAIN}`]) {
+      const later = await rcptAnswers(t.smtpPort, [address]);
+      expect(later.codes).toEqual(['421']);
+      expect(later.closed).toBe(true);
+    }
+    // Nine minutes on, the refusals are still within the ten-minute window.
+    now += 540_000;
+    expect((await rcptAnswers(t.smtpPort, [alice])).codes).toEqual(['421']);
+    // Past the window the client is answered again, and what it guesses counts afresh.
+    now += 60_001;
+    const again = await rcptAnswers(t.smtpPort, [alice, `guess100@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`]);
+    expect(again.codes).toEqual(['250', '550', '250']);
+  });
+});
+
+describe.runIf(postgresAvailability().available && redisAvailability().available)(
+  'SMTP refused recipients across two replicas (PostgreSQL + Redis)',
+  () => {
+    const LIMIT = 12;
+    const replicas: PostboxTestServer[] = [];
+    const redis: RedisAdapters[] = [];
+    let cleanup: () => Promise<void>;
+
+    beforeAll(async () => {
+      const postgres = sqlDatabases().find((entry) => entry.name === 'postgres');
+      const fixture = await postgres!.create();
+      cleanup = fixture.cleanup;
+      const keyPrefix = `postbox-test-${Date.now()}-${Math.random().toString(36).slice(2)}:`;
+      for (let i = 0; i < 2; i += 1) {
+        const adapters = await createRedisAdapters({ url: testRedisUrl(), keyPrefix });
+        redis.push(adapters);
+        replicas.push(
+          await startPostboxTestServer({
+            db: fixture.db,
+            rateLimiter: adapters.rateLimiter,
+            seed: i === 0,
+            postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT } },
+          }),
+        );
+      }
+    });
+    afterAll(async () => {
+      for (const replica of replicas.reverse()) await replica.server.kernel.jobs.stop(0);
+      await replicas[1]?.stop().catch(() => undefined);
+      await replicas[0]?.stop().catch(() => undefined);
+      for (const adapters of redis) await adapters.close();
+      await cleanup?.();
+    });
+
+    it('counts the refusals of either replica against one limit', async () => {
+      const [one, two] = replicas as [PostboxTestServer, PostboxTestServer];
+      expect((await rcptAnswers(one.smtpPort, guesses(0, 6))).codes).toEqual(Array(6).fill('550'));
+      expect((await rcptAnswers(two.smtpPort, guesses(6, 6))).codes).toEqual(Array(6).fill('550'));
+      expect((await rcptAnswers(one.smtpPort, [`alice@${MAIL_DOMAIN}`])).codes).toEqual(['421']);
+      expect((await rcptAnswers(two.smtpPort, [`bob@${MAIL_DOMAIN}`])).codes).toEqual(['421']);
+    });
+  },
+);
 
 describe('SMTP DATA deadline', () => {
   let t: PostboxTestServer;

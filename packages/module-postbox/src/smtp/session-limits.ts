@@ -6,7 +6,9 @@
  *   §4.5.3.1.8 asks for at least 100; more get 452 4.5.3, and the client
  *   sends the rest in another transaction);
  * - after {@link MAX_REFUSED_RECIPIENTS} refused recipients in one session
- *   the server answers 421 and closes it (as Postfix's hard error limit does);
+ *   the server answers 421 and closes it (as Postfix's hard error limit does;
+ *   across sessions, refused recipients per client address are limited by
+ *   `refused-recipients.ts`);
  * - at most {@link MAX_SESSIONS_PER_ADDRESS} sessions at a time from one
  *   client address (Postfix's default connection count limit), an IPv6
  *   client's being its /64 network (`addressGroup` of core); more get 421.

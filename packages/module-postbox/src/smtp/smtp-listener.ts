@@ -4,6 +4,7 @@ import { addressGroup, dependencyFailure, InsufficientStorageError, type PortMap
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
+import type { RefusedRecipients } from './refused-recipients.js';
 import { createSessionLimits, MAX_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './session-limits.js';
 import { createSharedBytes } from './shared-bytes.js';
 import type { SmtpMetrics } from './smtp-metrics.js';
@@ -64,6 +65,8 @@ export interface SmtpListenerOptions {
   handlers: SmtpHandlers;
   /** Counts sessions, messages by outcome and refused recipients. */
   metrics?: SmtpMetrics;
+  /** Refused recipients per client address group across sessions (`refused-recipients.ts`); without it, only the per-session limit applies. */
+  refusedRecipients?: RefusedRecipients;
 }
 
 /** A running SMTP listener. */
@@ -81,7 +84,9 @@ export interface SmtpListener {
  * RCPT time rather than by a later bounce; a DATA transfer longer than
  * `dataTimeoutMs` answered 421 4.4.2 and closed; per-client limits of
  * `session-limits.ts` (recipients per message, refused recipients per
- * session, sessions per address); an idle timeout cut to
+ * session, sessions per address) and refused recipients per client address
+ * across sessions (`refused-recipients.ts`: past them every RCPT TO gets 421,
+ * before the address is looked up); an idle timeout cut to
  * `stressSocketTimeoutMs` while most slots are taken (`stress-mode.ts`); one accepted DATA is stored
  * once and delivered to every accepted recipient. A message mailparser
  * refuses (a header block over 1 MiB, more than 1,000 MIME parts) gets
@@ -94,7 +99,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     options.tlsCertFile && options.tlsKeyFile
       ? { cert: await readFile(options.tlsCertFile), key: await readFile(options.tlsKeyFile) }
       : null;
-  const { logger, handlers, metrics } = options;
+  const { logger, handlers, metrics, refusedRecipients } = options;
   const pacing = createReadPacing(SMTP_BYTES_PER_TURN);
   const limits = createSessionLimits();
   const server = new SMTPServer({
@@ -134,24 +139,38 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
         callback(smtpReply(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
         return;
       }
-      handlers.acceptsRecipient(recipient).then(
-        (accepted) => {
-          if (accepted) {
-            callback(null);
-            return;
-          }
-          metrics?.recipientsRejected.inc();
-          if (limits.refused(session.id)) {
-            callback(smtpReply(421, '4.7.0 Too many unknown recipients, closing the connection'));
-            return;
-          }
-          callback(smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`));
-        },
-        (error: unknown) => {
+      const group = addressGroup(session.remoteAddress);
+      const tooManyGuesses = () => callback(smtpReply(421, '4.7.0 Too many unknown recipients from your address, try again later'));
+      const answer = async (): Promise<void> => {
+        // Checked before the lookup, so that the answer is the same whether the address exists or not.
+        if (refusedRecipients && (await refusedRecipients.exhausted(group))) {
+          tooManyGuesses();
+          return;
+        }
+        let accepted: boolean;
+        try {
+          accepted = await handlers.acceptsRecipient(recipient);
+        } catch (error) {
           logger.error({ err: error }, 'smtp: recipient lookup failed');
           callback(smtpReply(451, '4.3.0 Temporary failure, try again later'));
-        },
-      );
+          return;
+        }
+        if (accepted) {
+          callback(null);
+          return;
+        }
+        metrics?.recipientsRejected.inc();
+        if (refusedRecipients && !(await refusedRecipients.refuse(group))) {
+          tooManyGuesses();
+          return;
+        }
+        if (limits.refused(session.id)) {
+          callback(smtpReply(421, '4.7.0 Too many unknown recipients, closing the connection'));
+          return;
+        }
+        callback(smtpReply(550, `5.1.1 <${recipient}>: no such mailbox here`));
+      };
+      void answer();
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       const collected = createSharedBytes(options.maxMessageBytes);
