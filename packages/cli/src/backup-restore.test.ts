@@ -170,7 +170,10 @@ describe('agentinfra backup and restore on the embedded default', () => {
     await tar.extract({ file: archive, cwd: unpacked });
     const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8'));
     const blob = manifest.files.find((file: { path: string }) => file.path.startsWith('blobs/'));
-    writeFileSync(join(unpacked, blob.path), 'not the bytes');
+    // The same size with other bytes: a size the manifest does not list is refused before it is unpacked.
+    const damaged = readFileSync(join(unpacked, blob.path));
+    damaged[0] = (damaged[0] as number) ^ 0xff;
+    writeFileSync(join(unpacked, blob.path), damaged);
     const tampered = join(dir, 'tampered.tar.gz');
     await tar.create({ gzip: true, file: tampered, cwd: unpacked }, ['manifest.json', 'agentinfra.db', 'blobs']);
     const refused = await runCli(['restore', '--from', tampered], {

@@ -1,6 +1,8 @@
-import { chmod, copyFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import type { CoreConfig } from '@agentinfra/core';
 import * as tar from 'tar';
@@ -89,7 +91,8 @@ async function snapshotDatabase(source: string, target: string): Promise<Pick<Ba
  * Copies the blob objects (raw mail, artifacts) into the staging folder,
  * after the database snapshot: every object a row of the snapshot refers to
  * was stored before that row was committed, so it is there. Objects deleted
- * meanwhile are skipped; writes in progress (`blobs/tmp`) are not copied.
+ * meanwhile are skipped (and the folder made for one removed when it holds
+ * no other); writes in progress (`blobs/tmp`) are not copied.
  */
 async function copyBlobs(dataDir: string, stage: string): Promise<BackupFile[]> {
   const source = join(dataDir, BLOB_OBJECTS);
@@ -103,6 +106,8 @@ async function copyBlobs(dataDir: string, stage: string): Promise<BackupFile[]> 
       await copyFile(join(source, name), target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Deleted meanwhile: leave no folder that holds no listed file (unless others were copied into it).
+      await rmdir(dirname(target)).catch(() => undefined);
       continue;
     }
     files.push({ path: `${BLOB_OBJECTS}/${name}`, ...(await fileDigest(target)) });
@@ -113,19 +118,46 @@ async function copyBlobs(dataDir: string, stage: string): Promise<BackupFile[]> 
 }
 
 /**
+ * Name of the archive inside the staging folder while it is written; none
+ * of the entries (`manifest.json`, `agentinfra.db`, `blobs`).
+ */
+const ARCHIVE_IN_STAGE = 'archive.tar.gz.partial';
+
+/**
+ * Writes the gzipped tar of `entries` (the manifest first, so `restore`
+ * reads it before anything else) to `archive`, a new file made mode 0600
+ * (`wx`: it fails on any existing name, a symbolic link included, rather
+ * than write through it), so it is never readable by others.
+ */
+async function writeArchive(stage: string, entries: string[], archive: string): Promise<void> {
+  await pipeline(
+    tar.create({ gzip: true, cwd: stage, portable: true }, entries),
+    createWriteStream(archive, { flags: 'wx', mode: 0o600, flush: true }),
+  );
+  // The umask may have taken bits from 0600 (never added any).
+  await chmod(archive, 0o600);
+}
+
+/**
  * `agentinfra backup --out FILE`: a consistent snapshot of the embedded
  * default while the server runs: the SQLite database, the blob objects and
  * `manifest.json` (format, version, migrations, row counts, SHA-256 of every
- * file) in a gzipped tar, written to `FILE.partial` and renamed when
- * complete, mode 0600. The master key is not included (the command says so).
+ * file; the archive's first entry) in a gzipped tar, mode 0600 from its
+ * first byte. Everything is staged in a new hidden folder next to `FILE`
+ * (`.agentinfra-backup-…`, mode 0700, removed at the end), the archive
+ * included, which is renamed to `FILE` once complete: no other user can
+ * open it while it is written, and no name an earlier run or another user
+ * left (`FILE.partial`, a symbolic link) is ever written through. A backup
+ * killed midway leaves that folder behind. The master key is not included
+ * (the command says so).
  * @throws CliError exit 2 for PostgreSQL or S3 configurations (see docs/operations.md), an existing
- *   `FILE`, or no database file in the data directory (it is never created here).
+ *   `FILE` (a symbolic link included), or no database file in the data directory (it is never created here).
  */
 export async function runBackup(options: { config?: string; out: string }): Promise<void> {
   const config = loadConfigOrExit({ file: options.config });
   requireEmbeddedDefault(config.core, 'backup');
   const out = resolve(options.out);
-  if (await stat(out).catch(() => null)) throw new CliError(`${options.out} already exists; choose a new file name.`, 2);
+  if (await lstat(out).catch(() => null)) throw new CliError(`${options.out} already exists; choose a new file name.`, 2);
   const database = requireDatabaseFile(config);
   const dataDir = dirname(database);
 
@@ -144,11 +176,9 @@ export async function runBackup(options: { config?: string; out: string }): Prom
       master_key_included: false,
     };
     await writeFile(join(stage, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`);
-    const partial = `${out}.partial`;
-    const entries = [MANIFEST_NAME, DATABASE_NAME, ...(files.length > 1 ? ['blobs'] : [])];
-    await tar.create({ gzip: true, file: partial, cwd: stage, portable: true }, entries);
-    await chmod(partial, 0o600);
-    await rename(partial, out);
+    const archive = join(stage, ARCHIVE_IN_STAGE);
+    await writeArchive(stage, [MANIFEST_NAME, DATABASE_NAME, ...(files.length > 1 ? ['blobs'] : [])], archive);
+    await rename(archive, out);
     const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
     const rows = Object.values(state.counts).reduce((sum, count) => sum + count, 0);
     process.stdout.write(

@@ -1,12 +1,12 @@
-import { chmod, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
+import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import { migrationSetsOf } from '@agentinfra/core';
 import { defaultModules } from '@agentinfra/modules';
-import * as tar from 'tar';
 import { CliError } from '../cli-error.js';
 import { fileErrorReason } from '../fs-error.js';
 import { loadConfigOrExit } from '../server.js';
-import { listFiles, requireEmbeddedDefault } from './backup.js';
+import { requireEmbeddedDefault } from './backup.js';
 import {
   type BackupManifest,
   BLOB_OBJECTS,
@@ -17,6 +17,7 @@ import {
   MASTER_KEY_NOTICE,
 } from './backup-manifest.js';
 import { createProgress } from './progress.js';
+import { unpackBackup } from './restore-archive.js';
 import { openRestoreTarget } from './restore-target.js';
 
 /**
@@ -36,11 +37,16 @@ function refuseNewerBackup(manifest: BackupManifest, from: string): void {
   }
 }
 
-async function readManifest(stage: string, from: string): Promise<BackupManifest> {
-  const text = await readFile(join(stage, MANIFEST_NAME), 'utf8').catch(() => null);
+/**
+ * The manifest of the archive `from`, from the text of its `manifest.json`,
+ * whose files are to be unpacked into `stage`.
+ * @throws CliError exit 1 for one that is not JSON or not what `backup` writes (naming a listed path
+ *   no backup holds, or the rule a file list breaks); exit 2 for a backup made by a newer build.
+ */
+function parseManifest(text: string, from: string, stage: string): BackupManifest {
   let json: unknown = null;
   try {
-    json = text === null ? null : JSON.parse(text);
+    json = JSON.parse(text);
   } catch {
     json = null;
   }
@@ -62,23 +68,20 @@ async function readManifest(stage: string, from: string): Promise<BackupManifest
     }
     throw new CliError(`${from} is not an agentinfra backup (no valid ${MANIFEST_NAME}).`, 1);
   }
+  // The schema admits only agentinfra.db and blobs/objects/…; check again before the paths are joined to the stage.
+  const outside = parsed.data.files.find((file) => !resolve(stage, file.path).startsWith(`${resolve(stage)}${sep}`));
+  if (outside)
+    throw new CliError(`the backup's manifest lists ${JSON.stringify(outside.path)}, outside the data directory: refusing to restore.`, 1);
+  refuseNewerBackup(parsed.data, from);
   return parsed.data;
 }
 
 /**
- * Checks that the extracted files are exactly those of the manifest, each
- * with its size and SHA-256.
- * @throws CliError (exit 1) naming the first file that is missing, extra or altered.
+ * Checks every file of the manifest against its size and SHA-256 (the
+ * unpacking wrote nothing else).
+ * @throws CliError (exit 1) naming the first file that is missing or altered.
  */
 async function verifyFiles(stage: string, manifest: BackupManifest): Promise<void> {
-  // The manifest schema admits only agentinfra.db and blobs/objects/…; check again where the paths are used.
-  const outside = manifest.files.find((file) => !resolve(stage, file.path).startsWith(`${resolve(stage)}${sep}`));
-  if (outside)
-    throw new CliError(`the backup's manifest lists ${JSON.stringify(outside.path)}, outside the data directory: refusing to restore.`, 1);
-  const expected = new Map(manifest.files.map((file) => [file.path, file]));
-  const present = (await listFiles(stage)).filter((path) => path !== MANIFEST_NAME);
-  const extra = present.find((path) => !expected.has(path));
-  if (extra) throw new CliError(`the backup holds ${extra}, which its manifest does not list: refusing to restore.`, 1);
   const progress = createProgress('verifying checksums', 'files');
   let checked = 0;
   for (const file of manifest.files) {
@@ -93,6 +96,30 @@ async function verifyFiles(stage: string, manifest: BackupManifest): Promise<voi
   progress.finish();
 }
 
+/**
+ * Runs SQLite's `PRAGMA quick_check` on the unpacked database, opened as
+ * `serve` opens it, so that a file the manifest lists under that name (and
+ * whose checksum it gives) but that is no sound SQLite database is refused
+ * before anything is moved into place.
+ * @throws CliError (exit 1) with SQLite's first finding.
+ */
+async function checkDatabase(path: string, from: string): Promise<void> {
+  const refuse = (finding: string) =>
+    new CliError(`${from} holds an ${DATABASE_NAME} that is not a sound SQLite database (${finding}): refusing to restore.`, 1);
+  const database = createSqliteDatabase({ filename: path });
+  let findings: string[];
+  try {
+    const rows = (await database.knex.raw('PRAGMA quick_check')) as Array<Record<string, unknown>>;
+    findings = rows.map((row) => String(Object.values(row)[0]));
+  } catch (error) {
+    // knex puts the statement before SQLite's message.
+    throw refuse((error instanceof Error ? error.message : String(error)).replace(/^PRAGMA quick_check - /, ''));
+  } finally {
+    await database.close().catch(() => undefined);
+  }
+  if (findings.length !== 1 || findings[0] !== 'ok') throw refuse(findings[0] ?? 'no answer to quick_check');
+}
+
 /** Every folder under `dir`, as absolute paths. */
 async function listFolders(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -102,7 +129,10 @@ async function listFolders(dir: string): Promise<string[]> {
 /**
  * `agentinfra restore --from FILE`: unpacks a backup made by `agentinfra
  * backup` into the configured data directory, which must be missing or
- * empty, after checking every file against the manifest's SHA-256. The files
+ * empty, after checking every file against the manifest's SHA-256. The
+ * manifest (the archive's first entry) is read first, and only the files it
+ * lists, each of its listed size, are written (see {@link unpackBackup});
+ * the database must then pass SQLite's `quick_check`. The files
  * are unpacked into a hidden folder inside the data directory and moved into
  * place only once all of them verify, so a failed restore leaves the
  * directory as it found it; one killed midway leaves that folder, which
@@ -112,7 +142,8 @@ async function listFolders(dir: string): Promise<string[]> {
  * then starts on it with the same master key as the backed-up server.
  * @throws CliError exit 2 for PostgreSQL or S3 configurations, a data directory that is not an empty
  *   folder or cannot be written, or a backup made by a newer build (migrations this build does not
- *   know); exit 1 for a missing, foreign or damaged archive, or a failure while unpacking.
+ *   know); exit 1 for a missing, foreign or damaged archive (an entry its manifest does not list, or
+ *   not of the listed size, a database SQLite finds unsound), or a failure while unpacking.
  */
 export async function runRestore(options: { config?: string; from: string }): Promise<void> {
   const config = loadConfigOrExit({ file: options.config });
@@ -124,19 +155,13 @@ export async function runRestore(options: { config?: string; from: string }): Pr
   const { stage } = target;
   let manifest: BackupManifest;
   try {
-    // Regular files and folders only: a link in a crafted archive could point outside the data directory.
-    const plain = (_path: string, entry: unknown) => ['File', 'Directory'].includes((entry as { type?: string }).type ?? '');
-    await tar.extract({ file: from, cwd: stage, strict: true, filter: plain }).catch((error: Error) => {
-      throw new CliError(`${options.from} could not be unpacked: ${fileErrorReason(error)}`, 1);
-    });
-    manifest = await readManifest(stage, options.from);
-    refuseNewerBackup(manifest, options.from);
+    // Only regular files the manifest lists, with their sizes, and their folders: never a link, nor anything unlisted.
+    manifest = await unpackBackup(from, options.from, stage, (text) => parseManifest(text, options.from, stage));
     await verifyFiles(stage, manifest);
-    // The archive carries the modes of the backed-up host, and tar makes folders it lacks with the
-    // process's umask; the database and blobs are the operator's alone.
+    await checkDatabase(join(stage, DATABASE_NAME), options.from);
+    // Made 0600 and 0700, less what the umask takes: the database and blobs are the operator's alone.
     for (const file of manifest.files) await chmod(join(stage, file.path), 0o600);
     for (const folder of await listFolders(stage)) await chmod(folder, 0o700);
-    await rm(join(stage, MANIFEST_NAME));
   } catch (error) {
     await target.abandon();
     if (error instanceof CliError) throw error;
