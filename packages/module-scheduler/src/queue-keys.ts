@@ -23,7 +23,9 @@ export function fireKey(jobId: string, epoch: number, instant: number): string {
 /**
  * The job runner's fairness group of an agent's runs: at most
  * `jobs.groupConcurrency` of its callbacks are in flight at once, so an
- * agent whose callback URLs hang holds back only its own runs. By agent
+ * agent whose callback URLs hang holds back only its own runs, while fewer
+ * than `jobs.concurrency × replicas ÷ groupConcurrency` agents hang at once
+ * (docs/operations.md, "Isolation holds"). By agent
  * rather than by callback URL because an agent may point any number of jobs
  * at as many URLs.
  */
