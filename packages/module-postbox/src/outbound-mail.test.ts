@@ -1,7 +1,7 @@
-import { createRedisAdapters, type RedisAdapters } from '@agentinfra/adapter-redis';
 import type { SqlDatabase } from '@agentinfra/core';
-import { postgresAvailability, redisAvailability, sqlDatabases, testRedisUrl } from '@agentinfra/testkit';
+import { postgresAvailability, redisAvailability, sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostboxReplicas } from './test-support/postbox-replicas.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 import { type SmtpSink, startSmtpSink } from './test-support/smtp-sink.js';
 import { waitFor } from './test-support/webhook-receiver.js';
@@ -243,39 +243,18 @@ describe.each(sqlDatabases())('outbound mail without a relay on $name', ({ creat
 describe.runIf(postgresAvailability().available && redisAvailability().available)(
   'send quota across two replicas (PostgreSQL + Redis)',
   () => {
-    const replicas: PostboxTestServer[] = [];
-    const redis: RedisAdapters[] = [];
-    let cleanup: () => Promise<void>;
+    let replicas: [PostboxTestServer, PostboxTestServer];
+    let stop: () => Promise<void>;
 
     beforeAll(async () => {
-      const postgres = sqlDatabases().find((entry) => entry.name === 'postgres');
-      const fixture = await postgres!.create();
-      cleanup = fixture.cleanup;
-      const keyPrefix = `postbox-test-${Date.now()}-${Math.random().toString(36).slice(2)}:`;
-      for (let i = 0; i < 2; i += 1) {
-        const adapters = await createRedisAdapters({ url: testRedisUrl(), keyPrefix });
-        redis.push(adapters);
-        replicas.push(
-          await startPostboxTestServer({
-            db: fixture.db,
-            rateLimiter: adapters.rateLimiter,
-            seed: i === 0,
-            postboxConfig: { smtp: { port: 0 } },
-          }),
-        );
-      }
+      ({ replicas, stop } = await startPostboxReplicas({ smtp: { port: 0 } }));
     });
-
     afterAll(async () => {
-      for (const replica of replicas.reverse()) await replica.server.kernel.jobs.stop(0);
-      await replicas[1]?.stop().catch(() => undefined);
-      await replicas[0]?.stop().catch(() => undefined);
-      for (const adapters of redis) await adapters.close();
-      await cleanup?.();
+      await stop?.();
     });
 
     it('counts sends on either replica against one quota', async () => {
-      const [one, two] = replicas as [PostboxTestServer, PostboxTestServer];
+      const [one, two] = replicas;
       expect(
         (await one.server.call('agent-identity/settings/set', { key: 'postbox_send_quota_per_day', value: 4 }, one.bridge)).status,
       ).toBe(200);

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import { createRedisAdapters, type RedisAdapters } from '@agentinfra/adapter-redis';
 import { createMemoryRateLimiter } from '@agentinfra/core';
-import { postgresAvailability, redisAvailability, sqlDatabases, testRedisUrl } from '@agentinfra/testkit';
+import { postgresAvailability, redisAvailability, sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RECIPIENTS, MAX_REFUSED_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './smtp/session-limits.js';
+import { startPostboxReplicas } from './test-support/postbox-replicas.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 import { createSelfSignedCertificate, type SelfSignedCertificate } from './test-support/self-signed-certificate.js';
 
@@ -202,38 +202,18 @@ describe.runIf(postgresAvailability().available && redisAvailability().available
   'SMTP refused recipients across two replicas (PostgreSQL + Redis)',
   () => {
     const LIMIT = 12;
-    const replicas: PostboxTestServer[] = [];
-    const redis: RedisAdapters[] = [];
-    let cleanup: () => Promise<void>;
+    let replicas: [PostboxTestServer, PostboxTestServer];
+    let stop: () => Promise<void>;
 
     beforeAll(async () => {
-      const postgres = sqlDatabases().find((entry) => entry.name === 'postgres');
-      const fixture = await postgres!.create();
-      cleanup = fixture.cleanup;
-      const keyPrefix = `postbox-test-${Date.now()}-${Math.random().toString(36).slice(2)}:`;
-      for (let i = 0; i < 2; i += 1) {
-        const adapters = await createRedisAdapters({ url: testRedisUrl(), keyPrefix });
-        redis.push(adapters);
-        replicas.push(
-          await startPostboxTestServer({
-            db: fixture.db,
-            rateLimiter: adapters.rateLimiter,
-            seed: i === 0,
-            postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT } },
-          }),
-        );
-      }
+      ({ replicas, stop } = await startPostboxReplicas({ smtp: { port: 'auto', maxRefusedRecipients: LIMIT } }));
     });
     afterAll(async () => {
-      for (const replica of replicas.reverse()) await replica.server.kernel.jobs.stop(0);
-      await replicas[1]?.stop().catch(() => undefined);
-      await replicas[0]?.stop().catch(() => undefined);
-      for (const adapters of redis) await adapters.close();
-      await cleanup?.();
+      await stop?.();
     });
 
     it('counts the refusals of either replica against one limit', async () => {
-      const [one, two] = replicas as [PostboxTestServer, PostboxTestServer];
+      const [one, two] = replicas;
       expect((await rcptAnswers(one.smtpPort, guesses(0, 6))).codes).toEqual(Array(6).fill('550'));
       expect((await rcptAnswers(two.smtpPort, guesses(6, 6))).codes).toEqual(Array(6).fill('550'));
       expect((await rcptAnswers(one.smtpPort, [`alice@${MAIL_DOMAIN}`])).codes).toEqual(['421']);
