@@ -63,6 +63,8 @@ export async function uploadArtifact(
   const deadline = callSignal(options.signal, options.timeoutMs ?? transport.timeoutMs);
   const hash = createHash('sha256');
   const iterator = source.chunks[Symbol.asyncIterator]();
+  // Not awaited: a generator finishes return() only once its pending next() settles, which a stalled source never does.
+  const stopSource = () => void iterator.return?.()?.catch(() => undefined);
   let sourceError: unknown;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -78,8 +80,8 @@ export async function uploadArtifact(
       hash.update(next.value);
       controller.enqueue(next.value);
     },
-    async cancel() {
-      await iterator.return?.();
+    cancel() {
+      stopSource();
     },
   });
   try {
@@ -93,7 +95,7 @@ export async function uploadArtifact(
     if (!response.ok) throw await errorOfResponse(response);
     await response.body?.cancel();
   } catch (error) {
-    await iterator.return?.();
+    stopSource();
     throw deadline.failure(sourceError ?? error, `Upload of ${input.key}`);
   } finally {
     deadline.dispose();

@@ -1,5 +1,5 @@
 import { AgentInfraError } from './errors.js';
-import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
+import { checkedRetries, DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import { timerDelayMs } from './timeout-ms.js';
 import type { TransportOptions } from './transport.js';
 
@@ -49,14 +49,17 @@ function checkedUrl(url: string): string {
     throw refuse('url is not an absolute URL (e.g. http://127.0.0.1:8787).');
   }
   if (parsed.username || parsed.password) throw refuse('url must not hold a user name or password; pass the credential as key.');
+  if (parsed.search || parsed.hash || url.includes('?') || url.includes('#')) {
+    throw refuse('url must not hold a query or a fragment: give the server origin, with a path prefix if any.');
+  }
   return url.replace(/\/+$/, '').replace(/\/functions\/v1$/, '');
 }
 
 /**
  * The transport options of a client: `options`, else the environment, else the defaults, checked.
  * @throws AgentInfraError status 0 `invalid_request` for a `key` that is not printable ASCII without spaces, a `url`
- *   that is not absolute or holds a user name or password, a negative or NaN `timeoutMs`, or a `maxResponseBytes` that
- *   is not above 0. The message never holds the key or the url.
+ *   that is not absolute or holds a user name, password, query or fragment, a negative or NaN `timeoutMs`, `retries`
+ *   that are not a whole number 0 or more, or a `maxResponseBytes` that is not above 0. The message never holds the key or the url.
  */
 export function transportOptions(options: ClientOptions): TransportOptions {
   const key = options.key ?? environment('AGENTINFRA_KEY');
@@ -72,6 +75,6 @@ export function transportOptions(options: ClientOptions): TransportOptions {
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
     timeoutMs,
     maxResponseBytes,
-    retry: { ...DEFAULT_RETRY_POLICY, retries: options.retries ?? DEFAULT_RETRY_POLICY.retries },
+    retry: { ...DEFAULT_RETRY_POLICY, retries: checkedRetries(options.retries ?? DEFAULT_RETRY_POLICY.retries) },
   };
 }

@@ -1,4 +1,4 @@
-import type { AgentInfraError } from './errors.js';
+import { AgentInfraError } from './errors.js';
 
 /** How a call is repeated after a failure. */
 export interface RetryPolicy {
@@ -42,4 +42,19 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, error: AgentI
     return ms > policy.maxDelayMs ? undefined : Math.min(policy.maxDelayMs, ms * (1 + RETRY_AFTER_SPREAD * random()));
   }
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) * random();
+}
+
+/**
+ * `retries` when it is a whole number of retries (0 or more).
+ * @throws AgentInfraError status 0 `invalid_request` otherwise (NaN, say, which no count of tries reaches).
+ */
+export function checkedRetries(retries: number): number {
+  if (!Number.isSafeInteger(retries) || retries < 0) {
+    throw new AgentInfraError({
+      status: 0,
+      code: 'invalid_request',
+      message: `retries must be a whole number, 0 or more, not ${retries}.`,
+    });
+  }
+  return retries;
 }

@@ -52,6 +52,21 @@ describe('artifact transfers: timeouts, aborts and network errors are typed', ()
     expect(await failureOf(client.artifacts.upload(upload, { signal }))).toMatchObject({ status: 0, code: 'aborted' });
   });
 
+  // Review: when the data source itself stalled, the upload waited for the source after the timeout or abort (a
+  // generator's return() waits for its pending next()), so it never settled.
+  it('upload: a data source that stalls ends at the timeout and at an abort all the same', async () => {
+    const stalled = () =>
+      (async function* () {
+        yield new Uint8Array([1]);
+        await new Promise(() => undefined);
+      })();
+    const client = createClient({ url: await artifactStub(hang), key: 'dk_x' });
+    const data = { ...upload, data: stalled(), size: 3 };
+    expect(await failureOf(client.artifacts.upload(data, { timeoutMs: 300 }))).toMatchObject({ status: 0, code: 'timeout' });
+    const aborted = client.artifacts.upload({ ...data, data: stalled() }, { signal: AbortSignal.timeout(300), timeoutMs: 0 });
+    expect(await failureOf(aborted)).toMatchObject({ status: 0, code: 'aborted' });
+  }, 10_000);
+
   it('upload: timeoutMs bounds each wait for progress, not the whole PUT', async () => {
     const client = createClient({
       url: await artifactStub((response, request) => request.on('end', () => response.writeHead(200).end())),

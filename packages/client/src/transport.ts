@@ -3,7 +3,7 @@ import { AgentInfraError, errorOfResponse } from './errors.js';
 import { redirectError } from './redirect-error.js';
 import { requestHeaders } from './request-headers.js';
 import { readJsonObject } from './response-json.js';
-import { isRetryable, type RetryPolicy, retryDelayMs } from './retry-policy.js';
+import { checkedRetries, isRetryable, type RetryPolicy, retryDelayMs } from './retry-policy.js';
 import { sleep } from './sleep.js';
 
 /** What every call shares: where the server is, the credential and the limits. */
@@ -77,7 +77,7 @@ export async function postJson(
   call: CallOptions = {},
 ): Promise<unknown> {
   const json = JSON.stringify(body);
-  const retries = call.retries ?? options.retry.retries;
+  const retries = call.retries === undefined ? options.retry.retries : checkedRetries(call.retries);
   for (let tries = 0; ; tries += 1) {
     try {
       return await attempt(options, path, json, call);
