@@ -96,6 +96,7 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
         randomBytes(32).toString('base64url'),
         randomBytes(32).toString('base64').replace('=', ''),
         42,
+        Buffer.alloc(32).toString('base64'),
       ]) {
         const response = await t.mesh('peer/register', { agent_id: 'dave', pubkey, endpoint: '10.0.0.4:51820' }, t.bridge);
         expect(response.status, String(pubkey)).toBe(400);

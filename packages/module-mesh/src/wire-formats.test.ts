@@ -21,6 +21,25 @@ describe('wireguardKeySchema', () => {
   ])('refuses %s', (_, value) => {
     expect(wireguardKeySchema.safeParse(value).success).toBe(false);
   });
+
+  // Review: the all-zero key and the other low-order points were accepted; wireguard-go takes them, but no handshake
+  // with such a peer ever completes. Little-endian points of RFC 7748 §7 (0, 1, two of order 8, p − 1, p, p + 1),
+  // also with bit 255 set, which X25519 ignores.
+  it.each([
+    '0000000000000000000000000000000000000000000000000000000000000000',
+    '0100000000000000000000000000000000000000000000000000000000000000',
+    'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800',
+    '5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157',
+    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    '0000000000000000000000000000000000000000000000000000000000000080',
+    'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b880',
+  ])('refuses the low-order point %s', (hex) => {
+    const parsed = wireguardKeySchema.safeParse(Buffer.from(hex, 'hex').toString('base64'));
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toMatch(/^is a low-order Curve25519 point/);
+  });
 });
 
 describe('endpointSchema', () => {
