@@ -51,6 +51,30 @@ describe('the credential never reaches an error message', () => {
     expect(`${error.message} ${String(error.cause)}`).not.toContain('SECRET');
     expect(calls).toBe(0);
   });
+
+  // Review: a proxy that repeats the request's headers in its error body put the key in the error message.
+  it('a credential a server echoes in its error body is redacted from the message and details', async () => {
+    stub = await startStubServer((_n, request, response) => {
+      const echoed = request.headers.authorization ?? '';
+      if (request.url?.endsWith('/mem/query')) {
+        const body = { error: { code: 'forbidden', message: `refused ${echoed}`, details: { echoed } } };
+        return response.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      }
+      response.writeHead(502, { 'content-type': 'text/html' }).end(`<h1>Bad gateway</h1><pre>${echoed}</pre>`);
+    });
+    const client = createClient({ url: stub.url, key: 'dk_TOPSECRET', retries: 0 });
+    const refused = await failureOf(client.memory.query(query));
+    expect(refused).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+      message: 'refused Bearer [redacted]',
+      details: { echoed: 'Bearer [redacted]' },
+    });
+    const proxied = await failureOf(client.memory.query(query, { headers: { authorization: 'Bearer dt_OTHERSECRET' }, retries: 0 }));
+    const written = await failureOf(client.memory.write({ agent_id: 'a', kind: 'semantic', text: 't', provenance: 'p', scope: ['self'] }));
+    for (const error of [proxied, written])
+      expect(JSON.stringify({ message: error.message, details: error.details })).not.toMatch(/SECRET/);
+  });
 });
 
 // Regression: `{ Authorization }` was sent as "Bearer dt_…, Bearer dk_…" and `{ authorization }` was replaced by the key.

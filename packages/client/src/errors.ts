@@ -64,11 +64,15 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 /**
  * The {@link AgentInfraError} of a non-2xx response, read from its CONTRACT.md
  * body (its first 64 KiB; a body that cannot be read counts as empty).
+ * @param sent the credential the request carried: a server or proxy that
+ *   echoes it (a debugging proxy repeating the request's headers) has it
+ *   replaced by `[redacted]` before it can reach a message or `details`.
  */
-export async function errorOfResponse(response: Response): Promise<AgentInfraError> {
+export async function errorOfResponse(response: Response, sent?: string): Promise<AgentInfraError> {
   const requestId = response.headers.get('x-request-id') ?? undefined;
   const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-  const { text } = await readTextUpTo(response, ERROR_BODY_LIMIT).catch(() => ({ text: '' }));
+  const read = (await readTextUpTo(response, ERROR_BODY_LIMIT).catch(() => ({ text: '' }))).text;
+  const text = sent ? read.split(sent).join('[redacted]') : read;
   let body: { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
   try {
     body = JSON.parse(text);

@@ -39,9 +39,10 @@ async function attempt(options: TransportOptions, path: string, json: string, ca
   const deadline = callSignal(call.signal, call.timeoutMs ?? options.timeoutMs);
   try {
     deadline.signal.throwIfAborted();
+    const headers = requestHeaders(options.key, call.headers);
     const response = await options.fetch(`${options.url}/functions/v1/${path}`, {
       method: 'POST',
-      headers: requestHeaders(options.key, call.headers),
+      headers,
       body: json,
       redirect: 'manual',
       signal: deadline.signal,
@@ -51,7 +52,7 @@ async function attempt(options: TransportOptions, path: string, json: string, ca
       await response.body?.cancel().catch(() => {});
       throw redirect;
     }
-    if (!response.ok) throw await errorOfResponse(response);
+    if (!response.ok) throw await errorOfResponse(response, headers.get('authorization')?.replace(/^Bearer\s+/i, '') || undefined);
     return await readJsonObject(response, options.maxResponseBytes);
   } catch (error) {
     throw deadline.failure(error, `Request to ${path}`);
