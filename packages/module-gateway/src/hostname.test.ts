@@ -7,6 +7,7 @@ describe('normalizeHostname (issue #8)', () => {
     ['App.Example.COM', 'app.example.com'],
     ['Bücher.example', 'xn--bcher-kva.example'],
     ['日本語.jp', 'xn--wgv71a119e.jp'],
+    ['\u05d0\u05d1.example.com', 'xn--4dbc.example.com'],
     ['ＥＸＡＭＰＬＥ.com', 'example.com'],
     ['xn--bcher-kva.example', 'xn--bcher-kva.example'],
     ['a-b.c0.example', 'a-b.c0.example'],
@@ -47,6 +48,10 @@ describe('normalizeHostname (issue #8)', () => {
     ['vic\u200btim.example.com', 'U+200B'],
     ['vic\ufe0ftim.example.com', 'U+FE0F'],
     ['vic\u0000tim.example.com', 'U+0000'],
+    // Review: bound after the TXT proof, then refused by the CA (rejectedIdentifier): IDNA2008 was not checked.
+    ['a\u05d0.example.com', 'IDNA2008'],
+    ['1\u05d0.example.com', 'IDNA2008'],
+    ['xn----7sb.example', 'IDNA2008'],
   ])('refuses %j (%s)', (input, reason) => {
     const checked = normalizeHostname(input);
     expect(checked.ok).toBe(false);

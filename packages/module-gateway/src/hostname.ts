@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { toASCII } from 'tr46';
 import { z } from 'zod';
 
 /** Prefix of the TXT record that proves control of a host (like ACME's `_acme-challenge`). */
@@ -10,6 +11,19 @@ const MAX_DNS_NAME_OCTETS = 253;
 export const MAX_HOSTNAME_OCTETS = MAX_DNS_NAME_OCTETS - `${CLAIM_RECORD_PREFIX}.`.length;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const NOT_AN_IP = 'An IP address is not a hostname.';
+/**
+ * UTS #46 with the checks a CA applies to internationalised names (IDNA2008):
+ * RFC 5893's Bidi rule, RFC 5891's hyphen rules on the Unicode form of every
+ * label (also of one given as `xn--…`), joiners in context, STD3 characters.
+ */
+const IDNA2008_CHECKS = {
+  checkBidi: true,
+  checkHyphens: true,
+  checkJoiners: true,
+  useSTD3ASCIIRules: true,
+  verifyDNSLength: true,
+  processingOption: 'nontransitional',
+} as const;
 const ALL_DIGIT_TLD = 'The top-level label of the hostname must not be all digits.';
 /** Characters a URL parser treats as the end of the host or as userinfo, port or escape: `domainToASCII` would cut at or decode them. */
 const URL_DELIMITER = /[/?#\\@:%]/u;
@@ -51,7 +65,9 @@ export type HostnameCheck = { ok: true; host: string } | { ok: false; reason: st
  * digits, no wildcard, no IP literal and no trailing dot. Characters that
  * conversion would cut at or silently drop (`/ ? # \\ @ : %`, control and
  * default-ignorable code points) are refused first, so the bound name is
- * never a truncation of the input. A refusal's `reason` is a sentence.
+ * never a truncation of the input. Names a CA would refuse under IDNA2008
+ * (see {@link IDNA2008_CHECKS}: `aא.example`, `xn----7sb.example`) are
+ * refused too. A refusal's `reason` is a sentence.
  */
 export function normalizeHostname(input: string): HostnameCheck {
   if (input.length === 0) return { ok: false, reason: 'The hostname is empty.' };
@@ -81,6 +97,13 @@ export function normalizeHostname(input: string): HostnameCheck {
       return { ok: false, reason: `The label "${label}" has hyphens in positions 3 and 4, which only xn-- labels may have.` };
   }
   if (/^[0-9]+$/.test(labels[labels.length - 1] as string)) return { ok: false, reason: ALL_DIGIT_TLD };
+  if (toASCII(input, IDNA2008_CHECKS) === null) {
+    return {
+      ok: false,
+      reason:
+        'The hostname breaks the IDNA2008 rules a CA checks (RFC 5891, RFC 5893): a label, also in its Unicode form, may not start or end with a hyphen, nor mix left-to-right and right-to-left characters.',
+    };
+  }
   return { ok: true, host: ascii };
 }
 
