@@ -4,7 +4,7 @@ import { sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import type { MemoryService } from './service.js';
 import { createBagOfWordsEmbedder } from './test-support/bag-of-words-embedder.js';
-import { createMemoryKernel, startMemoryTestServer } from './test-support/memory-test-server.js';
+import { createMemoryKernel, type MemoryTestServer, startMemoryTestServer } from './test-support/memory-test-server.js';
 
 const MEMORIES = [
   'The user prefers dark mode in the editor',
@@ -14,6 +14,18 @@ const MEMORIES = [
   'Standup moved to ten thirty on Mondays',
   'Use pnpm, not npm, in this repository',
 ];
+
+/** Writes each of {@link MEMORIES} for alice with its own provenance, `p0` to `p5`. */
+async function writeEachWithItsProvenance(t: MemoryTestServer): Promise<void> {
+  for (const [index, text] of MEMORIES.entries()) {
+    const written = await t.memory(
+      'mem/write',
+      { agent_id: 'alice', kind: 'semantic', text, provenance: `p${index}`, scope: ['self'] },
+      'alice',
+    );
+    expect(written.status).toBe(200);
+  }
+}
 
 async function countRows(db: SqlDatabase, table: string): Promise<number> {
   return Number((await db.knex(table).count({ n: '*' }).first())?.n);
@@ -120,14 +132,7 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
     const next = createBagOfWordsEmbedder({ id: 'test-bow-b', dimensions: 96 });
     const kernel = createMemoryKernel({ db: keepOpen(db), embedder: next, memoryConfig: { reembedBatchSize: 2 } });
     try {
-      for (const [index, text] of MEMORIES.entries()) {
-        const written = await t.memory(
-          'mem/write',
-          { agent_id: 'alice', kind: 'semantic', text, provenance: `p${index}`, scope: ['self'] },
-          'alice',
-        );
-        expect(written.status).toBe(200);
-      }
+      await writeEachWithItsProvenance(t);
       const service = kernel.service<MemoryService>('agent-memory');
       next.failAfterCalls = 1;
       await expect(service.reembed()).rejects.toThrow('The embedder test-bow-b failed');
@@ -154,14 +159,7 @@ describe.each(sqlDatabases())('embedder change on $name', ({ create }) => {
     const next = createBagOfWordsEmbedder({ id: 'test-bow-b', dimensions: 96 });
     const kernel = createMemoryKernel({ db: keepOpen(db), embedder: next, memoryConfig: { reembedBatchSize: 10 } });
     try {
-      for (const [index, text] of MEMORIES.entries()) {
-        const written = await t.memory(
-          'mem/write',
-          { agent_id: 'alice', kind: 'semantic', text, provenance: `p${index}`, scope: ['self'] },
-          'alice',
-        );
-        expect(written.status).toBe(200);
-      }
+      await writeEachWithItsProvenance(t);
       let release = () => {};
       next.hold = new Promise<void>((resolve) => (release = resolve));
       const reembed = kernel.service<MemoryService>('agent-memory').reembed();
