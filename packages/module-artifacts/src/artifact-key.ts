@@ -12,6 +12,14 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
+/**
+ * Bidirectional formatting marks (U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029):
+ * invisible, they make a name read as another in the download's file name
+ * (`invoice\u202Efdp.exe` shows as `invoiceexe.pdf`, Unicode TR #36 §2.1).
+ */
+const DECEPTIVE_FORMATTING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
 /** Percent-decodes a segment until it stops changing (catches `%2e%2e` and `%252e%252e`); malformed escapes stay as they are. */
 function decodeFully(segment: string): string {
   let current = segment;
@@ -30,8 +38,8 @@ function decodeFully(segment: string): string {
 
 /**
  * Why `key` is not a valid artifact key, or `null`: a relative, path-like
- * name of 1–1024 UTF-8 bytes; no leading `/` or drive letter, no backslash or
- * control character, no empty segment, and no segment that is (or
+ * name of 1–1024 UTF-8 bytes; no leading `/` or drive letter, no backslash,
+ * control character or bidirectional formatting mark, no empty segment, and no segment that is (or
  * percent-decodes to) `.`, `..`, or holds a `/` or `\`.
  */
 export function artifactKeyProblem(key: string): string | null {
@@ -40,6 +48,7 @@ export function artifactKeyProblem(key: string): string | null {
   if (key.startsWith('/') || /^[A-Za-z]:/.test(key)) return 'must be relative (no leading "/" or drive letter)';
   if (key.includes('\\')) return 'must not contain a backslash';
   if (hasControlCharacter(key)) return 'must not contain control characters';
+  if (DECEPTIVE_FORMATTING.test(key)) return 'must not contain bidirectional formatting marks or line separators (U+202E, U+2028 …)';
   for (const segment of key.split('/')) {
     if (segment === '') return 'must not have empty segments ("//" or a trailing "/")';
     const decoded = decodeFully(segment);

@@ -319,6 +319,10 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         'a/',
         '',
         'nul\u0000',
+        // Review: shown in the download's Content-Disposition file name, these make a name read as another.
+        'invoice\u202efdp.exe',
+        'a\u2066b',
+        'line\u2028break',
       ];
       const cases: Array<[Record<string, unknown>, number]> = [
         ...traversal.map((key): [Record<string, unknown>, number] => [{ ...base, key }, 400]),
