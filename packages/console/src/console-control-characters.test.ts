@@ -34,7 +34,9 @@ describe.each(sqlDatabases())('console pages show control characters in caller-s
       headers: { 'message-id': '<control@example.com>', 'x-note': HOSTILE },
       mime_ref: 'none',
     });
-    await t.uploadArtifact(`reports/q1\u202efdp.exe`, Buffer.from('x'));
+    // Registration refuses such keys now; an artifact registered before that keeps its key, and the console shows it.
+    const { artifactId } = await t.uploadArtifact('reports/q1.pdf', Buffer.from('x'));
+    await fixture.db.knex('artifacts_items').where({ artifact_id: artifactId }).update({ key: `reports/q1\u202efdp.exe` });
     // A refused revocation is audited with the id as sent: the audit log's target holds caller-supplied text too.
     const revoke = await t.server.call(
       'agent-identity/device/revoke',
