@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { assertWithinQuota, ConflictError, isoTimestamp, NotFoundError, newId, VerificationError } from '@agentinfra/core';
+import {
+  assertWithinQuota,
+  ConflictError,
+  chunks,
+  isoTimestamp,
+  NotFoundError,
+  newId,
+  SQL_ID_CHUNK,
+  VerificationError,
+} from '@agentinfra/core';
 import { type GatewayContext, hostLockKey, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import { CLAIM_RECORD_PREFIX } from './hostname.js';
@@ -16,8 +25,6 @@ import type {
 const DAY_MS = 86_400_000;
 /** Values shown back in a failed claim's `details.found`. */
 const FOUND_VALUES_SHOWN = 10;
-/** Latest orders read per query by /list (bound parameters stay well under every engine's limit). */
-const ORDER_BATCH = 500;
 
 /** The columns of a host's latest order that /list shows. */
 type ListedOrder = Pick<OrderRow, 'order_id' | 'host_id' | 'status' | 'attempts' | 'last_error' | 'problem' | 'updated_at'>;
@@ -282,10 +289,10 @@ export function createHostBindings(context: GatewayContext) {
       >;
       const latest = new Map<string, ListedOrder>();
       const orderIds = rows.flatMap((row) => (row.latest_order_id === null ? [] : [row.latest_order_id]));
-      for (let i = 0; i < orderIds.length; i += ORDER_BATCH) {
+      for (const slice of chunks(orderIds, SQL_ID_CHUNK)) {
         const orders = (await knex()('gateway_orders')
           .select('order_id', 'host_id', 'status', 'attempts', 'last_error', 'problem', 'updated_at')
-          .whereIn('order_id', orderIds.slice(i, i + ORDER_BATCH))) as ListedOrder[];
+          .whereIn('order_id', slice)) as ListedOrder[];
         for (const order of orders) latest.set(order.host_id, order);
       }
       return {

@@ -1,3 +1,4 @@
+import { chunks, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { Knex } from 'knex';
 
 /** A semantic memory as the re-embed walk reads it. */
@@ -26,8 +27,12 @@ export async function semanticBatchAfter(knex: Knex, cursor: string | null, limi
   return (await query) as SemanticRow[];
 }
 
-/** Which of `ids` (at most a few thousand) are still stored memories. */
+/** Which of `ids` are still stored memories ({@link SQL_ID_CHUNK} ids per statement). */
 export async function storedIds(knex: Knex, ids: readonly string[]): Promise<Set<string>> {
-  const rows = (await knex('memory_records').select('id').whereIn('id', ids)) as Array<{ id: string }>;
-  return new Set(rows.map((row) => row.id));
+  const stored = new Set<string>();
+  for (const slice of chunks(ids, SQL_ID_CHUNK)) {
+    const rows = (await knex('memory_records').select('id').whereIn('id', slice)) as Array<{ id: string }>;
+    for (const row of rows) stored.add(row.id);
+  }
+  return stored;
 }
