@@ -23,6 +23,31 @@ describe('console sessions', () => {
     expect(store.get(undefined)).toBeNull();
   });
 
+  it('end at the absolute lifetime however busy', () => {
+    let now = 0;
+    const store = createSessionStore({ idleMs: 1_000, maxAgeMs: 5_000, now: () => now });
+    const session = store.create();
+    for (now = 900; now < 5_000; now += 900) expect(store.get(session.id)).toBe(session);
+    now = 5_000;
+    expect(store.get(session.id)).toBeNull();
+  });
+
+  it('keep at most maxSessions, ending the one idle longest', () => {
+    let now = 0;
+    const store = createSessionStore({ idleMs: 10_000, maxSessions: 3, now: () => now });
+    const first = store.create();
+    now = 1;
+    const second = store.create();
+    now = 2;
+    const third = store.create();
+    now = 3;
+    expect(store.get(first.id)).toBe(first);
+    now = 4;
+    const fourth = store.create();
+    expect(store.get(second.id)).toBeNull();
+    for (const kept of [first, third, fourth]) expect(store.get(kept.id)).toBe(kept);
+  });
+
   it('cookies are HttpOnly and SameSite=Strict on the console path, Secure over HTTPS, without a lifetime of their own', () => {
     const plain = sessionCookie('abc', { secure: false, path: '/console' });
     expect(plain).toBe('agentinfra_console=abc; Path=/console; HttpOnly; SameSite=Strict');

@@ -8,6 +8,10 @@ export interface ConsoleSurfaceOptions {
   path?: string;
   /** A session ends after this long without a request (default 30 minutes). */
   idleMs?: number;
+  /** A session ends this long after sign-in however busy (default 12 hours). */
+  maxAgeMs?: number;
+  /** Sessions kept at once (default 1,000); a sign-in past it ends the session idle longest. */
+  maxSessions?: number;
   /** Largest form body in bytes (default 64 KiB); 413 above. */
   bodyLimitBytes?: number;
 }
@@ -22,7 +26,11 @@ export function consoleSurface(options: ConsoleSurfaceOptions = {}): KernelSurfa
     const path = options.path ?? '/console';
     const idleMs = options.idleMs ?? 30 * 60_000;
     const limit = options.bodyLimitBytes ?? 64 * 1024;
-    const app = createConsoleApp({ kernel, base: path, sessions: createSessionStore({ idleMs }) });
+    const app = createConsoleApp({
+      kernel,
+      base: path,
+      sessions: createSessionStore({ idleMs, maxAgeMs: options.maxAgeMs, maxSessions: options.maxSessions }),
+    });
     return {
       path,
       async fetch(request, body, info) {
