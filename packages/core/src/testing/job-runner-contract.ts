@@ -5,6 +5,7 @@ import { JobRunner } from '../jobs/runner.js';
 import { migrateLatest } from '../kernel/migrations.js';
 import { createLogger } from '../logger.js';
 import type { SqlDatabase } from '../ports/sql-database.js';
+import { chunks } from '../sql-chunks.js';
 import type { SqlDatabaseContractOptions } from './sql-database-contract.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -446,7 +447,7 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
         created_at: now,
         updated_at: now,
       }));
-      for (let i = 0; i < rows.length; i += 200) await sql.knex('core_jobs').insert(rows.slice(i, i + 200));
+      for (const slice of chunks(rows, 200)) await sql.knex('core_jobs').insert(slice);
     }
 
     it("claims another group's job at once behind a saturated group's backlog of 2,000 due jobs", async () => {
@@ -543,7 +544,7 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
         created_at: now,
         updated_at: now,
       }));
-      for (let i = 0; i < future.length; i += 200) await sql.knex('core_jobs').insert(future.slice(i, i + 200));
+      for (const slice of chunks(future, 200)) await sql.knex('core_jobs').insert(slice);
       const due = await jobs.enqueue({ name: 'test.quick', group: 'tenant:000500' });
       jobs.start();
       await until(async () => (await jobs.get({ id: due.id }))?.status === 'succeeded');

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LexicalHit, LexicalIndex, LexicalSource } from '../ports/lexical-index.js';
+import { chunks } from '../sql-chunks.js';
 import { MAX_LEXICAL_POSTINGS } from '../vectors/lexical-terms.js';
 
 /** Options of {@link runLexicalIndexContract}. */
@@ -87,7 +88,7 @@ export function runLexicalIndexContract(options: LexicalIndexContractOptions): v
       builder.text('scope').notNullable();
     });
     cleanups.push(() => knex.schema.dropTableIfExists(table));
-    for (let i = 0; i < rows.length; i += 200) await knex(table).insert(rows.slice(i, i + 200));
+    for (const slice of chunks(rows, 200)) await knex(table).insert(slice);
     return { knex, index: index({ table: `${table}_lex`, source: { ...SOURCE, table } }), table };
   }
 
