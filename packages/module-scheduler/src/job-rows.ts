@@ -28,7 +28,7 @@ export interface JobRow {
   max_attempts: number;
   catch_up: CatchUp;
   status: 'active' | 'paused';
-  /** Origin of `@every` instants: the time the cadence was set. */
+  /** Origin of `@every` instants: the time the cadence was set, or the job last resumed. */
   anchor_at: number;
   next_run_at: number | null;
   /** Queue job that fires `next_run_at`. */

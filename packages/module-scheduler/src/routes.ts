@@ -1,5 +1,6 @@
 import { routesFor } from '@agentinfra/core';
 import { adminListJobsResponseSchema, listJobsRequestSchema } from './admin-schemas.js';
+import { jobListFor } from './callback-url-view.js';
 import type { SchedulerPermission } from './permissions.js';
 import {
   jobRefRequestSchema,
@@ -67,13 +68,13 @@ export const schedulerRoutes = [
     path: '/job/list',
     summary: "The agent's jobs in name order with cadence, state, next run and latest run (limit 1..500, default 50; cursor).",
     description:
-      'List your scheduled jobs in name order, optionally only active or paused ones: cadence, time zone, callback URL, max_attempts, status, next_run_at and the latest run (id, status, instant, error). Secrets are never returned. Pass next_cursor back as `cursor` for the next page.',
+      'List your scheduled jobs in name order, optionally only active or paused ones: cadence, time zone, callback URL, max_attempts, status, next_run_at and the latest run (id, status, instant, error). Secrets are never returned, and a delegation without scheduler.write sees callback URLs without their query string. Pass next_cursor back as `cursor` for the next page.',
     example: { agent_id: 'alice', limit: 50, cursor: null },
     effects: { readOnly: true, idempotent: true },
     request: listJobsRequestSchema,
     response: adminListJobsResponseSchema,
     auth: agentAuth('scheduler.read'),
-    handler: ({ body, service }) => service.admin.listJobs(body),
+    handler: async ({ body, service, principal }) => jobListFor(principal, await service.admin.listJobs(body)),
   }),
   route({
     path: '/runs/list',

@@ -197,7 +197,10 @@ export function createSchedulerService(deps: SchedulerDeps) {
     },
 
     /**
-     * Resumes a paused job from now (instants missed while paused are not caught up).
+     * Resumes a paused job from now, as a `/job/put` of the same cadence on
+     * the paused job would: an `@every` job's anchor moves to now, so its
+     * next fire is now + interval; a cron job fires at its next occurrence
+     * after now. Instants missed while paused are not caught up.
      * @returns `{ name, status: 'active', next_run_at }`; an active job is returned unchanged.
      * @throws NotFoundError (404) when the agent has no such job.
      */
@@ -207,8 +210,9 @@ export function createSchedulerService(deps: SchedulerDeps) {
         if (!job) throw notFound(body.name);
         if (job.status === 'active' && job.next_run_at !== null) return Number(job.next_run_at);
         const now = deps.clock.now();
-        await trx(JOBS).where({ id: job.id }).update({ status: 'active', updated_at: now });
-        const scheduled = await scheduleNextFire({ trx, jobs: deps.jobs, job, after: now, now, restart: true });
+        const resumed = { status: 'active' as const, anchor_at: now, updated_at: now };
+        await trx(JOBS).where({ id: job.id }).update(resumed);
+        const scheduled = await scheduleNextFire({ trx, jobs: deps.jobs, job: { ...job, ...resumed }, after: now, now, restart: true });
         if (!scheduled) throw new InputError('The job cannot resume: its cadence has no occurrence after now.');
         return scheduled.at;
       });
