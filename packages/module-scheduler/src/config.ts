@@ -11,7 +11,10 @@ export const schedulerConfigSchema = z.object({
    * and cron expressions firing more often are refused with 400. Default 10 s.
    */
   minIntervalMs: z.number().int().min(1_000).max(86_400_000).default(10_000),
-  /** Milliseconds one callback may take (connect to end of answer) before the attempt fails. Default 30 s. */
+  /**
+   * Milliseconds one callback may take (connect to the receiver's status; its body is not waited for)
+   * before the attempt fails. Default 30 s.
+   */
   callbackTimeoutMs: z.number().int().min(100).max(MAX_CALLBACK_TIMEOUT_MS).default(30_000),
   /**
    * A fire that starts more than this many ms after its instant counts as

@@ -173,6 +173,34 @@ describe('createHttpDelivery to a loopback receiver (allowPrivate)', () => {
     }
   });
 
+  it('settles at a 2xx status whose body never ends, and hangs up on that body within a second', async () => {
+    let hungUp = false;
+    target.answerWith((response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('still thinking');
+      response.once('close', () => {
+        hungUp = true;
+      });
+    });
+    const started = Date.now();
+    const sent = delivery.send({ url, secrets: [newWebhookSecret()], messageId: 'm9', type: 't', data: null, timeoutMs: 10_000 });
+    expect(await sent).toMatchObject({ status: 200, ok: true });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect.poll(() => hungUp, { timeout: 3_000 }).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('settles at a 2xx status whose connection is then reset mid-body, without an unhandled error', async () => {
+    target.answerWith((response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('partial');
+      setTimeout(() => response.socket?.destroy(), 50);
+    });
+    const sent = await delivery.send({ url, secrets: [newWebhookSecret()], messageId: 'm10', type: 't', data: null, timeoutMs: 10_000 });
+    expect(sent).toMatchObject({ status: 200, ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  });
+
   it('turns network errors into an Error naming the origin and code', async () => {
     const closed = receiver(createHttpServer());
     const port = await closed.listen();

@@ -9,8 +9,13 @@ import type { DeliveryResult, HttpDelivery } from '../ports/http-delivery.js';
 import { bareHostname, guardedLookup, type HostResolver, parseTarget, resolveTarget, systemResolver } from './target-guard.js';
 import { signWebhook } from './webhook-signature.js';
 
-/** Bytes of a receiver's answer body that are read (then discarded); a longer body is cut off. */
+/**
+ * The outcome of a delivery is its status; the answer's body is only read to
+ * let the connection be reused: at most this many bytes, then it is cut off.
+ */
 const MAX_RESPONSE_BYTES = 65_536;
+/** Milliseconds an answer's body may take to end once its status has come; a slower one is cut off. */
+const MAX_BODY_DRAIN_MS = 1_000;
 
 const isFunction = (value: unknown) => typeof value === 'function';
 
@@ -24,7 +29,7 @@ export const httpDeliveryOptionsSchema = z.object({
   allowPrivate: z.boolean(),
   /** Source of `webhook-timestamp` and the body's `timestamp` (default: the wall clock). */
   clock: z.custom<Clock>((value) => typeof value === 'object' && value !== null && isFunction((value as Clock).now)).optional(),
-  /** Milliseconds one delivery may take, connection to end of the answer, when `send` gives none. */
+  /** Milliseconds one delivery may take, connection to the answer's status, when `send` gives none. */
   defaultTimeoutMs: z.number().int().min(1).max(600_000).default(30_000),
   /** Host name resolver (default: the system's `getaddrinfo`); tests inject one to play DNS. */
   resolver: z.custom<HostResolver>(isFunction).optional(),
@@ -38,9 +43,27 @@ export const httpDeliveryOptionsSchema = z.object({
 /** Options of {@link createHttpDelivery} as callers write them. */
 export type HttpDeliveryOptions = z.input<typeof httpDeliveryOptionsSchema>;
 
-/** What a finished POST produced. */
+/** What a POST produced: the receiver's status (its body does not count). */
 interface PostOutcome {
   status: number;
+}
+
+/**
+ * Reads and discards an answer's body after its status has settled the
+ * delivery, so that a keep-alive connection goes back to the pool; a body over
+ * {@link MAX_RESPONSE_BYTES} or still open after {@link MAX_BODY_DRAIN_MS} is
+ * cut off (its connection closed), so a receiver that never finishes its
+ * body holds no delivery slot.
+ */
+function discardBody(response: http.IncomingMessage): void {
+  let received = 0;
+  const cutOff = setTimeout(() => response.destroy(), MAX_BODY_DRAIN_MS);
+  cutOff.unref();
+  response.once('close', () => clearTimeout(cutOff));
+  response.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > MAX_RESPONSE_BYTES) response.destroy();
+  });
 }
 
 /**
@@ -59,8 +82,10 @@ interface PostOutcome {
  *   checked address (resolution happens inside the socket's `lookup`, so DNS
  *   rebinding between check and connect is impossible). With `allowPrivate`
  *   every address and plain `http://` are allowed;
- * - each send aborts after its timeout (or the caller's signal); redirects
- *   are never followed (a 3xx is a non-2xx answer); no proxy is used.
+ * - each send aborts after its timeout (or the caller's signal) unless the
+ *   receiver's status has come; the status settles the send, and the body
+ *   is discarded (at most 64 KiB within 1 s, then the connection is closed);
+ *   redirects are never followed (a 3xx is a non-2xx answer); no proxy is used.
  * Keep-alive connections are reused per host (each was checked when opened).
  * @throws ZodError when `options` are invalid.
  */
@@ -92,21 +117,11 @@ export function createHttpDelivery(options: HttpDeliveryOptions): HttpDelivery {
         signal,
       });
       let answered = false;
+      // The status decides the outcome: a receiver that answers 2xx and then never finishes its body has succeeded.
       request.once('response', (response) => {
         answered = true;
-        const status = response.statusCode ?? 0;
-        let received = 0;
-        const settle = () => resolve({ status });
-        response.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > MAX_RESPONSE_BYTES) {
-            response.destroy();
-            settle();
-          }
-        });
-        response.once('end', settle);
-        response.once('close', settle);
-        response.once('error', settle);
+        resolve({ status: response.statusCode ?? 0 });
+        discardBody(response);
       });
       // A 101 answer emits no 'response', only 'upgrade' (with no listener Node destroys the socket, silently):
       // without these the promise never settled and the delivery held its worker until the job's own timeout.

@@ -4,7 +4,7 @@ export interface DeliveryResult {
   status: number;
   /** Whether the status is 2xx. */
   ok: boolean;
-  /** Milliseconds from sending to the end of the answer. */
+  /** Milliseconds from sending to the receiver's status (the body is not waited for). */
   ms: number;
 }
 
@@ -27,7 +27,8 @@ export interface HttpDelivery {
    * POSTs one signed delivery. Every secret in `secrets` signs it (the
    * signature header lists them space-separated, for rotation windows).
    * Redirects are not followed (a 3xx is a non-2xx result).
-   * @returns the receiver's status; a non-2xx answer is a result, not an error.
+   * @returns the receiver's status, as soon as it comes (the body is discarded, not waited for); a non-2xx
+   *   answer is a result, not an error.
    * @throws InputError when the target is refused (scheme, or an address that is not public,
    *   checked on the address actually connected to); Error for network errors, timeouts and
    *   aborts (the caller retries). Messages name the target's origin only, never its path or query.
