@@ -27,7 +27,7 @@ export const schedulerRoutes = [
     path: '/job/put',
     summary: 'Create or replace a job (upsert by agent_id + name) and activate it; returns its next run.',
     description:
-      'Create or replace a scheduled job by name: on each tick of `cadence` (cron, or @every 5m) the service POSTs a signed callback to callback_url, retried up to max_attempts. Returns job_id, name and next_run_at.',
+      'Create or replace a scheduled job by name: on each tick of `cadence` (cron, or @every 5m) the service POSTs a signed callback to callback_url, retried up to max_attempts. Returns job_id, name and next_run_at, plus secret once when a new job is put without one (a generated whsec_ signing secret; a job put again without one keeps its own).',
     effects: { destructive: true, idempotent: true, openWorld: true },
     request: putJobRequestSchema,
     response: putJobResponseSchema,

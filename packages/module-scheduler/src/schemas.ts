@@ -57,14 +57,24 @@ export const putJobRequestSchema = z.strictObject({
     ),
   timezone: z.string().min(1).max(64).optional().describe('IANA time zone the cron fields are read in (default UTC).'),
   callback_url: z.string().min(1).max(2048).describe('HTTPS URL POSTed on each run (public addresses only).'),
-  secret: signingSecretSchema.describe('Signing secret (Standard Webhooks); stored sealed, never returned.'),
+  secret: signingSecretSchema
+    .optional()
+    .describe(
+      'Signing secret (Standard Webhooks); stored sealed, never returned. Omitted: a new job gets a generated whsec_ secret (in the response, once); a job put again keeps its secret.',
+    ),
   max_attempts: z.number().int().min(1).max(20).default(3).describe('Attempts per run: 1..20, default 3.'),
   catch_up: catchUpSchema
     .default('once')
     .describe('A fire missed while the server was down: "once" (default) runs it once, "skip" drops it.'),
 });
 export type PutJobRequest = z.output<typeof putJobRequestSchema>;
-export const putJobResponseSchema = z.object({ job_id: z.string(), name: z.string(), next_run_at: instantSchema });
+/** The job's id and next run, plus the generated `secret` (shown once) when a new job was put without one. */
+export const putJobResponseSchema = z.object({
+  job_id: z.string(),
+  name: z.string(),
+  next_run_at: instantSchema,
+  secret: z.string().optional(),
+});
 export type PutJobResponse = z.output<typeof putJobResponseSchema>;
 
 /** POST /job/pause, /job/resume, /job/delete. */

@@ -77,4 +77,36 @@ describe.each(sqlDatabases())('agent-scheduler secret rotation on $name', ({ cre
       await cleanup();
     }
   }, 30_000);
+
+  it('generates a whsec_ secret for a new job put without one (returned once) and keeps it when the job is put again without one', async () => {
+    const { db, cleanup } = await create();
+    const receiver = await startCallbackReceiver();
+    const t = await startSchedulerTestServer({ db });
+    try {
+      receiver.answer('/gen', 200);
+      const job = { agent_id: 'alice', name: 'gen', cadence: cronOnceIn(1_000).cadence, callback_url: `${receiver.url}/gen` };
+      const first = await t.scheduler('job/put', job, 'alice');
+      expect(first.status).toBe(200);
+      const secret = first.body.secret as string;
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+      expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+
+      const again = await t.scheduler('job/put', { ...job, max_attempts: 2 }, 'alice');
+      expect(again.status).toBe(200);
+      expect(again.body).not.toHaveProperty('secret');
+      const explicit = await t.scheduler('job/put', { ...job, name: 'explicit', secret: newWebhookSecret() }, 'alice');
+      expect(explicit.body).not.toHaveProperty('secret');
+
+      await receiver.waitFor(() => receiver.on('/gen').length >= 1, 10_000, 'the callback');
+      const callback = receiver.on('/gen')[0] as ReceivedCallback;
+      expect(callback.headers['webhook-signature']?.split(' ')).toHaveLength(1);
+      expect(() => new Webhook(secret).verify(callback.body, callback.headers)).not.toThrow();
+      const listed = await t.scheduler('job/list', { agent_id: 'alice' }, 'alice');
+      expect(JSON.stringify(listed.body)).not.toContain(secret.slice('whsec_'.length));
+    } finally {
+      await t.server.stop();
+      await receiver.close();
+      await cleanup();
+    }
+  }, 30_000);
 });

@@ -44,6 +44,15 @@ export function secretColumnsAfterPut(options: {
   return { secret_sealed: sealed, previous_secret_sealed: existing.secret_sealed, secret_rotated_at: now };
 }
 
+/** The secret columns of a job put again without a `secret`: unchanged, rotation window included. */
+export function keptSecretColumns(existing: SecretColumns): SecretColumns {
+  return {
+    secret_sealed: existing.secret_sealed,
+    previous_secret_sealed: existing.previous_secret_sealed,
+    secret_rotated_at: existing.secret_rotated_at,
+  };
+}
+
 /**
  * The secrets an attempt of `job` signs with at `now`: the current one, then
  * the replaced one while less than `graceMs` has passed since the change.

@@ -8,6 +8,7 @@ import {
   lockedWhen,
   NotFoundError,
   newId,
+  newWebhookSecret,
   resealSealedColumn,
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
@@ -34,7 +35,7 @@ import {
   type RunPayload,
   runPayloadSchema,
 } from './schemas.js';
-import { forgetReplacedSecrets, secretColumnsAfterPut } from './secret-rotation.js';
+import { forgetReplacedSecrets, keptSecretColumns, secretColumnsAfterPut } from './secret-rotation.js';
 import type { SchedulerDeps } from './service-deps.js';
 
 /** /runs/list pages: the scheduled instant (ms) of the last run listed; unique per job. */
@@ -84,7 +85,7 @@ export function createSchedulerService(deps: SchedulerDeps) {
     body: PutJobRequest,
     cadence: Cadence,
     quota: number,
-  ): Promise<{ jobId: string; next: number | null; supersededQueueId: string | null }> {
+  ): Promise<{ jobId: string; next: number | null; supersededQueueId: string | null; generatedSecret?: string }> {
     return knex().transaction(async (trx: Knex.Transaction) => {
       const now = deps.clock.now();
       const existing = await lockJob(trx, body.agent_id, body.name);
@@ -101,6 +102,9 @@ export function createSchedulerService(deps: SchedulerDeps) {
         });
       }
       const jobId = existing?.id ?? newId('job_');
+      // Without a secret, a new job gets a generated one and a job put again keeps its own.
+      const generatedSecret = body.secret === undefined && !existing ? newWebhookSecret() : undefined;
+      const secret = body.secret ?? generatedSecret;
       const keepSchedule =
         existing !== undefined &&
         existing.status === 'active' &&
@@ -110,7 +114,9 @@ export function createSchedulerService(deps: SchedulerDeps) {
         cadence: body.cadence,
         ...cadenceColumns(cadence),
         callback_url: body.callback_url,
-        ...secretColumnsAfterPut({ secretBox: deps.secretBox, jobId, secret: body.secret, existing, now }),
+        ...(secret === undefined && existing
+          ? keptSecretColumns(existing)
+          : secretColumnsAfterPut({ secretBox: deps.secretBox, jobId, secret: secret as string, existing, now })),
         max_attempts: body.max_attempts,
         catch_up: body.catch_up,
         status: 'active' as const,
@@ -131,12 +137,12 @@ export function createSchedulerService(deps: SchedulerDeps) {
           created_at: now,
         });
       }
-      if (keepSchedule && existing) return { jobId, next: Number(existing.next_run_at), supersededQueueId: null };
+      if (keepSchedule && existing) return { jobId, next: Number(existing.next_run_at), supersededQueueId: null, generatedSecret };
       const job = { id: jobId, agent_id: body.agent_id, ...fields, fire_epoch: epoch };
       const scheduled = await scheduleNextFire({ trx, jobs: deps.jobs, job, after: now, now, restart: true });
       if (!scheduled) throw new InputError('Invalid cadence: it has no occurrence after now.');
       const previous = existing?.next_fire_queue_id ?? null;
-      return { jobId, next: scheduled.at, supersededQueueId: previous !== scheduled.queueId ? previous : null };
+      return { jobId, next: scheduled.at, supersededQueueId: previous !== scheduled.queueId ? previous : null, generatedSecret };
     });
   }
 
@@ -148,8 +154,10 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * Creates or replaces the job (agent_id, name) and (re)activates it.
      * Putting the same cadence again keeps the job's schedule (an idempotent
      * put never postpones a fire); a new cadence, or a paused job, is
-     * scheduled from now. The secret is stored sealed and never returned.
-     * @returns `{ job_id: 'job_…', name, next_run_at: ISO 8601 UTC }`.
+     * scheduled from now. The secret is stored sealed and never returned;
+     * without one, a new job gets a generated `whsec_` secret (CONTRACT.md
+     * "Signed deliveries") and a job put again keeps the secret it has.
+     * @returns `{ job_id: 'job_…', name, next_run_at: ISO 8601 UTC }`, plus `secret` when one was generated (shown once).
      * @throws InputError (400) for a malformed body, an invalid cadence (with the reason) or a
      *   callback URL refused by the SSRF rules (not HTTPS, private address, unresolvable); ConflictError (409)
      *   for a new name when the agent holds its quota of jobs (setting `scheduler_max_jobs_per_agent`).
@@ -173,7 +181,8 @@ export function createSchedulerService(deps: SchedulerDeps) {
         result = await upsert(body, cadence, quota);
       }
       await cancelQueued([result.supersededQueueId]);
-      return { job_id: result.jobId, name: body.name, next_run_at: isoTimestamp(result.next as number) };
+      const response = { job_id: result.jobId, name: body.name, next_run_at: isoTimestamp(result.next as number) };
+      return result.generatedSecret === undefined ? response : { ...response, secret: result.generatedSecret };
     },
 
     /**

@@ -1347,8 +1347,8 @@ export interface Routes {
       timezone?: string;
       /** HTTPS URL POSTed on each run (public addresses only). */
       callback_url: string;
-      /** Signing secret (Standard Webhooks); stored sealed, never returned. */
-      secret: string;
+      /** Signing secret (Standard Webhooks); stored sealed, never returned. Omitted: a new job gets a generated whsec_ secret (in the response, once); a job put again keeps its secret. */
+      secret?: string;
       /** Attempts per run: 1..20, default 3. */
       max_attempts?: number;
       /** A fire missed while the server was down: "once" (default) runs it once, "skip" drops it. */
@@ -1358,6 +1358,7 @@ export interface Routes {
       job_id: string;
       name: string;
       next_run_at: string;
+      secret?: string;
     };
   };
   /** Pause a job: its queued fire is cancelled until /job/resume or /job/put. */
