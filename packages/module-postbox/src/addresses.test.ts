@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bareAddress, isMailboxAddress, localPartProblem, namesAnotherAddress, parseMailboxes } from './addresses.js';
+import { bareAddress, isMailboxAddress, localPartProblem, namesAnotherAddress, parseMailboxes, senderAddress } from './addresses.js';
 
 describe('RFC 5321 local parts', () => {
   it('accepts Dot-strings of atext up to 64 octets', () => {
@@ -32,6 +32,18 @@ describe('addresses', () => {
     ]);
     expect(parseMailboxes('not an address')).toBeNull();
     expect(bareAddress('Shop <News@Shop.Example>')).toBe('news@shop.example');
+  });
+});
+
+describe('the sender address of a From value', () => {
+  it('is the first valid addr-spec, never display-name text, and empty when there is none', () => {
+    expect(senderAddress('"Shop" <News@Shop.Example>')).toBe('news@shop.example');
+    expect(senderAddress('"ceo@bank.example" <x@evil.example>, "broken" <a..b@evil.example>')).toBe('x@evil.example');
+    expect(senderAddress('<a..b@evil.example>, "CEO" <ceo@bank.example>')).toBe('ceo@bank.example');
+    expect(senderAddress('team: a@x.example, b@y.example;')).toBe('a@x.example');
+    expect(senderAddress('undisclosed-recipients:;')).toBe('');
+    expect(senderAddress('Alice')).toBe('');
+    expect(senderAddress('')).toBe('');
   });
 });
 

@@ -89,3 +89,18 @@ export function bareAddress(value: string): string {
   const mailboxes = parseMailboxes(value);
   return normalizeAddress(mailboxes?.[0]?.address ?? value);
 }
+
+/**
+ * The sender address that rules (`from_like`) and de-duplication read from a
+ * `From`-style value: the address of its first entry (groups flattened) that
+ * is a valid mailbox, lower-cased; `''` when it has none. Only ever an
+ * addr-spec: display names, comments and entries that are no address are
+ * never read as the sender (`"ceo@bank.example" <x@evil.example>, <a..b@x>`
+ * is `x@evil.example`).
+ */
+export function senderAddress(value: string): string {
+  for (const entry of addressparser(value, { flatten: true })) {
+    if (isMailboxAddress(entry.address)) return normalizeAddress(entry.address);
+  }
+  return '';
+}

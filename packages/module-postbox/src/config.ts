@@ -1,4 +1,4 @@
-import type { EnvBinding } from '@agentinfra/core';
+import { agentIdSchema, type EnvBinding } from '@agentinfra/core';
 import { z } from 'zod';
 import { DEFAULT_MAX_REFUSED_RECIPIENTS, DEFAULT_REFUSED_RECIPIENTS_WINDOW_MS } from './smtp/refused-recipients.js';
 
@@ -106,6 +106,15 @@ export const postboxConfigSchema = z
       .array(z.string().min(1).max(64))
       .max(1_000)
       .default(['postmaster', 'abuse', 'hostmaster', 'webmaster', 'security', 'noc', 'admin', 'administrator', 'root', 'mailer-daemon']),
+    /**
+     * The agent that receives mail for `postmaster@<mailDomain>` and for
+     * `RCPT TO:<postmaster>` without a domain, which RFC 5321 §4.5.1 says a
+     * server MUST accept (see `postmaster.ts`). Unset (the default), no agent
+     * does: the reserved local part is refused with 550 like any address
+     * nobody holds. Mail is filed under this agent id, its rules and webhooks
+     * apply, with `to` = `postmaster@<mailDomain>`.
+     */
+    postmasterAgent: agentIdSchema.optional(),
     smtp: smtpSchema.default({
       port: 2525,
       host: '127.0.0.1',
@@ -166,6 +175,7 @@ export const postboxEnv: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_SMTP_TLS_CERT_FILE', path: ['smtp', 'tlsCertFile'], type: 'string' },
   { name: 'AGENTINFRA_SMTP_TLS_KEY_FILE', path: ['smtp', 'tlsKeyFile'], type: 'string' },
   { name: 'AGENTINFRA_MAIL_DOMAIN', path: ['mailDomain'], type: 'string' },
+  { name: 'AGENTINFRA_POSTMASTER_AGENT', path: ['postmasterAgent'], type: 'string' },
   { name: 'AGENTINFRA_SMTP_RELAY_URL', path: ['relayUrl'], type: 'string' },
   { name: 'AGENTINFRA_WEBHOOK_GRACE_SECONDS', path: ['webhookGraceSeconds'], type: 'integer' },
   { name: 'AGENTINFRA_POSTBOX_SCORER', path: ['scorer', 'kind'], type: 'string' },

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { bareAddress } from './addresses.js';
+import { senderAddress } from './addresses.js';
 import type { AttachmentInfo } from './mime-message.js';
 
 /** What an agent is shown of an inbound message, as stored (bodies already cut to `maxBodyBytes`). */
 export interface DedupeContent {
-  /** The `From` value; only its bare address counts. */
+  /** The `From` value; only its sender address counts (see `senderAddress`). */
   from: string;
   subject: string;
   body: string;
@@ -33,7 +33,7 @@ function digestOf(parts: readonly unknown[]): string {
  */
 export function contentDigest(content: DedupeContent): string {
   const parts: unknown[] = [
-    bareAddress(content.from),
+    senderAddress(content.from),
     content.subject,
     content.body,
     content.html ?? null,

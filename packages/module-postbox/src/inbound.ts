@@ -1,11 +1,12 @@
 import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agentinfra/core';
-import { bareAddress, normalizeAddress } from './addresses.js';
+import { bareAddress, normalizeAddress, senderAddress } from './addresses.js';
 import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
 import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.js';
+import type { PostmasterRoute } from './postmaster.js';
 import { createRawKeyUsers } from './raw-key-users.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
@@ -90,7 +91,13 @@ interface StoredMessage {
 
 /** The ingest path shared by /ingest and the bundled MTA: store, score, apply rules, notify. */
 export function createInbound(
-  deps: PostboxDeps & { scorer: InjectionScorer; fallbackScorer: LocalInjectionScorer; webhooks: Webhooks; mimeParser: MimeParserPool },
+  deps: PostboxDeps & {
+    scorer: InjectionScorer;
+    fallbackScorer: LocalInjectionScorer;
+    webhooks: Webhooks;
+    mimeParser: MimeParserPool;
+    postmaster: PostmasterRoute;
+  },
 ) {
   const knex = () => deps.sql.knex;
   const stored = deps.metrics.counter<'outcome'>({
@@ -160,8 +167,10 @@ export function createInbound(
    * one, where the duplicate returns the first message's answer.
    */
   async function storeBatch(items: readonly ScoredMessage[]): Promise<ItemOutcome<StoredMessage>[]> {
+    const recipients = [...new Set(items.map((item) => item.recipient))];
+    const postmasterAgents = recipients.flatMap((recipient) => deps.postmaster.agentFor(recipient) ?? []);
     const [context, threshold] = await Promise.all([
-      readRecipientContext(knex(), [...new Set(items.map((item) => item.recipient))]),
+      readRecipientContext(knex(), recipients, postmasterAgents),
       deps.settings.get<number>('postbox_quarantine_threshold'),
     ]);
     const now = deps.clock.now();
@@ -169,13 +178,13 @@ export function createInbound(
     const rows: Array<Omit<MessageRow, 'seq'>> = [];
     const events: WebhookEventToEnqueue[] = [];
     for (const item of items) {
-      const agentId = context.owners.get(item.recipient);
+      const agentId = context.owners.get(item.recipient) ?? deps.postmaster.agentFor(item.recipient);
       if (agentId === undefined) {
         outcomes.push({ ok: false, error: new NotFoundError(`No agent has the address "${item.recipient}".`) });
         continue;
       }
       const outcome = applyRules(context.rules.get(agentId) ?? [], {
-        from: bareAddress(item.message.from),
+        from: senderAddress(item.message.from),
         to: item.recipient,
         subject: item.message.subject,
       });
@@ -257,7 +266,7 @@ export function createInbound(
       contentDigest?: string | undefined;
     },
   ): Promise<StoredMessage> {
-    const recipient = bareAddress(message.to);
+    const recipient = deps.postmaster.canonical(bareAddress(message.to));
     // Names are lower-cased; of names that differ only in case, the later one in `message.headers` wins.
     const headers = headerRecord(Object.entries(message.headers).map(([name, value]) => [name.toLowerCase(), value]));
     // Only the postbox says what it cut: a sender's copy of the header is dropped.
@@ -266,7 +275,9 @@ export function createInbound(
     const messageId = headers['message-id']?.trim() || options.dedupeId;
     if (options.scored === undefined && deps.scorer !== deps.fallbackScorer) {
       // A remote scorer is not sent mail that no agent would receive.
-      const owned = await knex()('postbox_addresses').where({ address: recipient }).first('address');
+      const owned =
+        deps.postmaster.agentFor(recipient) !== undefined ||
+        (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
       if (!owned) throw new NotFoundError(`No agent has the address "${recipient}".`);
     }
     const scored = options.scored ?? (await scoreWithReasons({ subject: message.subject, text: message.body, html: message.html ?? null }));

@@ -1,5 +1,6 @@
 import libmime from 'libmime';
 import { type AddressObject, type HeaderLines, parseAddressHeader, simpleParser } from 'mailparser';
+import { addressListText } from './address-text.js';
 import { headerRecord } from './header-record.js';
 
 /** Headers kept per message at most, and characters per header value. */
@@ -32,7 +33,10 @@ export interface AttachmentInfo {
 
 /** What the postbox keeps of a parsed RFC 5322 message. */
 export interface ParsedMessage {
-  /** The `From` header as written (`"Shop" <news@shop.test>`), or empty. */
+  /**
+   * The `From` header's mailboxes (`"Shop" <news@shop.test>`, see {@link addressListText}), or
+   * empty when it names none (an entry with a display name only names none).
+   */
   from: string;
   subject: string;
   /** The text/plain body; for HTML-only mail, the text mailparser derives from the HTML. */
@@ -85,7 +89,9 @@ const MAX_RAW_HEADER_CHARS = 16 * MAX_HEADER_CHARS;
 /**
  * Address headers: parsed as addresses with mailparser's `parseAddressHeader`,
  * which decodes encoded words in display names only (RFC 2047 §5: a name that
- * decodes to `"CEO" <ceo@bank.example>` stays a name, it adds no address).
+ * decodes to `"CEO" <ceo@bank.example>` stays a name, it adds no address), and
+ * written with {@link addressListText}, so that the stored text reads back as
+ * those addresses and no other.
  */
 const ADDRESS_HEADERS = new Set([
   'from',
@@ -147,7 +153,7 @@ function headerLineText(key: string, line: string): string {
   const colon = line.indexOf(':');
   const binary = (colon < 0 ? '' : line.slice(colon + 1, colon + 1 + MAX_RAW_HEADER_CHARS)).replace(/\r?\n[ \t]*|\r[ \t]*/g, ' ').trim();
   const value = Buffer.from(binary, 'latin1').toString('utf8');
-  if (ADDRESS_HEADERS.has(key)) return value === '' ? '' : parseAddressHeader(value).text;
+  if (ADDRESS_HEADERS.has(key)) return value === '' ? '' : addressListText(parseAddressHeader(value).value);
   const text = decodeWords(value).trim();
   return key === 'message-id' || key === 'in-reply-to' ? messageIdText(text) : text;
 }
@@ -182,7 +188,7 @@ export function headersFromLines(lines: HeaderLines): Record<string, string> {
 }
 
 const addressText = (value: AddressObject | AddressObject[] | undefined) =>
-  value === undefined ? '' : Array.isArray(value) ? value.map((item) => item.text).join(', ') : value.text;
+  value === undefined ? '' : addressListText([value].flat().flatMap((item) => item.value));
 
 /**
  * Parses a raw message with mailparser (`simpleParser`): decoded subject,

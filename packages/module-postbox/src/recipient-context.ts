@@ -35,27 +35,32 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
  * rules and webhooks in one statement (a `UNION ALL` over
  * `postbox_addresses`, `postbox_rules` and `postbox_webhooks`), so storing a
  * batch of inbound mail costs one round trip for all of it.
+ * @param alsoAgents agents whose rules and webhooks are read too, though they may hold none of
+ *   `addresses` (the agent receiving postmaster mail, see `postmaster.ts`).
  * @throws the driver's error (via knex) when the query fails.
  */
-export async function readRecipientContext(knex: Knex | Knex.Transaction, addresses: readonly string[]): Promise<RecipientContext> {
+export async function readRecipientContext(
+  knex: Knex | Knex.Transaction,
+  addresses: readonly string[],
+  alsoAgents: readonly string[] = [],
+): Promise<RecipientContext> {
   const context: RecipientContext = { owners: new Map(), rules: new Map(), webhooks: new Map() };
   if (addresses.length === 0) return context;
   const ownersOf = () =>
     knex('postbox_addresses')
       .whereIn('address', [...addresses])
       .select('agent_id');
+  const ofRecipients = (query: Knex.QueryBuilder) =>
+    alsoAgents.length === 0
+      ? query.whereIn('agent_id', ownersOf())
+      : query.where((inner) => inner.whereIn('agent_id', ownersOf()).orWhereIn('agent_id', [...alsoAgents]));
   const rows = (await knex
     .select(knex.raw("'address' as kind"), 'agent_id', 'address as name', knex.raw('null as spec'), knex.raw('null as actions'))
     .from('postbox_addresses')
     .whereIn('address', [...addresses])
+    .unionAll((union) => ofRecipients(union.select(knex.raw("'rule'"), 'agent_id', 'name', 'match', 'actions').from('postbox_rules')))
     .unionAll((union) =>
-      union.select(knex.raw("'rule'"), 'agent_id', 'name', 'match', 'actions').from('postbox_rules').whereIn('agent_id', ownersOf()),
-    )
-    .unionAll((union) =>
-      union
-        .select(knex.raw("'webhook'"), 'agent_id', 'id', 'events', knex.raw('null'))
-        .from('postbox_webhooks')
-        .whereIn('agent_id', ownersOf()),
+      ofRecipients(union.select(knex.raw("'webhook'"), 'agent_id', 'id', 'events', knex.raw('null')).from('postbox_webhooks')),
     )) as ContextRow[];
   for (const row of rows) {
     if (row.kind === 'address') context.owners.set(row.name, row.agent_id);

@@ -19,7 +19,8 @@ const patternSchema = z.string().min(1).max(512);
  * message). Patterns are SQL-LIKE style: `%` stands for any run of
  * characters, everything else is literal (also `_`), case-insensitive, and
  * the whole value must match:
- * - `from_like`: the sender's address (`news@shop.test`, without display name);
+ * - `from_like`: the sender's address (`news@shop.test`: an addr-spec of `From`, never display-name
+ *   text, see `senderAddress`);
  * - `to_like`: the recipient address the message was delivered to;
  * - `subject_like`: the subject.
  */

@@ -16,6 +16,7 @@ import { createInbound, MIME_PREFIX } from './inbound.js';
 import { MAX_SEQ, type MessageRow, messageView } from './message-view.js';
 import { createMimeParserPool } from './mime-parser-pool.js';
 import { createOutbound } from './outbound.js';
+import { createPostmasterRoute } from './postmaster.js';
 import type { RuleAction, RuleMatch } from './rules.js';
 import type {
   AddressesResponse,
@@ -96,13 +97,17 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     maxBodyBytes: config.maxBodyBytes,
     onError: (error) => deps.logger.error({ err: error }, 'postbox: a MIME parser thread failed; the messages it held were refused'),
   });
-  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser });
+  const postmaster = createPostmasterRoute({ mailDomain: config.mailDomain, agentId: config.postmasterAgent });
+  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster });
   const outbound = createOutbound({ ...deps, webhooks });
   let listener: SmtpListener | null = null;
-  const acceptedRecipients = createAcceptedRecipients(
-    async (address) => (await knex()('postbox_addresses').where({ address }).first('address')) !== undefined,
-    { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() },
-  );
+  /** Whether mail for `address` (bare, lower-case) is delivered: an agent holds it, or it is the postmaster's and one receives that. */
+  const delivered = async (address: string) => {
+    const recipient = postmaster.canonical(address);
+    if (postmaster.agentFor(recipient) !== undefined) return true;
+    return (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
+  };
+  const acceptedRecipients = createAcceptedRecipients(delivered, { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() });
 
   /** Starts the bundled MTA on `port` (0: any free port). @throws the listen error (with its `code`) when the port cannot be bound. */
   const startMta = (port: number) =>
@@ -192,11 +197,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
 
     /** Whether the bundled MTA accepts mail for `address` (RCPT TO). */
     async acceptsRecipient(address: string): Promise<boolean> {
-      return (
-        (await knex()('postbox_addresses')
-          .where({ address: normalizeAddress(address) })
-          .first('address')) !== undefined
-      );
+      return delivered(normalizeAddress(address));
     },
 
     /**

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { createRedisAdapters, type RedisAdapters } from '@agentinfra/adapter-redis';
 import { createMemoryRateLimiter } from '@agentinfra/core';
-import { postgresAvailability, redisAvailability, sqlDatabases } from '@agentinfra/testkit';
+import { postgresAvailability, redisAvailability, sqlDatabases, testRedisUrl } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RECIPIENTS, MAX_REFUSED_RECIPIENTS, MAX_SESSIONS_PER_ADDRESS } from './smtp/session-limits.js';
 import { startPostboxReplicas } from './test-support/postbox-replicas.js';
@@ -221,6 +222,38 @@ describe.runIf(postgresAvailability().available && redisAvailability().available
     });
   },
 );
+
+describe.runIf(redisAvailability().available)('SMTP refused recipients while Redis fails', () => {
+  const LIMIT = 25;
+  let t: PostboxTestServer;
+  let redis: RedisAdapters;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await sqlDatabases()[0]!.create();
+    cleanup = fixture.cleanup;
+    redis = await createRedisAdapters({ url: testRedisUrl(), keyPrefix: `refused-${Date.now()}:` });
+    t = await startPostboxTestServer({
+      db: fixture.db,
+      rateLimiter: redis.rateLimiter,
+      postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT } },
+    });
+    // The rate limiter's connection goes away: each of its calls fails from now on.
+    await redis.close();
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await cleanup?.();
+  });
+
+  it('counts refusals in the process meanwhile: guessing stops at the limit, and mail to real addresses is still accepted until then', async () => {
+    const first = await rcptAnswers(t.smtpPort, [`alice@${MAIL_DOMAIN}`, ...guesses(0, 15)]);
+    expect(first.codes).toEqual(['250', ...Array(15).fill('550')]);
+    const second = await rcptAnswers(t.smtpPort, [...guesses(15, 10), `bob@${MAIL_DOMAIN}`]);
+    expect(second.codes).toEqual([...Array(10).fill('550'), '421']);
+    expect((await rcptAnswers(t.smtpPort, [`alice@${MAIL_DOMAIN}`])).codes).toEqual(['421']);
+  });
+});
 
 describe('SMTP DATA deadline', () => {
   let t: PostboxTestServer;

@@ -1,4 +1,4 @@
-import type { PortMap, RateLimiter } from '@agentinfra/core';
+import { createMemoryRateLimiter, type PortMap, type RateDecision, type RateLimiter } from '@agentinfra/core';
 
 /** Default of `smtp.maxRefusedRecipients`: refused recipients one client address group gets within the window. */
 export const DEFAULT_MAX_REFUSED_RECIPIENTS = 50;
@@ -26,9 +26,13 @@ export interface RefusedRecipients {
 }
 
 /**
- * The counter of refused recipients for one listener. A rate limiter that
- * fails lets the recipient through to its usual answer (the per-session limit
- * still applies) and is logged at most once a minute.
+ * The counter of refused recipients for one listener. While the rate limiter
+ * fails (Redis unreachable), refusals are counted in this process instead,
+ * with the same limit and window: a guesser is still stopped after `limit`
+ * refusals per replica it reaches, and mail to existing addresses is still
+ * accepted (failing closed would turn a Redis outage into an outage of all
+ * inbound mail). The failure is logged at most once a minute. The counts of
+ * the outage are not carried over to the rate limiter when it answers again.
  */
 export function createRefusedRecipients(options: {
   rateLimiter: RateLimiter;
@@ -38,36 +42,40 @@ export function createRefusedRecipients(options: {
 }): RefusedRecipients {
   const { rateLimiter, limit, windowMs, logger } = options;
   const keyOf = (group: string) => `postbox:smtp:refused-rcpt:${group}`;
+  const local = createMemoryRateLimiter();
   let lastFailureLog = Number.NEGATIVE_INFINITY;
   const failed = (error: unknown) => {
     const now = Date.now();
     if (now - lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
     lastFailureLog = now;
-    logger.warn({ err: error }, 'smtp: the rate limiter failed; refused recipients are not counted across sessions meanwhile');
+    logger.warn({ err: error }, 'smtp: the rate limiter failed; refused recipients are counted by this process only meanwhile');
   };
   return {
     async exhausted(group) {
+      const request = { key: keyOf(group), windowMs };
       try {
-        return (await rateLimiter.peek({ key: keyOf(group), windowMs })) >= limit;
+        return (await rateLimiter.peek(request)) >= limit;
       } catch (error) {
         failed(error);
-        return false;
+        return (await local.peek(request)) >= limit;
       }
     },
     async refuse(group) {
+      const request = { key: keyOf(group), limit, windowMs };
+      let decision: RateDecision;
       try {
-        const decision = await rateLimiter.consume({ key: keyOf(group), limit, windowMs });
-        if (decision.allowed && decision.remaining === 0) {
-          logger.warn(
-            { client: group, limit, window_ms: windowMs },
-            'smtp: a client reached the limit of refused recipients; its RCPT TO get 421 until the window passes',
-          );
-        }
-        return decision.allowed;
+        decision = await rateLimiter.consume(request);
       } catch (error) {
         failed(error);
-        return true;
+        decision = await local.consume(request);
       }
+      if (decision.allowed && decision.remaining === 0) {
+        logger.warn(
+          { client: group, limit, window_ms: windowMs },
+          'smtp: a client reached the limit of refused recipients; its RCPT TO get 421 until the window passes',
+        );
+      }
+      return decision.allowed;
     },
   };
 }
