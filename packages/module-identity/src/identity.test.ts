@@ -180,17 +180,22 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
   // Review: the revocation walk put a whole level of the chain in one statement: past the database's parameter limit
   // (SQLite 32,766, PostgreSQL 65,535) it failed, and a token holder could make its delegation unrevocable that way.
   it('revokes a delegation with more direct children than one SQL statement can name', async () => {
+    // An agent of its own: its 66,000 children are past the default quota of live delegations, so if
+    // the revocation failed, alice's later /delegate calls would get 409 and hide this failure among theirs.
+    const bridge = { credential: server.bridgeKey };
+    await server.call('agent-identity/agents/create', { agent_id: 'fanny', display_name: 'Fanny' }, bridge);
+    const fannyKey = (await server.call('agent-identity/device/issue', { agent_id: 'fanny', label: 'fan-out' }, bridge)).body.device_key;
     const parent = await server.call(
       'agent-identity/delegate',
-      { from_agent: 'alice', to_agent: 'bob', scope: ['identity.delegate'], expires_at: future(1) },
-      { credential: aliceKey },
+      { from_agent: 'fanny', to_agent: 'bob', scope: ['identity.delegate'], expires_at: future(1) },
+      { credential: fannyKey },
     );
     const parentId = parent.body.delegation_id as string;
     const now = Date.now();
     const children = Array.from({ length: 66_000 }, (_, i) => ({
       delegation_id: `dlg_fanout_${i}`,
       token_hash: `fanout-${i}`,
-      from_agent: 'alice',
+      from_agent: 'fanny',
       to_agent: 'bob',
       scope: '["identity.delegate"]',
       created_at: now,
@@ -199,11 +204,11 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
       parent_delegation_id: parentId,
     }));
     await db.knex.batchInsert('identity_delegations', children, 400);
-    const revoked = await server.call('agent-identity/delegate/revoke', { delegation_id: parentId }, { credential: aliceKey });
+    const revoked = await server.call('agent-identity/delegate/revoke', { delegation_id: parentId }, { credential: fannyKey });
     expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
     const live = await db.knex('identity_delegations').where({ parent_delegation_id: parentId }).whereNull('revoked_at').count({ n: '*' });
     expect(Number(live[0]?.n)).toBe(0);
-    expect((await server.call('agent-identity/secrets/list', { agent_id: 'alice' }, { credential: parent.body.token })).status).toBe(401);
+    expect((await server.call('agent-identity/secrets/list', { agent_id: 'fanny' }, { credential: parent.body.token })).status).toBe(401);
   }, 60_000);
 
   // Review: the window was per (from_agent, to_agent), so a holder of a token with identity.delegate opened a fresh

@@ -81,7 +81,7 @@ export const identityRoutes = [
     path: '/delegate',
     summary: 'Create a delegation token that acts as from_agent for the listed permissions until expires_at.',
     description:
-      'Create a delegation token that another agent (or a sub-agent) can use to act as from_agent, only for the listed permissions and only until expires_at. Returns the token once, with delegation_id, scope and expires_at.',
+      'Create a delegation token that another agent (or a sub-agent) can use to act as from_agent, only for the listed permissions and only until expires_at. Returns the token once, with delegation_id, scope and expires_at. Beyond from_agent’s quota of live delegations (10,000 by default) it answers 409; revoke one first.',
     effects: {},
     audit: {
       action: 'delegation.create',
@@ -114,7 +114,7 @@ export const identityRoutes = [
     path: '/secrets/put',
     summary: 'Store a secret, encrypted at rest (AES-256-GCM).',
     description:
-      'Store a secret (API key, password) for the agent, encrypted at rest, replacing any previous value under the key. Returns the key and updated_at, never the value.',
+      'Store a secret (API key, password) for the agent, encrypted at rest, replacing any previous value under the key. Returns the key and updated_at, never the value. A new key beyond the agent’s quota of secrets (500 by default) answers 409; delete one first.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'secret.put', target: (body) => `agent:${body.agent_id}/secret:${body.key}` },
     request: putSecretRequestSchema,
@@ -138,7 +138,8 @@ export const identityRoutes = [
   route({
     path: '/secrets/list',
     summary: 'List the names of an agent’s secrets (never their values).',
-    description: 'List the names of the agent’s secrets with their update times (never their values).',
+    description:
+      'List the names of the agent’s secrets with their update times (never their values), sorted by key, one page of up to limit (default 500); pass next_cursor back as cursor for the next page (null on the last).',
     effects: { readOnly: true, idempotent: true },
     request: listSecretsRequestSchema,
     response: listSecretsResponseSchema,

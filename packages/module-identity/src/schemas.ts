@@ -95,11 +95,22 @@ export type GetSecretResponse = z.output<typeof getSecretResponseSchema>;
 export const deleteSecretResponseSchema = z.object({ key: z.string(), deleted: z.boolean() });
 export type DeleteSecretResponse = z.output<typeof deleteSecretResponseSchema>;
 
-/** POST /secrets/list. */
-export const listSecretsRequestSchema = z.strictObject({ agent_id: agentIdSchema });
+/**
+ * POST /secrets/list: one page, `limit` 1..500 like every list here, but
+ * 500 by default (the default of setting `identity_max_secrets_per_agent`), so that a
+ * caller sending only `agent_id` still gets every secret in one page.
+ */
+export const listSecretsRequestSchema = z.strictObject({
+  agent_id: agentIdSchema,
+  limit: z.number().int().min(1).max(500).default(500).describe('Secrets returned: 1..500, default 500.'),
+  cursor: z.string().max(512).nullable().default(null).describe('The next_cursor of the previous page; null or absent for the first keys.'),
+});
 export type ListSecretsRequest = z.output<typeof listSecretsRequestSchema>;
-/** Names and update times of an agent's secrets, sorted by key (never values). */
-export const listSecretsResponseSchema = z.object({ secrets: z.array(z.object({ key: z.string(), updated_at: instantSchema })) });
+/** A page of an agent's secrets' names and update times, sorted by key (never values); `next_cursor` is null on the last page. */
+export const listSecretsResponseSchema = z.object({
+  secrets: z.array(z.object({ key: z.string(), updated_at: instantSchema })),
+  next_cursor: z.string().nullable(),
+});
 export type ListSecretsResponse = z.output<typeof listSecretsResponseSchema>;
 
 /** POST /settings/list (bridge key). */

@@ -2,6 +2,7 @@ import {
   AuthenticationError,
   ConflictError,
   chunks,
+  createListCursor,
   hashCredential,
   InputError,
   isoTimestamp,
@@ -14,7 +15,9 @@ import {
   resealSealedColumn,
   SQL_ID_CHUNK,
 } from '@agentinfra/core';
+import { z } from 'zod';
 import { createIdentityAdmin } from './admin-queries.js';
+import { assertRoomForDelegation, assertRoomForSecret } from './agent-quotas.js';
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
 import { nameSearchForm } from './name-search.js';
@@ -39,12 +42,15 @@ import type {
   TeamMemberRequest,
   TeamMembersResponse,
 } from './schemas.js';
+import { secretKeySchema } from './schemas.js';
 
 const DAY_MS = 86_400_000;
 /** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
 const RETAIN_ENDED_MS = 7 * DAY_MS;
 /** Most verified credentials kept in memory. */
 const CREDENTIAL_CACHE_ENTRIES = 10_000;
+/** The position after a /secrets/list page: the last key listed. */
+const secretCursor = createListCursor({ schema: z.strictObject({ k: secretKeySchema }), field: 'cursor' });
 
 /** Ports the identity service uses. */
 export type IdentityDeps = ModuleDeps<'sql' | 'clock' | 'secretBox' | 'settings' | 'permissions' | 'audit', IdentityConfig>;
@@ -163,9 +169,12 @@ export function createIdentityService(deps: IdentityDeps) {
      * A delegation (as `principal`) can only pass on permissions it holds
      * itself, for no longer than it lives itself; the new delegation is
      * recorded as made from it, and revoking it revokes the new one too.
+     * At most setting `identity_max_live_delegations_per_agent` (default 10 000) of `from_agent`'s
+     * delegations are live at once, those made with its tokens included.
      * @throws InputError for an unknown permission or an expiry in the past, too far ahead
      *   or past the delegating token's own; NotFoundError when `to_agent` does not exist;
-     *   NotAllowedError when escalating.
+     *   NotAllowedError when escalating; ConflictError (409, details `{ quota, used }`) when
+     *   `from_agent` has its quota of live delegations.
      */
     async delegate(body: DelegateRequest, principal: Principal): Promise<DelegateResponse> {
       const unknown = body.scope.filter((name) => !deps.permissions.has(name));
@@ -194,6 +203,8 @@ export function createIdentityService(deps: IdentityDeps) {
       const token = newCredential('dt_');
       const delegationId = newId('dlg_');
       const scope = [...new Set(body.scope)].sort();
+      // Read before the transaction: on SQLite the pool's one connection belongs to the transaction inside it.
+      const delegationQuota = await deps.settings.get<number>('identity_max_live_delegations_per_agent');
       await knex().transaction(async (trx) => {
         if (principal.kind === 'delegation') {
           // Read under a row lock: a revocation of the parent either commits first (and this refuses)
@@ -214,6 +225,13 @@ export function createIdentityService(deps: IdentityDeps) {
             );
           }
         }
+        await assertRoomForDelegation({
+          sql: deps.sql,
+          trx,
+          agentId: body.from_agent,
+          now: createdAt,
+          quota: delegationQuota,
+        });
         await trx('identity_delegations').insert({
           delegation_id: delegationId,
           token_hash: hashCredential(token),
@@ -277,15 +295,26 @@ export function createIdentityService(deps: IdentityDeps) {
       return { delegation_id: row.delegation_id, revoked_at: isoTimestamp(revokedAt), from_agent: row.from_agent };
     },
 
-    /** Stores (or replaces) a secret, sealed with AES-256-GCM. @throws NotFoundError when the agent does not exist. */
+    /**
+     * Stores (or replaces) a secret, sealed with AES-256-GCM. A new key is
+     * stored only while the agent holds fewer than setting `identity_max_secrets_per_agent`
+     * secrets (default 500); replacing a stored key always is.
+     * @throws NotFoundError when the agent does not exist; ConflictError (409, details `{ quota, used }`)
+     *   for a new key when the agent holds its quota of secrets.
+     */
     async putSecret(body: PutSecretRequest): Promise<PutSecretResponse> {
       await requireAgent(body.agent_id);
       const sealed = deps.secretBox.seal({ plaintext: body.value, context: secretContext(body.agent_id, body.key) });
       const at = now();
-      await knex()('identity_secrets')
-        .insert({ agent_id: body.agent_id, key: body.key, sealed, created_at: at, updated_at: at })
-        .onConflict(['agent_id', 'key'])
-        .merge({ sealed, updated_at: at });
+      // Read before the transaction: on SQLite the pool's one connection belongs to the transaction inside it.
+      const quota = await deps.settings.get<number>('identity_max_secrets_per_agent');
+      await knex().transaction(async (trx) => {
+        await assertRoomForSecret({ sql: deps.sql, trx, agentId: body.agent_id, key: body.key, quota });
+        await trx('identity_secrets')
+          .insert({ agent_id: body.agent_id, key: body.key, sealed, created_at: at, updated_at: at })
+          .onConflict(['agent_id', 'key'])
+          .merge({ sealed, updated_at: at });
+      });
       return { key: body.key, updated_at: isoTimestamp(at) };
     },
 
@@ -298,16 +327,23 @@ export function createIdentityService(deps: IdentityDeps) {
       return { value: deps.secretBox.open({ sealed: row.sealed, context: secretContext(body.agent_id, body.key) }) };
     },
 
-    /** Names and update times of an agent's secrets (never values), sorted by key. */
+    /**
+     * One page of an agent's secrets: names and update times (never values),
+     * sorted by key, at most `limit` (default 500, the default quota: one page
+     * holds them all unless an operator raised it), after the key in `cursor`.
+     * @returns the page and `next_cursor`, null on the last page.
+     * @throws InputError (400, field `cursor`) for a cursor this list did not make.
+     */
     async listSecrets(body: ListSecretsRequest): Promise<ListSecretsResponse> {
-      const rows = (await knex()('identity_secrets')
-        .select('key', 'updated_at')
-        .where({ agent_id: body.agent_id })
-        .orderBy('key')) as Array<{
-        key: string;
-        updated_at: number;
-      }>;
-      return { secrets: rows.map((row) => ({ key: row.key, updated_at: isoTimestamp(row.updated_at) })) };
+      const query = knex()('identity_secrets').select('key', 'updated_at').where({ agent_id: body.agent_id });
+      if (body.cursor !== null) query.where('key', '>', secretCursor.decode(body.cursor).k);
+      const rows = (await query.orderBy('key').limit(body.limit + 1)) as Array<{ key: string; updated_at: number | string }>;
+      const page = rows.slice(0, body.limit);
+      const last = page[page.length - 1];
+      return {
+        secrets: page.map((row) => ({ key: row.key, updated_at: isoTimestamp(Number(row.updated_at)) })),
+        next_cursor: rows.length > body.limit && last ? secretCursor.encode({ k: last.key }) : null,
+      };
     },
 
     /** Deletes a secret. @throws NotFoundError when absent. */

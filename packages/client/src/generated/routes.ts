@@ -93,12 +93,17 @@ export interface Routes {
   'agent-identity/secrets/list': {
     request: {
       agent_id: string;
+      /** Secrets returned: 1..500, default 500. */
+      limit?: number;
+      /** The next_cursor of the previous page; null or absent for the first keys. */
+      cursor?: string | null;
     };
     response: {
       secrets: Array<{
         key: string;
         updated_at: string;
       }>;
+      next_cursor: string | null;
     };
   };
   /** Delete a secret. */

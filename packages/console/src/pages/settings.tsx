@@ -1,5 +1,6 @@
 import { type ConsoleApp, exactField, frameOf, type PageDeps, redirectWith } from '../context.js';
 import { Layout } from '../layout.js';
+import { breakAfterSeparators } from '../soft-breaks.js';
 
 interface JsonSchema {
   type?: string | string[];
@@ -98,7 +99,7 @@ export function registerSettings(app: ConsoleApp, { api, base }: PageDeps): void
                 <input type="hidden" name="_csrf" value={frame.session.csrf} />
                 <input type="hidden" name="key" value={setting.key} />
                 <input type="hidden" name="editor" value={editor} />
-                <label for={id}>{setting.key}</label>
+                <label for={id}>{breakAfterSeparators(setting.key)}</label>
                 {setting.schema.description ? <p class="hint">{setting.schema.description}</p> : null}
                 <SettingInput id={id} setting={setting} editor={editor} />
                 <button type="submit" aria-label={`Save ${setting.key}`}>

@@ -77,6 +77,20 @@ export const settingsCatalog: readonly SettingDefinition[] = [
     default: 100,
   },
   {
+    key: 'identity_max_secrets_per_agent',
+    description:
+      "Secrets (/secrets/put) each agent may hold; a put of a new key gets 409 beyond it (replacing a stored key does not). The default is /secrets/list's largest page.",
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 500,
+  },
+  {
+    key: 'identity_max_live_delegations_per_agent',
+    description:
+      'Live delegations (neither revoked nor expired) each agent may have given, those made with its delegation tokens included; the next /delegate gets 409.',
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 10_000,
+  },
+  {
     key: 'audit_retention_days',
     description:
       'Days audit events are kept before the hourly sweep removes them; the hash of the last removed event is kept, so the rest still verifies.',
