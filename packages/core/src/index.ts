@@ -62,6 +62,7 @@ export {
   type PortName,
 } from './kernel/module.js';
 export { buildOpenApiDocument, operationIdOf } from './kernel/openapi.js';
+export { MAX_PIPELINED_REQUESTS } from './kernel/pipelined-requests.js';
 export { type AnyPortRef, createPortRef, type PortProvision, type PortRef, provide } from './kernel/port-ref.js';
 export { fieldIssues, MAX_FIELD_ISSUES, parseRequest, unlistedIssuesNote } from './kernel/request-parse.js';
 export {

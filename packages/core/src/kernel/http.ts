@@ -21,6 +21,7 @@ import {
 import type { RequestVariables } from '../observability/request-observer.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import { withinDeadline } from './body-deadline.js';
+import { refuseBodiesOnBodylessMethods } from './bodyless-methods.js';
 import { corsHeaders } from './cors.js';
 import { createHandlerAdmission, HANDLER_TURN_BUDGET_MS } from './handler-admission.js';
 import { readJsonBody } from './json-body.js';
@@ -134,6 +135,7 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
   const admission = createHandlerAdmission({ budgetMs: HANDLER_TURN_BUDGET_MS });
 
   app.use('*', options.observe);
+  app.use('*', refuseBodiesOnBodylessMethods());
 
   app.use(
     `${FUNCTIONS_BASE}/*`,
@@ -151,7 +153,17 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
     const status = !result.ok ? 'not_ready' : result.degraded ? 'degraded' : 'ready';
     return c.json({ status, checks: result.checks }, result.ok ? 200 : 503);
   });
-  app.get('/openapi.json', (c) => c.json(options.openapi() as object));
+  // Serialized once: 260 KB of JSON.stringify per request let pipelined GETs fill the heap; one buffer is shared.
+  let openapiBytes: { document: unknown; bytes: Uint8Array } | undefined;
+  app.get('/openapi.json', (c) => {
+    const document = options.openapi();
+    const cached =
+      openapiBytes !== undefined && openapiBytes.document === document
+        ? openapiBytes
+        : { document, bytes: Buffer.from(JSON.stringify(document)) };
+    openapiBytes = cached;
+    return c.body(cached.bytes as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/json' });
+  });
   for (const path of ['/health', '/ready', '/openapi.json']) app.all(path, (c) => methodNotAllowed(c.req.method, ['GET', 'HEAD']));
 
   const mount = (target: HttpMount) => {

@@ -41,6 +41,7 @@ import { createJsonParsePool } from './json-parse-pool.js';
 import { migrateLatest, migrationSetsOf, pendingMigrations, refuseNewerSchema } from './migrations.js';
 import type { AnyModule, PortMap, PortName } from './module.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { limitPipelinedRequests } from './pipelined-requests.js';
 import type { AnyPortRef } from './port-ref.js';
 import { closeQuietConnections } from './quiet-connections.js';
 
@@ -465,7 +466,7 @@ export function createKernel(options: KernelOptions): Kernel {
         // Blob uploads to a mount may take longer than Node's default 300 s request timeout; a connection
         // that goes quiet between requests is closed after idleTimeoutMs, and JSON bodies have http.bodyTimeoutMs in all.
         const serverOptions = { requestTimeout: 0, headersTimeout: 60_000 };
-        const instance = serve({ fetch: app.fetch, port, hostname, serverOptions }, (info) => {
+        const instance = serve({ fetch: limitPipelinedRequests(app.fetch), port, hostname, serverOptions }, (info) => {
           const host = hostname.includes(':') ? `[${hostname}]` : hostname;
           resolve({ url: `http://${host}:${info.port}`, port: info.port, ...(metricsUrl ? { metricsUrl } : {}) });
         });
