@@ -4,12 +4,14 @@ import {
   type Kernel,
   type KernelSurface,
   NotAllowedError,
+  NotFoundError,
   RateLimitError,
   readCredential,
   requestIdFrom,
   withinDeadline,
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { asBatchAnswer } from './batch-answer.js';
 import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, repeatedRequestId, requestIds, withoutSelfCancellations } from './batch-guards.js';
 import { checkJsonBounds } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
@@ -85,16 +87,20 @@ async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Pr
  * `WWW-Authenticate: Bearer` before any MCP message is read; the bridge key:
  * 403 (it is valid, but not an agent's credential). GET (a server-initiated
  * event stream) and DELETE (ending a session) answer 405: there are no
- * sessions to stream on or end. A body over `bodyLimitBytes` answers 413, one
- * nested or branching past the API's JSON bounds (see `checkJsonBounds`) 400,
- * both with a JSON-RPC error (-32600) before the SDK reads it. A body over the
+ * sessions to stream on or end. The mount serves its path alone: a path
+ * below it (`/mcp/`, `/mcp/foo`) answers 404 `not_found` in the API's error
+ * body, whatever the method or credential, as an unknown API path does. A
+ * body over `bodyLimitBytes` answers 413, one nested or branching past the
+ * API's JSON bounds (see `checkJsonBounds`) 400, both with a JSON-RPC error
+ * (-32600) before the SDK reads it. A body over the
  * API's request body limit (`http.bodyLimitBytes`, which every tool call but
  * `artifacts_upload` goes through) may only be big because of its strings:
  * with more than {@link MAX_MEMBERS_OVER_API_LIMIT} array elements and object
  * members it answers 413 too, before it is parsed. A `notifications/cancelled`
  * naming a request of the same batch is dropped (the request is answered),
- * and the SDK's answer is awaited at most `responseTimeoutMs`
- * (see {@link answerWithin}).
+ * the SDK's answer is awaited at most `responseTimeoutMs`
+ * (see {@link answerWithin}), and a batch is answered with an array, one of
+ * one response included (see {@link asBatchAnswer}).
  */
 export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
   return (kernel: Kernel): HttpMount => {
@@ -103,9 +109,13 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
     const maxInlineBytes = options.maxInlineBytes ?? 1024 * 1024;
     const apiBodyLimit = kernel.config.http.bodyLimitBytes;
     const responseTimeoutMs = options.responseTimeoutMs ?? kernel.config.http.bodyTimeoutMs;
+    const path = options.path ?? '/mcp';
     return {
-      path: options.path ?? '/mcp',
+      path,
       async fetch(request, body, info) {
+        // The kernel routes a mount's path and everything below it to the mount; only the path itself is the endpoint.
+        const requested = new URL(request.url).pathname;
+        if (requested !== path) return json(404, errorBody(new NotFoundError(`No route ${request.method} ${requested}.`)));
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
         if (request.method !== 'POST') {
           return rpcError(405, -32000, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST.', {
@@ -214,12 +224,13 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         // A cancellation of a request of the same POST would leave the POST unanswered (the SDK sends no response for a
         // cancelled request, and answers a JSON POST once all its requests have one): the request is answered instead.
         const messages = withoutSelfCancellations(parsedBody);
-        const response = await answerWithin(transport, () => transport.handleRequest(request, { parsedBody: messages }), {
+        const answer = await answerWithin(transport, () => transport.handleRequest(request, { parsedBody: messages }), {
           ids: requestIds(messages),
           timeoutMs: responseTimeoutMs,
           // The SDK's close() aborts the handlers still running and drops the transport's pending state.
           onExpiry: () => void transport.close().catch(() => undefined),
         });
+        const response = Array.isArray(messages) ? await asBatchAnswer(answer) : answer;
         for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
         return response;
       },

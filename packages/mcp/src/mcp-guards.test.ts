@@ -49,20 +49,44 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
   it('answers a batch that cancels its own request with the request’s result', async () => {
     const ping = await post(`[{"jsonrpc":"2.0","id":5,"method":"ping"},${cancel(5)}]`);
     expect(ping.status).toBe(200);
-    expect(JSON.parse(ping.text)).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    expect(JSON.parse(ping.text)).toEqual([{ jsonrpc: '2.0', id: 5, result: {} }]);
 
     const query = await post(
       `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"memory_query","arguments":{"q":"deploy"}}},${cancel(6)}]`,
     );
     expect(query.status).toBe(200);
-    const answer = JSON.parse(query.text) as RpcAnswer;
-    expect(answer.id).toBe(6);
-    expect(answer.result?.isError).toBeUndefined();
-    expect(answer.result?.structuredContent).toHaveProperty('hits');
+    const [answer] = JSON.parse(query.text) as RpcAnswer[];
+    expect(answer?.id).toBe(6);
+    expect(answer?.result?.isError).toBeUndefined();
+    expect(answer?.result?.structuredContent).toHaveProperty('hits');
 
     // The cancellation first, and one naming a request of another POST, kept: the SDK finds nothing to cancel.
     const both = await post(`[${cancel(7)},{"jsonrpc":"2.0","id":7,"method":"ping"},${cancel(99)}]`);
-    expect(JSON.parse(both.text)).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(JSON.parse(both.text)).toEqual([{ jsonrpc: '2.0', id: 7, result: {} }]);
+  });
+
+  // Review: a batch of one request was answered with a bare object; JSON-RPC answers every batch with an array.
+  it('answers a batch of one request with a one-element array, and a single message with an object', async () => {
+    const ping = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'batch', version: '1' } },
+    });
+    const one = await post(`[${ping(1)}]`);
+    expect(one.status).toBe(200);
+    expect(JSON.parse(one.text)).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    const [initialized] = JSON.parse((await post(`[${initialize}]`)).text) as RpcAnswer[];
+    expect(initialized).toMatchObject({ id: 2, result: { protocolVersion: '2025-03-26' } });
+    const withNotification = await post(`[${ping(3)},{"jsonrpc":"2.0","method":"notifications/initialized"}]`);
+    expect(JSON.parse(withNotification.text)).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }]);
+    expect(JSON.parse((await post(ping(4))).text)).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+    // Notifications only: 202 and no body; a batch the SDK refuses whole: one error object, as JSON-RPC answers it.
+    expect(await post('[{"jsonrpc":"2.0","method":"notifications/initialized"}]')).toEqual({ status: 202, text: '' });
+    const invalid = await post('[{"jsonrpc":"2.0","id":5}]');
+    expect(invalid.status).toBe(400);
+    expect(JSON.parse(invalid.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
   // Review: two requests of a batch with one id both ran (two kv writes) and only one was answered, not as an array.

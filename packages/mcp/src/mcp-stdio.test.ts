@@ -135,6 +135,64 @@ describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ cre
     expect(stderr).not.toContain('could not be reached');
   });
 
+  // Review: a line that was not JSON, or not a JSON-RPC message, was dropped without a word; its request waited for ever.
+  it('answers a line that is not JSON with -32700, and JSON that is not a JSON-RPC message with -32600, and carries on', async () => {
+    const child = spawn(process.execPath, [binPath, 'mcp', '--url', t.server.url], {
+      env: { ...process.env, AGENTINFRA_KEY: t.keys.alice },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'garbage', version: '1' } };
+    child.stdin.end(
+      [
+        JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize }),
+        'hello, server',
+        '{"jsonrpc":"2.0","id":1,"method":"ping"',
+        '',
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 7 }),
+        JSON.stringify({ jsonrpc: '1.0', id: 'three', method: 'ping' }),
+        JSON.stringify([{ jsonrpc: '2.0', id: 4, method: 'ping' }]),
+        '42',
+        JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }),
+      ]
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    expect(await exited).toBe(0);
+    const answers = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id?: unknown; result?: unknown; error?: { code: number; message: string } });
+    // Every line on stdout is a valid MCP message: an error that names no request has no id (MCP's schema has no id null).
+    const { JSONRPCMessageSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    for (const answer of answers) expect(JSONRPCMessageSchema.safeParse(answer).success).toBe(true);
+    // The errors are written as the lines are read, before the initialize answer comes back from the server.
+    expect(answers.find((answer) => answer.id === 0)?.result).toBeDefined();
+    expect(answers.filter((answer) => answer.id !== 0)).toEqual([
+      { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: line 2 of stdin is not JSON.' } },
+      { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: line 3 of stdin is not JSON.' } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request: line 5 of stdin is not a JSON-RPC 2\.0 message/) },
+      },
+      { jsonrpc: '2.0', id: 'three', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: line 6 /) } },
+      {
+        jsonrpc: '2.0',
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request: line 7 of stdin is a batch; .*one message per line/) },
+      },
+      { jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: line 8 /) } },
+      { jsonrpc: '2.0', id: 5, result: {} },
+    ]);
+    // One line on stderr per refused line, without the line's content.
+    const refused = stderr.split('\n').filter((line) => /line \d+ of stdin/.test(line));
+    expect(refused).toHaveLength(6);
+    expect(stderr).not.toContain('hello, server');
+  });
+
   it('passes resources/read errors on unchanged, and refuses a __proto__ argument as the server does', async () => {
     const { client } = await launch(t.server.url, t.keys.alice);
     clients.push(client);

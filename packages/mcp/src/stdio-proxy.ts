@@ -2,7 +2,6 @@ import { MAX_JSON_DEPTH } from '@agentinfra/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -15,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { REQUEST_SCHEMAS } from './invalid-params.js';
 import { forwardedError, RpcError } from './rpc-error.js';
+import { StdioLineTransport } from './stdio-line-transport.js';
 import { errorResult } from './tool-errors.js';
 
 /** Options of {@link runStdioProxy}. */
@@ -118,7 +118,9 @@ function countAnswers(transport: Transport): () => Promise<void> {
  * HTTP) with `key`. The tool list is the server's own, so it is generated from
  * the same route declarations and filtered by what `key` may call. A tool call
  * the server cannot answer (unreachable, key expired) is an `isError` result;
- * a JSON-RPC error the server answers is passed on unchanged.
+ * a JSON-RPC error the server answers is passed on unchanged. A line on stdin
+ * that is not a JSON-RPC message is answered with JSON-RPC error -32700 or
+ * -32600 and named on the log (see {@link StdioLineTransport}).
  * @returns when stdin closes and the requests read before are answered.
  * @throws Error when the first connection fails (bad URL, refused key), after logging why.
  */
@@ -175,7 +177,11 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     forward({ method: 'resources/read', params: request.params }, ReadResourceResultSchema),
   );
   const stdin = options.stdin ?? process.stdin;
-  const stdio = new StdioServerTransport(stdin as never, (options.stdout ?? process.stdout) as never);
+  const stdio = new StdioLineTransport({
+    stdin,
+    stdout: options.stdout ?? process.stdout,
+    onInvalidLine: (description) => log(`agentinfra mcp: ${description}`),
+  });
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
     stdio.onclose = () => resolve();
