@@ -59,3 +59,17 @@ export function callSignal(caller: AbortSignal | undefined, timeoutMs: number): 
     },
   };
 }
+
+/**
+ * `promise`, or a rejection with `signal`'s reason as soon as it aborts
+ * (`promise` is then left to settle unwatched: a stalled stream's read may
+ * never settle).
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

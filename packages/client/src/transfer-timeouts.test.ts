@@ -67,6 +67,26 @@ describe('artifact transfers: timeouts, aborts and network errors are typed', ()
     expect(await failureOf(aborted)).toMatchObject({ status: 0, code: 'aborted' });
   }, 10_000);
 
+  // The first chunk is read before /register: a source that never yields one must still end at the timeout or abort.
+  it('upload: a data source that yields nothing ends at the timeout and at an abort, before /register', async () => {
+    const silent = () =>
+      (async function* () {
+        await new Promise(() => undefined);
+        yield new Uint8Array([1]);
+      })();
+    const paths: string[] = [];
+    stub = await startStubServer((_n, request, response) => {
+      paths.push(request.url ?? '');
+      sendJson(response, {});
+    });
+    const client = createClient({ url: stub.url, key: 'dk_x' });
+    const data = { ...upload, data: silent(), size: 3 };
+    expect(await failureOf(client.artifacts.upload(data, { timeoutMs: 300 }))).toMatchObject({ status: 0, code: 'timeout' });
+    const aborted = client.artifacts.upload({ ...data, data: silent() }, { signal: AbortSignal.timeout(300), timeoutMs: 0 });
+    expect(await failureOf(aborted)).toMatchObject({ status: 0, code: 'aborted' });
+    expect(paths).toEqual([]);
+  }, 10_000);
+
   it('upload: timeoutMs bounds each wait for progress, not the whole PUT', async () => {
     const client = createClient({
       url: await artifactStub((response, request) => request.on('end', () => response.writeHead(200).end())),

@@ -1,8 +1,14 @@
 import { AgentInfraError } from './errors.js';
 import { nodeBuiltin } from './node-builtin.js';
 
-/** Bytes to upload: in memory, a web stream, a Node stream (any async iterable of bytes) or a file path. */
-export type UploadData = Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | string;
+/** A chunk of a stream to upload: bytes, or a string (sent as its UTF-8 bytes). */
+export type UploadChunk = Uint8Array | ArrayBuffer | string;
+
+/**
+ * Bytes to upload: in memory, a web stream, a Node stream (any async iterable
+ * of {@link UploadChunk}s, object mode included) or a file path.
+ */
+export type UploadData = Uint8Array | ReadableStream<UploadChunk> | AsyncIterable<UploadChunk> | string;
 
 /** The bytes of an upload once the local checks passed: read them once, or release them unread. */
 export interface UploadSource {
@@ -24,23 +30,51 @@ export function localInputError(field: 'data' | 'size', message: string, cause?:
   return new AgentInfraError({ status: 0, code: 'invalid_request', message, details: { fields: [{ path: field, message }] }, cause });
 }
 
-async function* chunksOf(data: Exclude<UploadData, string>): AsyncIterable<Uint8Array> {
+async function* chunksOf(data: Exclude<UploadData, string>): AsyncIterable<unknown> {
   if (data instanceof Uint8Array) {
     yield data;
     return;
   }
   if (Symbol.asyncIterator in data) {
-    yield* data as AsyncIterable<Uint8Array>;
+    yield* data as AsyncIterable<UploadChunk>;
     return;
   }
-  const reader = (data as ReadableStream<Uint8Array>).getReader();
+  const reader = (data as ReadableStream<UploadChunk>).getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) yield read.value;
 }
 
-async function* counted(chunks: AsyncIterable<Uint8Array>, size: number): AsyncIterable<Uint8Array> {
+const utf8 = new TextEncoder();
+
+/** What a chunk that is not bytes is, for the error: `a number`, `null`, `an object`. */
+function kindOf(chunk: unknown): string {
+  if (chunk === null) return 'null';
+  const kind = typeof chunk;
+  return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
+}
+
+/**
+ * The bytes of one chunk of a stream: a `Uint8Array` (a `Buffer`) as it is,
+ * an `ArrayBuffer` or other typed array's bytes, a string's UTF-8 encoding.
+ * @param index the chunk's place in the stream, from 1.
+ * @throws AgentInfraError status 0 `invalid_request` naming `data` for anything else (a number, an object, `null`).
+ */
+export function bytesOfChunk(chunk: unknown, index: number): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === 'string') return utf8.encode(chunk);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw localInputError(
+    'data',
+    `data yielded ${kindOf(chunk)} as chunk ${index}: a stream's chunks must be bytes (Uint8Array, Buffer, ArrayBuffer) or strings (sent as UTF-8).`,
+  );
+}
+
+async function* counted(chunks: AsyncIterable<unknown>, size: number): AsyncIterable<Uint8Array> {
   let read = 0;
+  let index = 0;
   for await (const part of chunks) {
-    const chunk = part instanceof Uint8Array ? part : new Uint8Array(part);
+    index += 1;
+    const chunk = bytesOfChunk(part, index);
     read += chunk.byteLength;
     if (read > size) throw localInputError('size', `data holds more than the ${size} bytes stated in size.`);
     yield chunk;
@@ -73,7 +107,9 @@ async function openFile(path: string, statedSize: number | undefined): Promise<U
  * Checks an upload's bytes before anything is registered on the server: a
  * file path must name a readable regular file, and a stated `size` must
  * equal the length of a file or of in-memory bytes (a stream's length is
- * only known once read, so it is checked while it is read).
+ * only known once read, so it is checked while it is read, and so is each
+ * of its chunks: see {@link bytesOfChunk}; `size` counts a string chunk's
+ * UTF-8 bytes).
  * @param data the upload's bytes; a string is a file path (Node only).
  * @param statedSize the caller's `size` in bytes; required for streams.
  * @throws AgentInfraError status 0, `invalid_request` (`details.fields` names `data` or `size`) when the input is bad.
