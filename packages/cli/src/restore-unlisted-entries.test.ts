@@ -168,6 +168,72 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     expect(readdirSync(dataDir)).toEqual([]);
   }, 30_000);
 
+  // Probe: the check opened the database read/write as serve does: a database in rollback-journal mode, its checksum
+  // just verified, was switched to WAL mode (its header rewritten) and -wal/-shm files were made in the stage.
+  it('checks the database without changing it: a rollback-journal database is restored byte for byte, alone', async () => {
+    const file = join(dir, 'rollback.db');
+    const made = createSqliteDatabase({ filename: file });
+    await made.knex.raw('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+    await made.knex('notes').insert({ text: 'kept' });
+    await made.knex.raw('PRAGMA journal_mode = DELETE');
+    await made.close();
+    const rollback = readFileSync(file);
+    const archive = await craft({ 'agentinfra.db': rollback }, [['agentinfra.db', rollback]]);
+    const dataDir = join(dir, 'data-rollback');
+    const result = await restore(archive, dataDir);
+    expect(result.stderr).not.toContain('agentinfra:');
+    expect(result.code).toBe(0);
+    expect(sha256(readFileSync(join(dataDir, 'agentinfra.db')))).toBe(sha256(rollback));
+    expect(readdirSync(dataDir)).toEqual(['agentinfra.db']);
+  }, 30_000);
+
+  it('refuses a database damaged past its header, moving nothing into place', async () => {
+    const file = join(dir, 'damaged.db');
+    const made = createSqliteDatabase({ filename: file });
+    await made.knex.raw('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+    for (let i = 0; i < 20; i += 1) await made.knex('notes').insert({ text: randomBytes(400).toString('hex') });
+    await made.close();
+    const damaged = readFileSync(file);
+    // Page 2 onwards (4096-byte pages): the b-tree pages of the table.
+    damaged.fill(0xa5, 4096 + 16, 4096 * 2);
+    const archive = await craft({ 'agentinfra.db': damaged }, [['agentinfra.db', damaged]]);
+    const dataDir = join(dir, 'data-damaged');
+    mkdirSync(dataDir);
+    const result = await restore(archive, dataDir);
+    expect(result.stderr).toContain(`${archive} holds an agentinfra.db that is not a sound SQLite database (`);
+    expect(result.code).toBe(1);
+    expect(readdirSync(dataDir)).toEqual([]);
+  }, 30_000);
+
+  // Probe: a 1 MB archive whose manifest.json was padded to 250 MB (about 230 to 1 gzipped, under tar's own limit of
+  // 1000) was read whole into memory (about 900 MB peak), and restored when the padding was whitespace.
+  it('refuses a manifest that inflates far more than any backup’s, while reading it', async () => {
+    const unpacked = mkdtempSync(join(dir, 'padded-'));
+    const manifest = {
+      format: 'agentinfra-backup/1',
+      version: '0.0.0',
+      created_at: new Date().toISOString(),
+      migrations: {},
+      counts: {},
+      files: [{ path: 'agentinfra.db', bytes: database.length, sha256: sha256(database) }],
+      master_key_included: false,
+    };
+    writeFileSync(
+      join(unpacked, 'manifest.json'),
+      Buffer.concat([Buffer.from(JSON.stringify(manifest)), Buffer.alloc(64 * 1024 * 1024, ' ')]),
+    );
+    writeFileSync(join(unpacked, 'agentinfra.db'), database);
+    const archive = join(dir, 'padded.tar.gz');
+    await tar.create({ gzip: { level: 1 }, file: archive, cwd: unpacked, portable: true }, ['manifest.json', 'agentinfra.db']);
+    const dataDir = join(dir, 'data-padded');
+    const result = await restore(archive, dataDir);
+    expect(result.stderr).toBe(
+      `agentinfra: ${archive} is not an agentinfra backup: its manifest.json inflates more than 64 times, which no backup's does.\n`,
+    );
+    expect(result.code).toBe(1);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 30_000);
+
   // Backups hold the empty folder of a blob deleted while they copied it.
   it('restores the same database and blob when everything is listed, past an empty folder of the blob store', async () => {
     const small = randomBytes(16);

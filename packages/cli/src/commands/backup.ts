@@ -3,7 +3,7 @@ import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir, wri
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
+import { createSqliteDatabase, type ServeLock } from '@agentinfra/adapter-sqlite';
 import type { CoreConfig } from '@agentinfra/core';
 import * as tar from 'tar';
 import { CliError } from '../cli-error.js';
@@ -21,6 +21,7 @@ import {
   MASTER_KEY_NOTICE,
 } from './backup-manifest.js';
 import { createProgress } from './progress.js';
+import { lockStage, removeDeadStages } from './stage-lock.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -123,6 +124,9 @@ async function copyBlobs(dataDir: string, stage: string): Promise<BackupFile[]> 
  */
 const ARCHIVE_IN_STAGE = 'archive.tar.gz.partial';
 
+/** Start of the name of the hidden staging folder, next to the output file. */
+const STAGE_PREFIX = '.agentinfra-backup-';
+
 /**
  * Writes the gzipped tar of `entries` (the manifest first, so `restore`
  * reads it before anything else) to `archive`, a new file made mode 0600
@@ -147,9 +151,12 @@ async function writeArchive(stage: string, entries: string[], archive: string): 
  * (`.agentinfra-backup-…`, mode 0700, removed at the end), the archive
  * included, which is renamed to `FILE` once complete: no other user can
  * open it while it is written, and no name an earlier run or another user
- * left (`FILE.partial`, a symbolic link) is ever written through. A backup
- * killed midway leaves that folder behind. The master key is not included
- * (the command says so).
+ * left (`FILE.partial`, a symbolic link) is ever written through. The run
+ * holds a lock in that folder while it lives (see {@link lockStage}): a
+ * backup killed midway leaves the folder behind, with part of the database,
+ * and the next backup into the same folder removes it (saying so on
+ * stderr), never one a live backup is using. The master key is not
+ * included (the command says so).
  * @throws CliError exit 2 for PostgreSQL or S3 configurations (see docs/operations.md), an existing
  *   `FILE` (a symbolic link included), or no database file in the data directory (it is never created here).
  */
@@ -162,8 +169,13 @@ export async function runBackup(options: { config?: string; out: string }): Prom
   const dataDir = dirname(database);
 
   await mkdir(dirname(out), { recursive: true });
-  const stage = await mkdtemp(join(dirname(out), '.agentinfra-backup-'));
+  for (const name of await removeDeadStages(dirname(out), STAGE_PREFIX)) {
+    process.stderr.write(`removed ${join(dirname(out), name)}, left by a backup killed midway\n`);
+  }
+  const stage = await mkdtemp(join(dirname(out), STAGE_PREFIX));
+  let lock: ServeLock | undefined;
   try {
+    lock = lockStage(stage);
     process.stderr.write(`snapshotting ${database}\n`);
     const state = await snapshotDatabase(database, join(stage, DATABASE_NAME));
     const files = [{ path: DATABASE_NAME, ...(await fileDigest(join(stage, DATABASE_NAME))) }, ...(await copyBlobs(dataDir, stage))];
@@ -187,5 +199,6 @@ export async function runBackup(options: { config?: string; out: string }): Prom
     );
   } finally {
     await rm(stage, { recursive: true, force: true });
+    lock?.release();
   }
 }

@@ -10,6 +10,17 @@ import { type BackupFile, type BackupManifest, BLOB_OBJECTS, DATABASE_NAME, isBa
 /** Largest `manifest.json` a restore reads into memory: over a million listed files. */
 const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Most bytes of `manifest.json` per byte of the archive read so far, past
+ * {@link MANIFEST_RATIO_FLOOR_BYTES}. A manifest `backup` writes lists a
+ * SHA-256 in hex for every ~200 bytes and compresses about 2.7 to 1; one
+ * that inflates far more (padding, a decompression bomb) is refused while it
+ * is read, before it takes memory in proportion.
+ */
+const MANIFEST_MAX_RATIO = 64;
+/** Bytes of `manifest.json` read before {@link MANIFEST_MAX_RATIO} applies (a small manifest compresses better). */
+const MANIFEST_RATIO_FLOOR_BYTES = 1024 * 1024;
+
 /** Entry types that hold a regular file. */
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
@@ -66,7 +77,9 @@ async function writeEntry(entry: tar.ReadEntry, target: string, signal: AbortSig
 /**
  * Unpacks the backup at `file` into the empty folder `stage`, writing only
  * what its manifest lists. The first entry must be `manifest.json` (as
- * `backup` writes it) of at most {@link MANIFEST_MAX_BYTES}; `parse` checks
+ * `backup` writes it) of at most {@link MANIFEST_MAX_BYTES}, inflating at
+ * most {@link MANIFEST_MAX_RATIO} times (the only entry held in memory;
+ * files stream to disk); `parse` checks
  * its text and returns the manifest, or throws to refuse the archive before
  * anything is written. Every later entry must be a file the manifest lists,
  * once and of the listed size, or a folder above one or of the blob store
@@ -125,13 +138,25 @@ export function unpackBackup(file: string, from: string, stage: string, parse: (
             throw notBackup(`its first entry is ${JSON.stringify(entry.path)}, where a backup begins with ${MANIFEST_NAME}`);
           }
           if (entry.size > MANIFEST_MAX_BYTES) throw notBackup(`its ${MANIFEST_NAME} is larger than ${MANIFEST_MAX_BYTES} bytes`);
-          const chunks: Buffer[] = [];
-          entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+          // One buffer of the size the header gives, filled as it streams in, then decoded once.
+          let text: Buffer | undefined = Buffer.allocUnsafe(entry.size);
+          let filled = 0;
+          entry.on('data', (chunk: Buffer) => {
+            if (failure !== undefined || !text) return;
+            if (filled + chunk.length > MANIFEST_RATIO_FLOOR_BYTES && filled + chunk.length > MANIFEST_MAX_RATIO * input.bytesRead) {
+              text = undefined;
+              fail(notBackup(`its ${MANIFEST_NAME} inflates more than ${MANIFEST_MAX_RATIO} times, which no backup's does`));
+              return;
+            }
+            filled += chunk.copy(text, filled);
+          });
           // Runs before the parser emits the next entry.
           entry.on('end', () => {
-            if (failure !== undefined) return;
+            if (failure !== undefined || !text) return;
             try {
-              manifest = parse(Buffer.concat(chunks).toString('utf8'));
+              const decoded = text.toString('utf8', 0, filled);
+              text = undefined;
+              manifest = parse(decoded);
               listed = new Map(manifest.files.map((listedFile) => [listedFile.path, listedFile]));
               folders = foldersOf(manifest.files);
             } catch (error) {

@@ -1,6 +1,6 @@
 import { chmod, readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
+import { quickCheckFile } from '@agentinfra/adapter-sqlite';
 import { migrationSetsOf } from '@agentinfra/core';
 import { defaultModules } from '@agentinfra/modules';
 import { CliError } from '../cli-error.js';
@@ -97,25 +97,21 @@ async function verifyFiles(stage: string, manifest: BackupManifest): Promise<voi
 }
 
 /**
- * Runs SQLite's `PRAGMA quick_check` on the unpacked database, opened as
- * `serve` opens it, so that a file the manifest lists under that name (and
- * whose checksum it gives) but that is no sound SQLite database is refused
- * before anything is moved into place.
+ * Runs SQLite's `PRAGMA quick_check` on the unpacked database, read-only
+ * (see `quickCheckFile` of the SQLite adapter: the file whose checksum was just verified is
+ * left byte for byte as it is), so that a file the manifest lists under
+ * that name (and whose checksum it gives) but that is no sound SQLite
+ * database is refused before anything is moved into place.
  * @throws CliError (exit 1) with SQLite's first finding.
  */
 async function checkDatabase(path: string, from: string): Promise<void> {
   const refuse = (finding: string) =>
     new CliError(`${from} holds an ${DATABASE_NAME} that is not a sound SQLite database (${finding}): refusing to restore.`, 1);
-  const database = createSqliteDatabase({ filename: path });
   let findings: string[];
   try {
-    const rows = (await database.knex.raw('PRAGMA quick_check')) as Array<Record<string, unknown>>;
-    findings = rows.map((row) => String(Object.values(row)[0]));
+    findings = await quickCheckFile(path);
   } catch (error) {
-    // knex puts the statement before SQLite's message.
-    throw refuse((error instanceof Error ? error.message : String(error)).replace(/^PRAGMA quick_check - /, ''));
-  } finally {
-    await database.close().catch(() => undefined);
+    throw refuse(error instanceof Error ? error.message : String(error));
   }
   if (findings.length !== 1 || findings[0] !== 'ok') throw refuse(findings[0] ?? 'no answer to quick_check');
 }
@@ -136,7 +132,7 @@ async function listFolders(dir: string): Promise<string[]> {
  * are unpacked into a hidden folder inside the data directory and moved into
  * place only once all of them verify, so a failed restore leaves the
  * directory as it found it; one killed midway leaves that folder, which
- * `restore` and `serve` then name (see {@link openRestoreTarget}). Every
+ * `serve` then names and the next restore removes or names (see {@link openRestoreTarget}). Every
  * restored folder ends up mode 0700, every file 0600; a data directory the
  * restore makes is 0700, one that exists keeps its owner and mode. `serve`
  * then starts on it with the same master key as the backed-up server.
