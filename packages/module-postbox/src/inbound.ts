@@ -97,6 +97,8 @@ export function createInbound(
     webhooks: Webhooks;
     mimeParser: MimeParserPool;
     postmaster: PostmasterRoute;
+    /** Whether mail for a bare, lower-case address is delivered to some agent. */
+    delivered: (address: string) => Promise<boolean>;
   },
 ) {
   const knex = () => deps.sql.knex;
@@ -275,10 +277,7 @@ export function createInbound(
     const messageId = headers['message-id']?.trim() || options.dedupeId;
     if (options.scored === undefined && deps.scorer !== deps.fallbackScorer) {
       // A remote scorer is not sent mail that no agent would receive.
-      const owned =
-        deps.postmaster.agentFor(recipient) !== undefined ||
-        (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
-      if (!owned) throw new NotFoundError(`No agent has the address "${recipient}".`);
+      if (!(await deps.delivered(recipient))) throw new NotFoundError(`No agent has the address "${recipient}".`);
     }
     const scored = options.scored ?? (await scoreWithReasons({ subject: message.subject, text: message.body, html: message.html ?? null }));
     const large = message.body.length + (message.html?.length ?? 0) >= LARGE_MESSAGE_CHARS;

@@ -98,15 +98,15 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     onError: (error) => deps.logger.error({ err: error }, 'postbox: a MIME parser thread failed; the messages it held were refused'),
   });
   const postmaster = createPostmasterRoute({ mailDomain: config.mailDomain, agentId: config.postmasterAgent });
-  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster });
-  const outbound = createOutbound({ ...deps, webhooks });
-  let listener: SmtpListener | null = null;
   /** Whether mail for `address` (bare, lower-case) is delivered: an agent holds it, or it is the postmaster's and one receives that. */
   const delivered = async (address: string) => {
     const recipient = postmaster.canonical(address);
     if (postmaster.agentFor(recipient) !== undefined) return true;
     return (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
   };
+  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, delivered });
+  const outbound = createOutbound({ ...deps, webhooks });
+  let listener: SmtpListener | null = null;
   const acceptedRecipients = createAcceptedRecipients(delivered, { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() });
 
   /** Starts the bundled MTA on `port` (0: any free port). @throws the listen error (with its `code`) when the port cannot be bound. */
