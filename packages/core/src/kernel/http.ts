@@ -93,6 +93,7 @@ export interface HttpOptions {
   serviceOf: (moduleName: string) => unknown;
   /** `degraded`: an optional dependency (the rate-limit store) is down; the server still serves. */
   ready: () => Promise<{ ok: boolean; degraded?: boolean; checks: Record<string, string> }>;
+  /** The OpenAPI document, the same on every call (it is serialized once). */
   openapi: () => unknown;
   /** The first middleware: request id, client address, metrics, audit, the log line (see `observeRequests`). */
   observe: MiddlewareHandler<{ Variables: RequestVariables }>;
@@ -154,15 +155,10 @@ export function createHttpApp(options: HttpOptions): { app: Hono<{ Variables: Va
     return c.json({ status, checks: result.checks }, result.ok ? 200 : 503);
   });
   // Serialized once: 260 KB of JSON.stringify per request let pipelined GETs fill the heap; one buffer is shared.
-  let openapiBytes: { document: unknown; bytes: Uint8Array } | undefined;
+  let openapiBytes: Uint8Array<ArrayBuffer> | undefined;
   app.get('/openapi.json', (c) => {
-    const document = options.openapi();
-    const cached =
-      openapiBytes !== undefined && openapiBytes.document === document
-        ? openapiBytes
-        : { document, bytes: Buffer.from(JSON.stringify(document)) };
-    openapiBytes = cached;
-    return c.body(cached.bytes as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/json' });
+    openapiBytes ??= Buffer.from(JSON.stringify(options.openapi()));
+    return c.body(openapiBytes, 200, { 'content-type': 'application/json' });
   });
   for (const path of ['/health', '/ready', '/openapi.json']) app.all(path, (c) => methodNotAllowed(c.req.method, ['GET', 'HEAD']));
 
