@@ -84,6 +84,7 @@ describe.each(sqlDatabases())('agent-scheduler secret rotation on $name', ({ cre
     const t = await startSchedulerTestServer({ db });
     try {
       receiver.answer('/gen', 200);
+      receiver.answer('/explicit', 200);
       const job = { agent_id: 'alice', name: 'gen', cadence: cronOnceIn(1_000).cadence, callback_url: `${receiver.url}/gen` };
       const first = await t.scheduler('job/put', job, 'alice');
       expect(first.status).toBe(200);
@@ -94,7 +95,11 @@ describe.each(sqlDatabases())('agent-scheduler secret rotation on $name', ({ cre
       const again = await t.scheduler('job/put', { ...job, max_attempts: 2 }, 'alice');
       expect(again.status).toBe(200);
       expect(again.body).not.toHaveProperty('secret');
-      const explicit = await t.scheduler('job/put', { ...job, name: 'explicit', secret: newWebhookSecret() }, 'alice');
+      const explicit = await t.scheduler(
+        'job/put',
+        { ...job, name: 'explicit', callback_url: `${receiver.url}/explicit`, secret: newWebhookSecret() },
+        'alice',
+      );
       expect(explicit.body).not.toHaveProperty('secret');
 
       await receiver.waitFor(() => receiver.on('/gen').length >= 1, 10_000, 'the callback');
