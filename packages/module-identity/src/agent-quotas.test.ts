@@ -25,7 +25,7 @@ describe.each(sqlDatabases())('agent-identity per-agent quotas on $name', ({ cre
     for (const key of ['identity_max_secrets_per_agent', 'identity_max_live_delegations_per_agent']) {
       expect((await server.call('agent-identity/settings/set', { key, value: 3 }, bridge)).status).toBe(200);
     }
-    for (const agent of ['quinn', 'rosa', 'sam', 'tess', 'uma']) {
+    for (const agent of ['quinn', 'rosa', 'sam', 'tess', 'uma', 'vic']) {
       expect((await server.call('agent-identity/agents/create', { agent_id: agent, display_name: agent }, bridge)).status).toBe(200);
       keys[agent] = (await server.call('agent-identity/device/issue', { agent_id: agent, label: 'main' }, bridge)).body.device_key;
     }
@@ -115,6 +115,32 @@ describe.each(sqlDatabases())('agent-identity per-agent quotas on $name', ({ cre
     expect((await delegate('tess', keys.tess!)).status).toBe(409);
     now += 1;
     expect((await delegate('tess', keys.tess!)).status).toBe(200);
+  });
+
+  it('keeps at most the quota of ended delegations per agent: creating one deletes the oldest ended beyond it', async () => {
+    const revoke = (delegationId: string) =>
+      server.call('agent-identity/delegate/revoke', { delegation_id: delegationId }, { credential: keys.vic });
+    const live = await delegate('vic', keys.vic!);
+    const expiring = await delegate('vic', keys.vic!, new Date(now + 60_000).toISOString());
+    now += 120_000;
+    const ended: Array<{ id: string; revokedAt: string }> = [];
+    for (let round = 0; round < 12; round += 1) {
+      now += 1_000;
+      const made = await delegate('vic', keys.vic!);
+      expect(made.status).toBe(200);
+      const revoked = await revoke(made.body.delegation_id);
+      expect(revoked.status).toBe(200);
+      ended.push({ id: made.body.delegation_id, revokedAt: revoked.body.revoked_at });
+    }
+    // The live one, the 3 newest ended when the last was made, and the last: never more than twice the quota.
+    const kept = [live.body.delegation_id, ...ended.slice(-4).map((row) => row.id)].sort();
+    const stored = (await db.knex('identity_delegations').pluck('delegation_id').where({ from_agent: 'vic' })) as string[];
+    expect(stored.sort()).toEqual(kept);
+    expect(stored).not.toContain(expiring.body.delegation_id);
+    // A kept one still answers with its first revocation; a pruned one is gone, as after the 7-day sweep.
+    const again = await revoke(ended[8]!.id);
+    expect(again.body).toEqual({ delegation_id: ended[8]!.id, revoked_at: ended[8]!.revokedAt });
+    expect((await revoke(ended[0]!.id)).status).toBe(404);
   });
 
   it('lets concurrent delegations store no more than the quota', async () => {

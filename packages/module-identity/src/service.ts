@@ -20,6 +20,7 @@ import { createIdentityAdmin } from './admin-queries.js';
 import { assertRoomForDelegation, assertRoomForSecret } from './agent-quotas.js';
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
+import { deleteEndedBefore, pruneEndedDelegations, RETAIN_ENDED_MS } from './ended-credentials.js';
 import { nameSearchForm } from './name-search.js';
 import type {
   CreateAgentRequest,
@@ -45,8 +46,6 @@ import type {
 import { secretKeySchema } from './schemas.js';
 
 const DAY_MS = 86_400_000;
-/** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
-const RETAIN_ENDED_MS = 7 * DAY_MS;
 /** Most verified credentials kept in memory. */
 const CREDENTIAL_CACHE_ENTRIES = 10_000;
 /** The position after a /secrets/list page: the last key listed. */
@@ -170,7 +169,8 @@ export function createIdentityService(deps: IdentityDeps) {
      * itself, for no longer than it lives itself; the new delegation is
      * recorded as made from it, and revoking it revokes the new one too.
      * At most setting `identity_max_live_delegations_per_agent` (default 10 000) of `from_agent`'s
-     * delegations are live at once, those made with its tokens included.
+     * delegations are live at once, those made with its tokens included, and as many ended ones
+     * are kept: its ended delegations beyond that, oldest end first, are deleted here (before their 7 days).
      * @throws InputError for an unknown permission or an expiry in the past, too far ahead
      *   or past the delegating token's own; NotFoundError when `to_agent` does not exist;
      *   NotAllowedError when escalating; ConflictError (409, details `{ quota, used }`) when
@@ -232,6 +232,7 @@ export function createIdentityService(deps: IdentityDeps) {
           now: createdAt,
           quota: delegationQuota,
         });
+        await pruneEndedDelegations({ trx, agentId: body.from_agent, now: createdAt, keep: delegationQuota });
         await trx('identity_delegations').insert({
           delegation_id: delegationId,
           token_hash: hashCredential(token),
@@ -466,13 +467,14 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     /**
-     * Deletes devices and delegations that expired or were revoked more than 7 days ago.
+     * Deletes devices and delegations that expired or were revoked more than 7 days ago,
+     * in batches of `SQL_ID_CHUNK` rows per statement (see {@link deleteEndedBefore}).
      * @returns how many rows were removed.
      */
     async sweepExpired(): Promise<{ devices: number; delegations: number }> {
       const cutoff = now() - RETAIN_ENDED_MS;
-      const devices = await knex()('identity_devices').where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff).delete();
-      const delegations = await knex()('identity_delegations').where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff).delete();
+      const devices = await deleteEndedBefore({ knex: knex(), table: 'identity_devices', idColumn: 'device_id', cutoff });
+      const delegations = await deleteEndedBefore({ knex: knex(), table: 'identity_delegations', idColumn: 'delegation_id', cutoff });
       return { devices, delegations };
     },
 
