@@ -1,4 +1,12 @@
-import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  ErrorCode,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * Most commas outside strings (array elements and object members after the
@@ -9,6 +17,35 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextpro
  * and serialize, and could never pass the API's limit anyway.
  */
 export const MAX_MEMBERS_OVER_API_LIMIT = 1_000;
+
+/** The MCP revisions that have JSON-RPC batches: 2025-06-18 removed them. */
+const BATCH_REVISIONS: ReadonlySet<string> = new Set(['2024-10-07', '2024-11-05', '2025-03-26']);
+
+/**
+ * The MCP revision a batch is sent under when that revision has no batches
+ * (2025-06-18 and later), `undefined` when `body` is no batch or its revision
+ * has them. The revision is the `MCP-Protocol-Version` header, which clients
+ * of 2025-06-18 and later send on every request after initialization (without
+ * it the SDK assumes 2025-03-26, as the spec says; a version the SDK does not
+ * support is left to its own 400), or, for a batch holding an initialize
+ * request, the revision the SDK's server negotiates for it (the requested one
+ * when supported, else the latest).
+ * @param body the parsed body of a POST.
+ * @param headerVersion the request's `MCP-Protocol-Version` header, `null` when absent.
+ */
+export function batchlessRevision(body: unknown, headerVersion: string | null): string | undefined {
+  if (!Array.isArray(body)) return undefined;
+  const initialize = body.find((message) => isInitializeRequest(message));
+  let revision: string;
+  if (initialize !== undefined) {
+    const requested = initialize.params.protocolVersion;
+    revision = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  } else {
+    revision = headerVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) return undefined;
+  }
+  return BATCH_REVISIONS.has(revision) ? undefined : revision;
+}
 
 /** Whether `message` is a JSON-RPC request (a method and an id; the SDK checks the rest). */
 function isRequest(message: unknown): message is { id: RequestId; method: string } {

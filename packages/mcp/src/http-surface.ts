@@ -12,7 +12,14 @@ import {
 } from '@agentinfra/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { asBatchAnswer } from './batch-answer.js';
-import { answerWithin, MAX_MEMBERS_OVER_API_LIMIT, repeatedRequestId, requestIds, withoutSelfCancellations } from './batch-guards.js';
+import {
+  answerWithin,
+  batchlessRevision,
+  MAX_MEMBERS_OVER_API_LIMIT,
+  repeatedRequestId,
+  requestIds,
+  withoutSelfCancellations,
+} from './batch-guards.js';
 import { checkJsonBounds } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
@@ -54,15 +61,20 @@ function tooManyRequests(error: RateLimitError): Response {
   return json(429, errorBody(error), { 'retry-after': String(error.retryAfterSeconds) });
 }
 
-/** A JSON-RPC error response with no id (the request could not be read). */
+/**
+ * A JSON-RPC error response naming no request: `"id": null` (the request
+ * could not be read), or with `omitId` no `id` member at all, as MCP's schema
+ * (2025-11-25) writes such an error for clients of the revisions after
+ * 2025-03-26 (the stdio proxy's refusals do the same).
+ */
 function rpcError(
   status: number,
   code: number,
   message: string,
-  options: { headers?: Record<string, string>; data?: unknown } = {},
+  options: { headers?: Record<string, string>; data?: unknown; omitId?: boolean } = {},
 ): Response {
   const error = options.data === undefined ? { code, message } : { code, message, data: options.data };
-  return json(status, { jsonrpc: '2.0', error, id: null }, options.headers);
+  return json(status, options.omitId ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', error, id: null }, options.headers);
 }
 
 /** The body as one buffer, or `null` past `limit` bytes. */
@@ -96,7 +108,10 @@ async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Pr
  * API's request body limit (`http.bodyLimitBytes`, which every tool call but
  * `artifacts_upload` goes through) may only be big because of its strings:
  * with more than {@link MAX_MEMBERS_OVER_API_LIMIT} array elements and object
- * members it answers 413 too, before it is parsed. A `notifications/cancelled`
+ * members it answers 413 too, before it is parsed. A batch (a JSON array)
+ * from a client of MCP 2025-06-18 or later, which removed batches (see
+ * `batchlessRevision`), answers 400 with JSON-RPC error -32600 and no `id`,
+ * before any of it runs. A `notifications/cancelled`
  * naming a request of the same batch is dropped (the request is answered),
  * the SDK's answer is awaited at most `responseTimeoutMs`
  * (see {@link answerWithin}), and a batch is answered with an array, one of
@@ -192,6 +207,15 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
           parsedBody = JSON.parse(text);
         } catch {
           return rpcError(400, -32700, 'Parse error: the body is not JSON.');
+        }
+        const revision = batchlessRevision(parsedBody, request.headers.get('mcp-protocol-version'));
+        if (revision !== undefined) {
+          return rpcError(
+            400,
+            -32600,
+            `Invalid Request: JSON-RPC batches are not part of MCP ${revision} (removed in 2025-06-18): send one message per POST.`,
+            { data: { protocol_version: revision }, omitId: true },
+          );
         }
         const repeated = repeatedRequestId(parsedBody);
         if (repeated !== undefined) {

@@ -28,14 +28,18 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
     await cleanup?.();
   });
 
-  /** POSTs `body` with alice's key, giving up after 10 s (without the fix, the cancel batch is never answered). */
-  async function post(body: string): Promise<{ status: number; text: string }> {
+  /**
+   * POSTs `body` with alice's key and `headers`, giving up after 10 s (without the fix, the cancel batch is never
+   * answered).
+   */
+  async function post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
     const response = await fetch(`${t.server.url}/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${t.keys.alice}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
+        ...headers,
       },
       body,
       signal: AbortSignal.timeout(10_000),
@@ -87,6 +91,75 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
     const invalid = await post('[{"jsonrpc":"2.0","id":5}]');
     expect(invalid.status).toBe(400);
     expect(JSON.parse(invalid.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  // Review: batches were taken from clients of MCP 2025-06-18 and later, which removed them.
+  it('refuses a batch from a client of MCP 2025-06-18 or later with -32600 and no id, running none of it', async () => {
+    const put = (id: number, key: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'memory_kv_put', arguments: { key, value: 1, scope: ['self'] } },
+      });
+    const get = async (key: string) =>
+      JSON.parse(
+        (
+          await post(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: 'memory_kv_get', arguments: { key, scope: ['self'] } },
+            }),
+          )
+        ).text,
+      ) as RpcAnswer;
+    for (const version of ['2025-06-18', '2025-11-25']) {
+      const refused = await post(`[${put(1, `batch-${version}`)},${put(2, `batch-${version}-b`)}]`, { 'mcp-protocol-version': version });
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.text)).toEqual({
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message: `Invalid Request: JSON-RPC batches are not part of MCP ${version} (removed in 2025-06-18): send one message per POST.`,
+          data: { protocol_version: version },
+        },
+      });
+      expect((await get(`batch-${version}`)).result?.isError).toBe(true);
+      // The same messages one per POST are answered.
+      const single = await post(put(3, `single-${version}`), { 'mcp-protocol-version': version });
+      expect(JSON.parse(single.text)).toMatchObject({ jsonrpc: '2.0', id: 3, result: { structuredContent: { key: `single-${version}` } } });
+    }
+    // A batch initializing 2025-06-18 or later (no header before initialization) is refused the same way.
+    const initialize = (protocolVersion: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'batch', version: '1' } },
+      });
+    const refusedInit = await post(`[${initialize('2025-06-18')}]`);
+    expect(refusedInit.status).toBe(400);
+    expect(JSON.parse(refusedInit.text)).toMatchObject({ error: { code: -32600, data: { protocol_version: '2025-06-18' } } });
+    expect(JSON.parse(refusedInit.text)).not.toHaveProperty('id');
+    // Revisions that have batches keep them: 2025-03-26 by header, by initialize, or by default (no header).
+    const olderRevisions: Record<string, string>[] = [
+      { 'mcp-protocol-version': '2025-03-26' },
+      { 'mcp-protocol-version': '2024-11-05' },
+      {},
+    ];
+    for (const headers of olderRevisions) {
+      const batch = await post(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, headers);
+      expect(batch.status).toBe(200);
+      expect(JSON.parse(batch.text)).toEqual([
+        { jsonrpc: '2.0', id: 1, result: {} },
+        { jsonrpc: '2.0', id: 2, result: {} },
+      ]);
+    }
+    expect(JSON.parse((await post(`[${initialize('2025-03-26')}]`)).text)).toMatchObject([
+      { id: 9, result: { protocolVersion: '2025-03-26' } },
+    ]);
   });
 
   // Review: two requests of a batch with one id both ran (two kv writes) and only one was answered, not as an array.
