@@ -1,6 +1,6 @@
 import { DependencyUnavailableError } from '@agentinfra/core';
 import { ClientClosedError, ClientOfflineError, type RedisClientType, TimeoutError } from 'redis';
-import { replaceSilentConnection } from './redis-connection.js';
+import { checkUnansweredConnection } from './redis-connection.js';
 
 /**
  * A Redis operation failed (connection refused or lost, command timeout, error
@@ -36,10 +36,11 @@ function neverWritten(error: unknown): boolean {
  * (`commandOptions.timeout`, the same `timeoutMs`) only until it is written,
  * so one sent to a server that went silent (no reset) would otherwise wait for
  * ever: this fails it `timeoutMs` + 250 ms after the call, late enough that
- * node-redis's own timeout reports an unwritten command first, and replaces
- * the silent connection ({@link replaceSilentConnection}) so that later calls
- * reach Redis again. (A command that timed out here may still run on the
- * server later.)
+ * node-redis's own timeout reports an unwritten command first, and checks the
+ * connection ({@link checkUnansweredConnection}): one that went silent is
+ * replaced, so that later calls reach Redis again, one whose server was only
+ * slow is kept. (A command that timed out here may still run on the server
+ * later.)
  */
 export async function wrapRedisErrors<T>(
   what: string,
@@ -52,7 +53,7 @@ export async function wrapRedisErrors<T>(
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         reject(new Error(`no answer within ${timeoutMs} ms`));
-        replaceSilentConnection(client);
+        checkUnansweredConnection(client, timeoutMs);
       }, timeoutMs + DEADLINE_MARGIN_MS);
       timer.unref();
     });

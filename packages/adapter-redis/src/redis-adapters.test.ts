@@ -32,6 +32,13 @@ function watchConnectionsTo(port: number): { readonly sockets: Socket[]; stop():
   return { sockets, stop: () => diagnosticsChannel.unsubscribe('net.client.socket', onSocket) };
 }
 
+/** Lua that keeps Redis busy for ARGV[1] ms (every other client waits meanwhile), then returns 1. */
+const STALL_SCRIPT = `
+local function now() local t = redis.call('TIME') return t[1] * 1000 + t[2] / 1000 end
+local start = now()
+while now() - start < tonumber(ARGV[1]) do end
+return 1`;
+
 const url = testRedisUrl();
 /** One prefix per run, so runs never see each other's keys. */
 const keyPrefix = `agentinfra-test:${randomUUID()}:`;
@@ -146,6 +153,46 @@ describe.runIf(redis.available)('Redis adapters', () => {
     expect(errors[0]).toBeInstanceOf(RedisAdapterError);
   });
 
+  it('keeps a connection whose server was only slow, and the calls in flight on it', async () => {
+    const adapters = await createRedisAdapters({ url, keyPrefix, connectTimeoutMs: 1_000, commandTimeoutMs: 500 });
+    opened.push(adapters);
+    const id = await adapters.client.clientId();
+    // Another client's script stalls the whole server for 1 000 ms: past the deadline (500 + 250 ms) of the call made
+    // at 20 ms (770 ms), within that deadline plus the PING's 500 ms (1 270 ms) and the deadline of the call made at
+    // 500 ms (1 250 ms).
+    const stall = shared().client.eval(STALL_SCRIPT, { keys: [], arguments: ['1000'] });
+    await sleep(20);
+    const late = adapters.rateLimiter.peek({ key: 'slow', windowMs: 1_000 }).catch((error: unknown) => error);
+    await sleep(480);
+    const inFlight = adapters.rateLimiter.peek({ key: 'slow', windowMs: 1_000 });
+    expect(await late).toBeInstanceOf(RedisAdapterError);
+    expect(((await late) as Error).message).toMatch(/no answer within 500 ms/);
+    expect(await inFlight).toBe(0);
+    expect(await stall).toBe(1);
+    expect(await adapters.client.clientId()).toBe(id);
+  });
+
+  it('close() while reconnecting after the server dropped the connection leaves no connection open', async () => {
+    const adapters = await connect();
+    const connections = watchConnectionsTo(Number(new URL(url).port || 6379));
+    try {
+      const reconnecting = new Promise((resolve) => adapters.client.once('reconnecting', resolve));
+      await shared().client.sendCommand(['CLIENT', 'KILL', 'ID', String(await adapters.client.clientId())]);
+      await reconnecting;
+      await adapters.close();
+      await sleep(200);
+      expect(adapters.client.isOpen).toBe(false);
+      expect(adapters.client.isReady).toBe(false);
+      const clients = String(await shared().client.sendCommand(['CLIENT', 'LIST']));
+      for (const socket of connections.sockets) {
+        expect(socket.destroyed).toBe(true);
+        expect(clients).not.toContain(`addr=127.0.0.1:${socket.localPort} `);
+      }
+    } finally {
+      connections.stop();
+    }
+  });
+
   it('wraps a failing command as RedisAdapterError with the driver error as cause', async () => {
     const { client, rateLimiter } = shared();
     const key = `wrongtype:${randomUUID()}`;
@@ -246,7 +293,7 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
     }
   });
 
-  it('replace a connection that went silent once a call gets no answer on it, so later calls reach Redis again', async () => {
+  it('replace a connection that went silent once a call and then a PING get no answer on it, so later calls reach Redis again', async () => {
     const { proxy, adapters, connections } = await behindProxy();
     try {
       const silentId = await adapters.client.clientId();
@@ -257,7 +304,8 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
         ),
       );
       for (const failure of unanswered) expect(failure).toBeInstanceOf(RedisAdapterError);
-      // Still written to the silent connection, this call would wait out its deadline as well.
+      // The PING sent on the silent connection gets no answer within 300 ms either: a new connection is made.
+      await vi.waitFor(() => expect(connections.sockets).toHaveLength(2), { timeout: 3_000 });
       expect(await adapters.rateLimiter.peek({ key: 'replaced', windowMs: 1_000 })).toBe(0);
       expect(await adapters.client.clientId()).not.toBe(silentId);
       // The silent connection is gone, and with it every command still waiting for an answer on it.
@@ -285,6 +333,26 @@ describe.runIf(redis.available)('Redis adapters when the server goes silent', ()
     } finally {
       connections.stop();
       await proxy.cut();
+    }
+  });
+
+  it('close() while reconnecting to a port with nothing listening ends the reconnection: no event, timer or socket outlives it', async () => {
+    const { proxy, adapters, connections } = await behindProxy();
+    try {
+      await proxy.cut();
+      await vi.waitFor(() => expect(adapters.client.isReady).toBe(false));
+      // Let the back-off grow past a few attempts, so that a delay is pending when close() is called.
+      await sleep(600);
+      await adapters.close();
+      const after: string[] = [];
+      for (const event of ['reconnecting', 'connect', 'error']) adapters.client.on(event, () => after.push(event));
+      // Longer than node-redis's longest reconnect delay here (2.1 s): a pending one would end (and report) meanwhile.
+      await sleep(2_300);
+      expect(after).toEqual([]);
+      expect(adapters.client.isOpen).toBe(false);
+      expect(connections.sockets.every((socket) => socket.destroyed)).toBe(true);
+    } finally {
+      connections.stop();
     }
   });
 

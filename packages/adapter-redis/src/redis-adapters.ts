@@ -2,7 +2,7 @@ import type { Lock, RateLimiter } from '@agentinfra/core';
 import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { RedisAdapterError } from './redis-adapter-error.js';
-import { closeRedisClient } from './redis-connection.js';
+import { closeRedisClient, isClosing } from './redis-connection.js';
 import { createRedisLock } from './redis-lock.js';
 import { createRedisRateLimiter } from './redis-rate-limiter.js';
 import { redactRedisUrl, redisUrlSchema } from './redis-url.js';
@@ -21,8 +21,9 @@ const redisAdaptersOptionsSchema = z.object({
  * - `keyPrefix`: prefix of every key (default `agentinfra:`);
  * - `connectTimeoutMs`: how long the first connection may take, retries included (default 10 000);
  * - `commandTimeoutMs`: how long a call may wait, including while reconnecting and after its
- *   command was sent to a server that went silent (default 5 000; such a call also replaces
- *   the silent connection with a new one);
+ *   command was sent to a server that went silent (default 5 000; such a call also sends a
+ *   PING on the connection, and replaces the connection with a new one if that PING gets no
+ *   answer within `commandTimeoutMs` either);
  * - `onError`: told about connection errors (lost connection, failed reconnect attempt);
  *   calls made meanwhile wait for the reconnection or fail on their own.
  */
@@ -38,7 +39,9 @@ export interface RedisAdapters {
   describe(): string;
   /**
    * Waits for the answers to calls already sent (at most `commandTimeoutMs`), then closes the
-   * connection, answered or not (calls made meanwhile may fail). Idempotent.
+   * connection, answered or not (calls made meanwhile may fail). While reconnecting, it ends
+   * the reconnection and resolves once no timer or socket of it is left (at most
+   * `commandTimeoutMs` + ~7 s). Idempotent.
    */
   close(): Promise<void>;
 }
@@ -61,7 +64,8 @@ function reconnectDelay(retries: number): number {
  * Connects one node-redis client and builds {@link createRedisRateLimiter} and
  * {@link createRedisLock} on it. Once connected the client reconnects forever
  * with back-off; calls queue meanwhile and fail after `commandTimeoutMs`. A
- * connection that goes silent is replaced once a call gets no answer on it.
+ * connection that goes silent is replaced once a call and then a PING get no
+ * answer on it.
  *
  * @returns once the connection is ready.
  * @throws ZodError on malformed options; {@link RedisAdapterError} (driver error as
@@ -79,6 +83,8 @@ export async function createRedisAdapters(options: RedisAdaptersOptions): Promis
     socket: {
       connectTimeout: Math.min(connectTimeoutMs, 5_000),
       reconnectStrategy: (retries, cause) => {
+        // Closing: the attempt that just failed is the last, and no delay outlives close().
+        if (isClosing(client)) return cause;
         const delay = reconnectDelay(retries);
         // At start a refused password fails at once: an operator typo should not cost the whole connect timeout.
         if (!ready && refusedCredentials(cause)) return cause;

@@ -44,8 +44,9 @@ function rateLimitKeys(keyPrefix: string, key: string): [string, string] {
  * entries that must expire for `cost` to fit.
  *
  * The caller owns `client` (connected, not closed here); this limiter has no `close`.
- * A call that gets no answer within `commandTimeoutMs` (+ 250 ms) replaces the
- * client's connection, which went silent (destroys the client and connects it again).
+ * A call that gets no answer within `commandTimeoutMs` (+ 250 ms) sends a PING on the
+ * client's connection, and replaces the connection (destroys the client and connects it
+ * again) if that PING gets no answer within `commandTimeoutMs` either.
  *
  * @param options.client a connected node-redis v5 client (`createClient()` of the `redis` package, RESP2).
  * @param options.keyPrefix prefix of every key (default `agentinfra:`).
