@@ -147,6 +147,13 @@ export const coreConfigSchema = z.object({
        * closed (Node's socket timeout), for every path, blob uploads included.
        */
       idleTimeoutMs: z.number().int().min(1_000).default(120_000),
+      /**
+       * Most connections the API's listener keeps open at once (Node's
+       * `server.maxConnections`): one accepted over it is closed at once,
+       * unanswered, until others close. An idle connection costs about 10 KiB
+       * and a file descriptor; 0 turns the bound off.
+       */
+      maxConnections: z.number().int().min(0).default(10_000),
       /** Requests per minute per device key, and per granting and receiving agent for delegation tokens (429 above); 0 turns the limit off. The bridge key is not limited. */
       rateLimitPerMinute: z.number().int().min(0).default(6_000),
       /**
@@ -171,6 +178,7 @@ export const coreConfigSchema = z.object({
       bodyLimitBytes: 1_048_576,
       bodyTimeoutMs: 30_000,
       idleTimeoutMs: 120_000,
+      maxConnections: 10_000,
       rateLimitPerMinute: 6_000,
       failedAuthPerMinute: 30,
       trustProxyHops: 0,
@@ -269,6 +277,7 @@ export const coreEnvBindings: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_BODY_LIMIT_BYTES', path: ['http', 'bodyLimitBytes'], type: 'integer' },
   { name: 'AGENTINFRA_BODY_TIMEOUT_MS', path: ['http', 'bodyTimeoutMs'], type: 'integer' },
   { name: 'AGENTINFRA_IDLE_TIMEOUT_MS', path: ['http', 'idleTimeoutMs'], type: 'integer' },
+  { name: 'AGENTINFRA_MAX_CONNECTIONS', path: ['http', 'maxConnections'], type: 'integer' },
   { name: 'AGENTINFRA_RATE_LIMIT_PER_MINUTE', path: ['http', 'rateLimitPerMinute'], type: 'integer' },
   { name: 'AGENTINFRA_FAILED_AUTH_PER_MINUTE', path: ['http', 'failedAuthPerMinute'], type: 'integer' },
   { name: 'AGENTINFRA_TRUST_PROXY_HOPS', path: ['http', 'trustProxyHops'], type: 'integer' },

@@ -47,7 +47,7 @@ export { withinDeadline } from './kernel/body-deadline.js';
 export { addressGroup, clientAddress } from './kernel/client-address.js';
 export { errorResponse, FUNCTIONS_BASE, type HttpMount, type MountRequestInfo } from './kernel/http.js';
 export { nextIoTurn } from './kernel/io-turn.js';
-export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './kernel/json-body.js';
+export { MAX_JSON_ARRAY_ELEMENTS, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './kernel/json-body.js';
 export { type JsonShape, jsonShape } from './kernel/json-text.js';
 export { createKernel, type Kernel, type KernelAdapters, type KernelOptions, type KernelSurface } from './kernel/kernel.js';
 export type { Migration, MigrationSet, ModuleMigrations } from './kernel/migrations.js';

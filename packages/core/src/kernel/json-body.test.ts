@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { InputError } from '../errors.js';
 import { OFF_THREAD_JSON_BYTES, readJsonBody } from './json-body.js';
 import { createJsonParsePool } from './json-parse-pool.js';
-import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './json-text.js';
+import { MAX_JSON_ARRAY_ELEMENTS, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './json-text.js';
 
 const pool = createJsonParsePool();
 afterAll(() => pool.close());
@@ -60,6 +60,26 @@ const cases: Array<[string, Uint8Array]> = [
     Buffer.from(`{${Array.from({ length: MAX_JSON_MEMBERS + 1 }, (_, i) => `"k${i}":1`).join(',')}}`),
   ],
   ['colons inside strings', large(JSON.stringify({ s: ':'.repeat(MAX_JSON_MEMBERS + 1) }))],
+  [`${MAX_JSON_ARRAY_ELEMENTS} array elements`, Buffer.from(`[${Array(MAX_JSON_ARRAY_ELEMENTS).fill('0').join(',')}]`)],
+  [
+    `${MAX_JSON_ARRAY_ELEMENTS + 1} array elements`,
+    Buffer.from(
+      `[${Array(MAX_JSON_ARRAY_ELEMENTS + 1)
+        .fill('0')
+        .join(',')}]`,
+    ),
+  ],
+  [
+    `${MAX_JSON_ARRAY_ELEMENTS + 1} array elements in nested arrays, spaced`,
+    large(
+      `{"a": [ [ ${Array(MAX_JSON_ARRAY_ELEMENTS / 2)
+        .fill('1')
+        .join(' , ')} ] ,\n[${Array(MAX_JSON_ARRAY_ELEMENTS / 2 - 1)
+        .fill('"x"')
+        .join(',')}] ] }`,
+    ),
+  ],
+  ['commas inside strings and objects', large(JSON.stringify({ s: ','.repeat(MAX_JSON_ARRAY_ELEMENTS + 1), o: { a: [], b: [1] } }))],
   ['not UTF-8 and too deep (UTF-8 is checked first)', Buffer.concat([large(nested(100)), Buffer.from([0xff])])],
   ['a lone surrogate escape', large('{"a":"\\ud800x"}')],
   ['a surrogate pair escape and an escaped backslash before u', large('{"a":"\\ud83d\\ude00","b":"\\\\udc00"}')],
@@ -100,6 +120,19 @@ describe('readJsonBody off the event loop', () => {
     expect(byName[`${MAX_JSON_MEMBERS + 1} object members`]?.details).toEqual({ max_members: MAX_JSON_MEMBERS });
     expect(byName[`${MAX_JSON_MEMBERS} object members`]).toBeUndefined();
     expect(byName['colons inside strings']).toBeUndefined();
+    expect(byName[`${MAX_JSON_ARRAY_ELEMENTS} array elements`]).toBeUndefined();
+    const elements = { max_array_elements: MAX_JSON_ARRAY_ELEMENTS };
+    expect(byName[`${MAX_JSON_ARRAY_ELEMENTS + 1} array elements`]?.details).toEqual(elements);
+    expect(byName[`${MAX_JSON_ARRAY_ELEMENTS + 1} array elements in nested arrays, spaced`]?.details).toEqual(elements);
+    expect(byName['commas inside strings and objects']).toBeUndefined();
+  });
+
+  it('refuses a 1 MiB flat array of numbers without calling JSON.parse on it', async () => {
+    const body = Buffer.from(`[${Array(520_000).fill('0').join(',')}]`);
+    const parse = vi.spyOn(JSON, 'parse');
+    const outcome = await outcomeOf(body, false);
+    expect(outcome.error?.details).toEqual({ max_array_elements: MAX_JSON_ARRAY_ELEMENTS });
+    expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > 100_000)).toHaveLength(0);
   });
 
   it('answers 413 and 415 before anything is parsed, with or without the pool', async () => {

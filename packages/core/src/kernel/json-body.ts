@@ -3,13 +3,14 @@ import type { JsonParsePool } from './json-parse-pool.js';
 import {
   type JsonTextFailure,
   type JsonTextOutcome,
+  MAX_JSON_ARRAY_ELEMENTS,
   MAX_JSON_CONTAINERS,
   MAX_JSON_DEPTH,
   MAX_JSON_MEMBERS,
   parseJsonBytes,
 } from './json-text.js';
 
-export { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './json-text.js';
+export { MAX_JSON_ARRAY_ELEMENTS, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './json-text.js';
 
 /**
  * Bodies of at least this many bytes are parsed in the JSON parse pool when
@@ -68,6 +69,10 @@ const refusals: Record<JsonTextFailure, () => InputError> = {
     new InputError(`The request body holds more than ${MAX_JSON_MEMBERS} object members.`, {
       max_members: MAX_JSON_MEMBERS,
     }),
+  too_many_array_elements: () =>
+    new InputError(`The request body holds more than ${MAX_JSON_ARRAY_ELEMENTS} array elements in all.`, {
+      max_array_elements: MAX_JSON_ARRAY_ELEMENTS,
+    }),
   lone_surrogate: () =>
     new InputError(
       'The request body escapes a lone UTF-16 surrogate (such as "\\ud800"), which is not Unicode text; send text as UTF-8 or as surrogate pairs.',
@@ -97,8 +102,9 @@ function sharedConcat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * - more than `limitBytes` bytes: 413, reading stops at the limit;
  * - bytes that are not UTF-8: 400;
  * - nesting deeper than {@link MAX_JSON_DEPTH}, more than
- *   {@link MAX_JSON_CONTAINERS} arrays and objects, or more than
- *   {@link MAX_JSON_MEMBERS} object members: 400;
+ *   {@link MAX_JSON_CONTAINERS} arrays and objects, more than
+ *   {@link MAX_JSON_MEMBERS} object members, or more than
+ *   {@link MAX_JSON_ARRAY_ELEMENTS} array elements: 400;
  * - text that is not JSON: 400.
  * An empty body (no bytes, or only white space) is `{}` whatever its content type.
  * The first three checks run on the event loop as the chunks arrive. The

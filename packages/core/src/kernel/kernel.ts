@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { type ServerType, serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { type DependencyContainer, container as globalContainer, instanceCachingFactory } from 'tsyringe';
@@ -35,6 +35,7 @@ import { createMemoryLock } from '../services/memory-lock.js';
 import { createMemoryRateLimiter } from '../services/memory-rate-limiter.js';
 import { createAesGcmSecretBox } from '../services/secret-box.js';
 import { createSettingsService } from '../settings/settings-service.js';
+import { createApiServer } from './api-server.js';
 import { type ConnectionDrain, trackConnectionDrain } from './connection-drain.js';
 import { createHttpApp, enforceRateLimit, FUNCTIONS_BASE, type HttpMount } from './http.js';
 import { createJsonParsePool } from './json-parse-pool.js';
@@ -396,7 +397,7 @@ export function createKernel(options: KernelOptions): Kernel {
     );
   }
 
-  let server: ServerType | undefined;
+  let server: Server | undefined;
   let connections: ConnectionDrain | undefined;
   let metricsListener: MetricsListener | undefined;
   let started = false;
@@ -462,18 +463,21 @@ export function createKernel(options: KernelOptions): Kernel {
         metricsListener = await startMetricsListener({ registry: metrics.registry, port: config.metrics.port, host: config.metrics.host });
       }
       const metricsUrl = metricsListener?.url;
+      const instance = createApiServer({
+        fetch: limitPipelinedRequests(app.fetch),
+        hostname,
+        maxConnections: config.http.maxConnections,
+      });
+      closeQuietConnections(instance, config.http.idleTimeoutMs);
+      connections = trackConnectionDrain(instance);
+      server = instance;
       return new Promise((resolve, reject) => {
-        // Blob uploads to a mount may take longer than Node's default 300 s request timeout; a connection
-        // that goes quiet between requests is closed after idleTimeoutMs, and JSON bodies have http.bodyTimeoutMs in all.
-        const serverOptions = { requestTimeout: 0, headersTimeout: 60_000 };
-        const instance = serve({ fetch: limitPipelinedRequests(app.fetch), port, hostname, serverOptions }, (info) => {
-          const host = hostname.includes(':') ? `[${hostname}]` : hostname;
-          resolve({ url: `http://${host}:${info.port}`, port: info.port, ...(metricsUrl ? { metricsUrl } : {}) });
-        });
         instance.once('error', reject);
-        closeQuietConnections(instance as Server, config.http.idleTimeoutMs);
-        connections = trackConnectionDrain(instance as Server);
-        server = instance;
+        instance.listen(port, hostname, () => {
+          const { port: bound } = instance.address() as AddressInfo;
+          const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+          resolve({ url: `http://${host}:${bound}`, port: bound, ...(metricsUrl ? { metricsUrl } : {}) });
+        });
       });
     },
     async stop() {
@@ -485,9 +489,7 @@ export function createKernel(options: KernelOptions): Kernel {
       if (server) {
         const current = server;
         const closed = new Promise<void>((resolve) => current.close(() => resolve()));
-        const force = setTimeout(() => {
-          (current as { closeAllConnections?: () => void }).closeAllConnections?.();
-        }, config.http.shutdownGraceMs);
+        const force = setTimeout(() => current.closeAllConnections(), config.http.shutdownGraceMs);
         force.unref();
         connections?.drain();
         await closed;
