@@ -1,4 +1,4 @@
-import { type Kernel, type Principal, RateLimitError } from '@agentinfra/core';
+import { type Kernel, type Principal, RateLimitError, safeEqual } from '@agentinfra/core';
 import { Hono } from 'hono';
 import { asOperator, ConsoleApiError, createConsoleApi } from './api.js';
 import type { ConsoleApp, ConsoleEnv, PageDeps } from './context.js';
@@ -156,7 +156,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     c.set('session', session);
     if (c.req.method === 'POST') {
       const form = await c.req.parseBody();
-      if (!sameOrigin(c.req.raw, https(c.req.raw)) || form._csrf !== session.csrf) {
+      if (!sameOrigin(c.req.raw, https(c.req.raw)) || typeof form._csrf !== 'string' || !safeEqual(form._csrf, session.csrf)) {
         return c.html(
           <ErrorPage
             frame={frameOf(c, base)}

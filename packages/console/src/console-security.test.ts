@@ -114,6 +114,8 @@ describe.each(sqlDatabases())('console HTTP security on $name (#16)', ({ create 
       });
     expect((await post({ origin: t.server.url }, { agent_id: 'mallory', display_name: 'm' })).status).toBe(403);
     expect((await post({ origin: 'https://evil.example' }, { _csrf: csrf, agent_id: 'mallory', display_name: 'm' })).status).toBe(403);
+    const wrong = `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}`;
+    expect((await post({ origin: t.server.url }, { _csrf: wrong, agent_id: 'mallory', display_name: 'm' })).status).toBe(403);
     expect(
       (await t.server.call('agent-identity/admin/agents/get', { agent_id: 'mallory' }, { credential: t.server.bridgeKey })).status,
     ).toBe(404);
