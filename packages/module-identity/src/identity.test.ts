@@ -160,6 +160,28 @@ describe.each(sqlDatabases())('agent-identity over HTTP on $name', ({ create }) 
     }
   });
 
+  // Security review: a token holding identity.delegate could revoke any delegation of its agent, a sibling holding
+  // permissions it lacks or the parent it came from included.
+  it('lets a token with identity.delegate revoke only itself and the delegations made down its own chain', async () => {
+    const expiresAt = future(1);
+    const delegate = (scope: string[], credential: string) =>
+      server.call('agent-identity/delegate', { from_agent: 'alice', to_agent: 'bob', scope, expires_at: expiresAt }, { credential });
+    const revoke = (delegationId: string, credential: string) =>
+      server.call('agent-identity/delegate/revoke', { delegation_id: delegationId }, { credential });
+    const narrow = await delegate(['identity.delegate'], aliceKey);
+    const sibling = await delegate(['secrets.read', 'identity.delegate'], aliceKey);
+    const child = await delegate(['identity.delegate'], narrow.body.token);
+    const grandchild = await delegate(['identity.delegate'], child.body.token);
+    const refused = await revoke(sibling.body.delegation_id, narrow.body.token);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    expect((await revoke(narrow.body.delegation_id, child.body.token)).status).toBe(404);
+    expect((await revoke(grandchild.body.delegation_id, narrow.body.token)).status).toBe(200);
+    expect((await revoke(child.body.delegation_id, child.body.token)).status).toBe(200);
+    expect((await revoke(sibling.body.delegation_id, aliceKey)).status).toBe(200);
+    expect((await revoke(narrow.body.delegation_id, narrow.body.token)).status).toBe(200);
+  });
+
   it('refuses a child of a delegation revoked by another replica while this one still has its token cached', async () => {
     const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
     const parent = await server.call(

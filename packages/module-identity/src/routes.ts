@@ -97,7 +97,7 @@ export const identityRoutes = [
     path: '/delegate/revoke',
     summary: 'End a delegation at once (bridge key, the delegating agent, or the token itself).',
     description:
-      'End a delegation at once (the bridge key, the delegating agent, or the token itself). Returns delegation_id and revoked_at.',
+      'End a delegation at once, and every delegation made from its token. Allowed for the bridge key, a device key of the delegating agent, the token itself, or a token with identity.delegate that made it (directly or down its chain; not a sibling or a parent: 404). Returns delegation_id and revoked_at.',
     effects: { destructive: true, idempotent: true },
     audit: { action: 'delegation.revoke', target: (body) => `delegation:${body.delegation_id}` },
     request: revokeDelegationRequestSchema,

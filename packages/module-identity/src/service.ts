@@ -20,6 +20,7 @@ import { createIdentityAdmin } from './admin-queries.js';
 import { assertRoomForDelegation, assertRoomForSecret } from './agent-quotas.js';
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
+import { isMadeFrom } from './delegation-lineage.js';
 import { deleteEndedBefore, pruneEndedDelegations, RETAIN_ENDED_MS } from './ended-credentials.js';
 import { nameSearchForm } from './name-search.js';
 import type {
@@ -67,6 +68,8 @@ interface DelegationRow {
   to_agent: string;
   /** The `to_agent` of the chain's first delegation, for one made with a token; otherwise null. */
   chain_to_agent?: string | null;
+  /** The delegation whose token made this one; null for one made with a device key or the bridge key. */
+  parent_delegation_id?: string | null;
   scope: string;
   expires_at: number;
   revoked_at: number | null;
@@ -251,8 +254,10 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /**
      * Ends a delegation at once, and every delegation made from it (by its
-     * token, and so on down). Allowed for the bridge key, the delegating
-     * agent, or the token itself.
+     * token, and so on down). Allowed for the bridge key, a device key of the
+     * delegating agent, the token itself, or a token holding
+     * `identity.delegate` that made it (directly or down a chain): a token
+     * cannot end its siblings or its parent, which may hold permissions it lacks.
      * @returns the response body (`delegation_id`, `revoked_at`) and `from_agent`, the delegating agent
      *   (for the audit log: the route leaves it out of its response).
      * @throws NotFoundError when it does not exist or the caller may not see it.
@@ -267,7 +272,10 @@ export function createIdentityService(deps: IdentityDeps) {
         (principal.kind === 'bridge' ||
           (principal.kind === 'delegation' && principal.delegationId === row.delegation_id) ||
           (principal.kind === 'device' && principal.agentId === row.from_agent) ||
-          (principal.kind === 'delegation' && principal.agentId === row.from_agent && principal.permissions.includes('identity.delegate')));
+          (principal.kind === 'delegation' &&
+            principal.agentId === row.from_agent &&
+            principal.permissions.includes('identity.delegate') &&
+            (await isMadeFrom(knex(), row.parent_delegation_id ?? null, principal.delegationId))));
       if (!row || !visible) throw new NotFoundError(`Delegation "${body.delegation_id}" does not exist.`);
       const at = now();
       const revoked = new Set<string>();
