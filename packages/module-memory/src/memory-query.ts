@@ -16,6 +16,15 @@ const RECORD_COLUMNS = ['agent_id', 'kind', 'text', 'provenance', 'scope', 'crea
 const ATTACH = { table: 'memory_records', key: 'id', columns: RECORD_COLUMNS };
 
 /**
+ * The hits of a leg whose memory is stored (the attached row exists), in
+ * their order: a vector whose memory `/mem/forget` has just deleted (it
+ * removes vectors after the records' transaction) takes no rank or place.
+ */
+function stored<H extends VectorHit | LexicalHit>(hits: readonly H[]): H[] {
+  return hits.filter((hit) => hit.row !== undefined);
+}
+
+/**
  * Hybrid search over semantic memories (`/mem/query`): a vector leg (cosine
  * similarity of the embedded `q`, the module's `VectorIndex`) and a lexical
  * leg (full-text match of `q`'s words, the module's `LexicalIndex`), each
@@ -66,7 +75,7 @@ export function createMemoryQuery(deps: MemoryDeps, config: MemoryConfig, startu
       // On SQLite both legs run synchronously: with a turn for I/O between them, their stalls do not add up.
       nextIoTurn().then(() => startup.lexical.query({ text: input.q, k: candidates, filter, attach: ATTACH })),
     ]);
-    const rankings = await rankingsToFuse(deps.embedder, input.q, vectorHits, lexicalHits);
+    const rankings = await rankingsToFuse(deps.embedder, input.q, stored(vectorHits), stored(lexicalHits));
     const hits: MemoryHit[] = [];
     for (const fused of fuseRankings<VectorHit | LexicalHit>(rankings, input.k)) {
       const row = fused.hits.find((hit) => hit?.row !== undefined)?.row as Omit<RecordRow, 'id'> | undefined;

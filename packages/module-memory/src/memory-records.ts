@@ -1,6 +1,7 @@
 import { chunks, createGroupCommit, type ItemOutcome, isoTimestamp, newTimeOrderedId, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { MemoryConfig } from './config.js';
 import type { EmbedderStartup } from './embedder-startup.js';
+import { queueVectorRemovals, removeQueuedVectors } from './forgotten-vectors.js';
 import type { MemoryDeps } from './memory-deps.js';
 import { lockOwnMemories } from './record-locks.js';
 import { createRowQuota } from './row-quota.js';
@@ -34,7 +35,10 @@ interface SemanticWrite {
  * Writing and forgetting memories (`/mem/write`, `/mem/forget`). A semantic
  * record, its vector and its lexical entry are stored in one transaction:
  * the record goes in with the vectors (`VectorIndex.upsert` with `insert`)
- * and the lexical index follows the records table by trigger.
+ * and the lexical index follows the records table by trigger. Forgetting
+ * runs the other way: records (and lexical entries) first, in a transaction
+ * that queues their vectors' removal, then the vectors; so a vector may
+ * briefly outlive its record, never the reverse.
  */
 export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, startup: EmbedderStartup) {
   const knex = () => deps.sql.knex;
@@ -81,6 +85,21 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
   }
   const episodeWrites = createGroupCommit(storeEpisodes, { maxBatch: WRITE_BATCH, maxInFlight: 2 });
 
+  /**
+   * Removes the queued vectors of forgotten memories from every index that
+   * may hold them ({@link removeQueuedVectors}): after each forget, and at
+   * start for those a failed or interrupted forget left. A failure is logged
+   * and leaves them queued for the next call; their memories are already
+   * gone, so they match no query meanwhile.
+   */
+  async function removeForgottenVectors(): Promise<void> {
+    try {
+      await removeQueuedVectors(knex(), await startup.vectorIndexes());
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'memory: could not remove the vectors of forgotten memories; the next forget or start retries');
+    }
+  }
+
   return {
     /**
      * Stores one memory. A `semantic` memory is embedded first, then its row,
@@ -119,11 +138,13 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
 
     /**
      * Deletes every memory of `agent_id` whose provenance equals `provenance`
-     * (all kinds), their vectors (removed first, so they stop matching
-     * queries at once, from the active index and from that of an unfinished
-     * re-embed, and from the latter once more after the records are gone),
-     * their lexical entries (with the records, same transaction) and their
-     * set memberships.
+     * (all kinds) with their lexical entries (by trigger) and set memberships
+     * in one transaction, which also queues the removal of their vectors
+     * ({@link queueVectorRemovals}); after it commits, the vectors are removed
+     * from the active index and from that of an unfinished re-embed. A vector
+     * outlives its memory only until then (or, when that removal fails, until
+     * the next forget or start retries it) and matches no query meanwhile:
+     * `/mem/query` drops hits without a stored memory before ranking.
      * @returns `{ deleted }`, the number of memories deleted (0 when none matched).
      */
     async forget(input: ForgetRequest): Promise<ForgetResponse> {
@@ -131,17 +152,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         .select('id', 'kind')
         .where({ agent_id: input.agent_id, provenance: input.provenance })) as Array<{ id: string; kind: string }>;
       if (rows.length === 0) return { deleted: 0 };
-      const semanticIds = rows.filter((row) => row.kind === 'semantic').map((row) => row.id);
-      const removeVectors = async (from: 'all' | 'reembed') => {
-        if (semanticIds.length === 0) return;
-        const indexes = await startup.vectorIndexes();
-        // Also from the index an interrupted or running re-embed is building: it would become the active index
-        // with the vectors of memories forgotten meanwhile.
-        for (const index of from === 'all' ? indexes : indexes.slice(1)) {
-          for (const chunk of chunks(semanticIds, SQL_ID_CHUNK)) await index.remove({ ids: chunk });
-        }
-      };
-      await removeVectors('all');
+      const semanticIds = new Set(rows.filter((row) => row.kind === 'semantic').map((row) => row.id));
       let deleted = 0;
       await knex().transaction(async (trx) => {
         const locked = await lockOwnMemories(
@@ -153,12 +164,18 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         for (const chunk of chunks([...locked], SQL_ID_CHUNK)) {
           deleted += await trx('memory_records').where({ agent_id: input.agent_id }).whereIn('id', chunk).delete();
         }
+        await queueVectorRemovals(
+          trx,
+          [...locked].filter((id) => semanticIds.has(id)),
+        );
       });
       quota.release(input.agent_id, deleted);
-      // A running re-embed may have written some of these vectors into its index since the removal above (or
-      // started since); from now on it removes those it writes itself, as their memories are gone.
-      await removeVectors('reembed');
+      // A running re-embed that wrote one of these vectors into its index before this loses it here; one that
+      // writes it later finds the memory gone and removes the vector itself.
+      await removeForgottenVectors();
       return { deleted };
     },
+
+    removeForgottenVectors,
   };
 }

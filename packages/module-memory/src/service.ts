@@ -37,12 +37,15 @@ export function createMemoryService(deps: MemoryDeps) {
      * Start-up check, run by the module's `start` hook: records the
      * configured embedder in a fresh store, adopts it in a store without
      * semantic memories, ensures the vector index, and builds the lexical
-     * index of an upgraded store (progress in the log).
+     * index of an upgraded store (progress in the log), then removes the
+     * vectors a failed or interrupted `/mem/forget` left (a failure there is
+     * logged, not thrown).
      * @throws Error `the memory store was embedded with X; the server is configured with Y; run \`agentinfra migrate --reembed\``
      *   when semantic memories exist and were embedded by another embedder (id or dimensions).
      */
     async start(): Promise<void> {
       await startup.ready();
+      await records.removeForgottenVectors();
     },
     write: records.write,
     query,

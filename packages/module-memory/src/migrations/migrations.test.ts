@@ -2,7 +2,7 @@ import { migrationRoundTrip, moduleMigrator, sqlDatabases } from '@agentinfra/te
 import { describe, expect, it } from 'vitest';
 import { memoryMigrations } from './index.js';
 
-const TABLES = ['memory_records', 'memory_sets', 'memory_set_members', 'memory_kv', 'memory_meta'];
+const TABLES = ['memory_records', 'memory_sets', 'memory_set_members', 'memory_kv', 'memory_meta', 'memory_vector_removals'];
 
 const config = moduleMigrator('agent-memory', memoryMigrations);
 
