@@ -1,32 +1,46 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNLOCKED_STAGE_GRACE_MS } from './commands/stage-lock.js';
 import { binPath, freshKeys, runCli } from './serve-process.test-support.js';
 
 /**
  * Preloaded into a backup or restore (`--require`): the first call of
  * `fs.promises[STOP_AT]` creates the file STOP_MARK and stops the process
- * (SIGSTOP), midway, its staging folder made and filled in part.
+ * (SIGSTOP), midway, its staging folder made and filled in part; with
+ * STOP_WHEN=after, once that call has done its work (`mkdtemp`: the staging
+ * folder made, its lock not yet taken).
  */
 const STOP_HOOK = `
 const fs = require('node:fs');
 const promises = require('node:fs/promises');
 const original = promises[process.env.STOP_AT];
+const after = process.env.STOP_WHEN === 'after';
 let stopped = false;
+const stopOnce = () => {
+  if (stopped) return;
+  stopped = true;
+  fs.writeFileSync(process.env.STOP_MARK, '');
+  process.kill(process.pid, 'SIGSTOP');
+};
 promises[process.env.STOP_AT] = async function (...args) {
-  if (!stopped) {
-    stopped = true;
-    fs.writeFileSync(process.env.STOP_MARK, '');
-    process.kill(process.pid, 'SIGSTOP');
-  }
-  return original.apply(this, args);
+  if (!after) stopOnce();
+  const result = await original.apply(this, args);
+  if (after) stopOnce();
+  return result;
 };
 require('node:module').syncBuiltinESMExports();
 `;
+
+/** Sets the modification time of `path` to `ms` milliseconds ago (a folder left that long ago). */
+const age = (path: string, ms: number) => {
+  const then = new Date(Date.now() - ms);
+  utimesSync(path, then, then);
+};
 
 /** The names in `dir` that start with `prefix`. */
 const named = (dir: string, prefix: string) => readdirSync(dir).filter((name) => name.startsWith(prefix));
@@ -101,6 +115,83 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     live.kill('SIGCONT');
     expect(await exitOf(live)).toBe(0);
     expect(named(out, '').sort()).toEqual(['.agentinfra-backup-older', 'live.tar.gz', 'next.tar.gz'].sort());
+  }, 90_000);
+
+  // Probe: a backup killed after making its folder but before locking it left a folder with no lock file that every
+  // later backup skipped for ever (and a restore so killed, one that every later restore refused to run past).
+  it('the next backup removes the folder of one killed before locking it, once past the grace period, never a starting one', async () => {
+    const out = join(dir, 'out-unlocked');
+    mkdirSync(out);
+    const prefix = '.agentinfra-backup-';
+    // A live backup, stopped between making its folder and locking it.
+    const live = await startStopped(['backup', '--out', join(out, 'live.tar.gz')], 'mkdtemp', { STOP_WHEN: 'after' });
+    const [liveStage] = named(out, prefix);
+    expect(readdirSync(join(out, liveStage as string))).toEqual([]);
+
+    const killedAt = async () => {
+      const before = new Set(named(out, prefix));
+      const killed = await startStopped(['backup', '--out', join(out, 'killed.tar.gz')], 'mkdtemp', { STOP_WHEN: 'after' });
+      killed.kill('SIGKILL');
+      await exitOf(killed);
+      const [stage] = named(out, prefix).filter((name) => !before.has(name));
+      expect(readdirSync(join(out, stage as string))).toEqual([]);
+      return stage as string;
+    };
+    const killedLongAgo = await killedAt();
+    const killedJustNow = await killedAt();
+    // Killed while SQLite made the lock file, before it wrote it.
+    const emptyLock = `${prefix}emptylock`;
+    mkdirSync(join(out, emptyLock));
+    writeFileSync(join(out, emptyLock, 'run.serve-lock'), '');
+    for (const stage of [killedLongAgo, emptyLock]) age(join(out, stage), UNLOCKED_STAGE_GRACE_MS + 60_000);
+
+    const next = await runCli(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
+    expect(next.code).toBe(0);
+    for (const stage of [killedLongAgo, emptyLock])
+      expect(next.stderr).toContain(`removed ${join(out, stage)}, left by a backup killed midway`);
+    expect(named(out, '').sort()).toEqual([liveStage, killedJustNow, 'next.tar.gz'].sort());
+
+    live.kill('SIGCONT');
+    expect(await exitOf(live)).toBe(0);
+    expect(named(out, '').sort()).toEqual([killedJustNow, 'live.tar.gz', 'next.tar.gz'].sort());
+  }, 90_000);
+
+  it('a backup stopped past the grace period before locking its folder fails when it goes on, its folder removed by the next', async () => {
+    const out = join(dir, 'out-stalled');
+    mkdirSync(out);
+    const stalled = await startStopped(['backup', '--out', join(out, 'stalled.tar.gz')], 'mkdtemp', { STOP_WHEN: 'after' });
+    const [stage] = named(out, '.agentinfra-backup-');
+    age(join(out, stage as string), UNLOCKED_STAGE_GRACE_MS + 60_000);
+    const next = await runCli(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toContain(`removed ${join(out, stage as string)}`);
+
+    stalled.kill('SIGCONT');
+    expect(await exitOf(stalled)).not.toBe(0);
+    expect(named(out, '')).toEqual(['next.tar.gz']);
+  }, 90_000);
+
+  it('a restore goes on past the folder of one killed before locking it, once past the grace period', async () => {
+    const archive = join(dir, 'restore-unlocked-from.tar.gz');
+    expect((await runCli(['backup', '--out', archive], { cwd: dir, env: keys })).code).toBe(0);
+    const target = join(dir, 'restored-unlocked');
+    const env = { AGENTINFRA_DATA_DIR: target };
+    const killed = await startStopped(['restore', '--from', archive], 'mkdtemp', { ...env, STOP_WHEN: 'after' });
+    killed.kill('SIGKILL');
+    await exitOf(killed);
+    const [dead] = named(target, '.agentinfra-restore-');
+    expect(readdirSync(target)).toEqual([dead]);
+    expect(readdirSync(join(target, dead as string))).toEqual([]);
+
+    const tooSoon = await runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
+    expect(tooSoon.stderr).toContain(`holds ${dead}, left by an interrupted restore`);
+    expect(tooSoon.code).toBe(2);
+
+    age(join(target, dead as string), UNLOCKED_STAGE_GRACE_MS + 60_000);
+    const next = await runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
+    expect(next.stderr).not.toContain('agentinfra:');
+    expect(next.code).toBe(0);
+    expect(readdirSync(target).sort()).toEqual(['agentinfra.db', 'blobs']);
   }, 90_000);
 
   it('a restore goes on past the folder of one killed while unpacking, and refuses one still running', async () => {

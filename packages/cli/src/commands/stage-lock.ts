@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ServeLock, takeServeLock } from '@agentinfra/adapter-sqlite';
@@ -21,20 +22,50 @@ export function lockStage(stage: string): ServeLock {
   return lock;
 }
 
+/**
+ * How long, in milliseconds since it last changed, a staging folder in which
+ * no lock was ever taken is presumed to belong to a run still starting. A
+ * run locks its folder right after making it (no I/O between the two), so
+ * only a run killed (or stopped) in between leaves one older than this.
+ */
+export const UNLOCKED_STAGE_GRACE_MS = 60_000;
+
 /** What {@link removeIfDead} found: `removed` (its run had ended), `live` (its run holds the lock), `unknown` (left). */
 export type StageState = 'removed' | 'live' | 'unknown';
 
 /**
- * Removes the staging folder `folder` when the run that made it has ended:
- * its lock file holds a lock once taken (SQLite wrote it while holding the
- * lock) that can be taken again. A folder whose lock a live run holds, with
- * no lock taken (made by an older version, or by a run still starting), or
- * that cannot be read or removed, is left as it is.
+ * Whether `folder`, in which no lock was ever taken, was left by a run
+ * killed between making it and locking it: it holds nothing but (empty) lock
+ * files, as such a run leaves it, and last changed at least
+ * {@link UNLOCKED_STAGE_GRACE_MS} before `now` (ms since the epoch). One
+ * holding anything else was made by an older version, which took no lock.
  */
-export async function removeIfDead(folder: string): Promise<StageState> {
+async function abandonedBeforeLocking(folder: string, info: Stats, now: number): Promise<boolean> {
+  if (now - info.mtimeMs < UNLOCKED_STAGE_GRACE_MS) return false;
+  const names = await readdir(folder).catch(() => null);
+  return names?.every((name) => STAGE_LOCK_FILES.includes(name)) === true;
+}
+
+/**
+ * Removes the staging folder `folder` when the run that made it has ended:
+ * either its lock file holds a lock once taken (SQLite wrote it while holding
+ * the lock) that can be taken again, or no lock was ever taken in it and it
+ * was abandoned before that ({@link abandonedBeforeLocking}). Either way the
+ * folder is removed while holding its lock, so a run that made it and was
+ * stopped past the grace period before locking it fails when it goes on (it
+ * cannot take the lock, or finds its folder gone) rather than stage into a
+ * folder another run removes. A folder whose lock a live run holds, one made by
+ * an older version or by a run still starting (no lock taken, changed less
+ * than {@link UNLOCKED_STAGE_GRACE_MS} ago), or one that cannot be read or
+ * removed, is left as it is.
+ * @param now the current time in ms since the epoch (for the grace period).
+ */
+export async function removeIfDead(folder: string, now: number = Date.now()): Promise<StageState> {
   const lockFile = join(folder, STAGE_LOCK_FILES[0] as string);
   const [info, file] = await Promise.all([lstat(folder).catch(() => null), lstat(lockFile).catch(() => null)]);
-  if (!info?.isDirectory() || !file?.isFile() || file.size === 0) return 'unknown';
+  if (!info?.isDirectory() || (file !== null && !file.isFile())) return 'unknown';
+  const lockTaken = file !== null && file.size > 0;
+  if (!lockTaken && !(await abandonedBeforeLocking(folder, info, now))) return 'unknown';
   let lock: ServeLock | null;
   try {
     lock = takeServeLock({ filename: join(folder, LOCK_BASE) });
