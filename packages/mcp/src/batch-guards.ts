@@ -18,8 +18,11 @@ import {
  */
 export const MAX_MEMBERS_OVER_API_LIMIT = 1_000;
 
-/** The MCP revisions that have JSON-RPC batches: 2025-06-18 removed them. */
-const BATCH_REVISIONS: ReadonlySet<string> = new Set(['2024-10-07', '2024-11-05', '2025-03-26']);
+/**
+ * The MCP revisions that have JSON-RPC batches (2025-06-18 removed them),
+ * which are also those whose errors naming no request carry `"id": null`.
+ */
+export const BATCH_REVISIONS: ReadonlySet<string> = new Set(['2024-10-07', '2024-11-05', '2025-03-26']);
 
 /**
  * The MCP revision a batch is sent under when that revision has no batches

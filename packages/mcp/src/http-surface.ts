@@ -20,6 +20,7 @@ import {
   requestIds,
   withoutSelfCancellations,
 } from './batch-guards.js';
+import { omitsUnnamedId, withoutNullId } from './error-id.js';
 import { checkJsonBounds } from './json-bounds.js';
 import { createMcpServer } from './mcp-server.js';
 import { buildToolCatalog } from './tool-catalog.js';
@@ -64,8 +65,8 @@ function tooManyRequests(error: RateLimitError): Response {
 /**
  * A JSON-RPC error response naming no request: `"id": null` (the request
  * could not be read), or with `omitId` no `id` member at all, as MCP's schema
- * (2025-11-25) writes such an error for clients of the revisions after
- * 2025-03-26 (the stdio proxy's refusals do the same).
+ * (2025-11-25) writes such an error, for clients of 2025-06-18 and later
+ * (see {@link omitsUnnamedId}; the stdio proxy's refusals do the same).
  */
 function rpcError(
   status: number,
@@ -115,7 +116,10 @@ async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Pr
  * naming a request of the same batch is dropped (the request is answered),
  * the SDK's answer is awaited at most `responseTimeoutMs`
  * (see {@link answerWithin}), and a batch is answered with an array, one of
- * one response included (see {@link asBatchAnswer}).
+ * one response included (see {@link asBatchAnswer}). A JSON-RPC error
+ * naming no request (these refusals and the SDK transport's own) has no `id`
+ * for a client of MCP 2025-06-18 or later and `"id": null` for older ones
+ * (see {@link omitsUnnamedId}).
  */
 export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
   return (kernel: Kernel): HttpMount => {
@@ -132,9 +136,12 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         const requested = new URL(request.url).pathname;
         if (requested !== path) return json(404, errorBody(new NotFoundError(`No route ${request.method} ${requested}.`)));
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
+        // A refusal naming no request has no id for a client of 2025-06-18 or later, "id": null for older ones.
+        const omitId = omitsUnnamedId(request.headers.get('mcp-protocol-version'));
         if (request.method !== 'POST') {
           return rpcError(405, -32000, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST.', {
             headers: { allow: 'POST, OPTIONS' },
+            omitId,
           });
         }
         const credential = readCredential(request.headers);
@@ -182,16 +189,16 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
         // The API's body deadline (http.bodyTimeoutMs): a body sent slowly holds the connection no longer than a JSON route's would.
         const raw = await readLimited(withinDeadline(body, kernel.config.http.bodyTimeoutMs), bodyLimit);
         if (raw === null) {
-          return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { headers: { connection: 'close' } });
+          return rpcError(413, -32600, `The request body is over ${bodyLimit} bytes.`, { headers: { connection: 'close' }, omitId });
         }
         let text: string;
         try {
           text = utf8.decode(raw);
         } catch {
-          return rpcError(400, -32700, 'Parse error: the body is not valid UTF-8.');
+          return rpcError(400, -32700, 'Parse error: the body is not valid UTF-8.', { omitId });
         }
         const { breach, commas } = checkJsonBounds(text);
-        if (breach) return rpcError(400, -32600, breach.message, { data: breach.data });
+        if (breach) return rpcError(400, -32600, breach.message, { data: breach.data, omitId });
         // Past the API's limit only artifacts_upload content can succeed: a body that is big because of its structure
         // (600,000 argument keys) is refused before parsing, which with the SDK's checks would hold the event loop for seconds.
         if (raw.byteLength > apiBodyLimit && commas > MAX_MEMBERS_OVER_API_LIMIT) {
@@ -199,14 +206,14 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
             413,
             -32600,
             `The request body is over ${apiBodyLimit} bytes (the API's request body limit) and holds more than ${MAX_MEMBERS_OVER_API_LIMIT} array elements and object members: only a body that is big because of its strings (artifacts_upload content, up to ${bodyLimit} bytes) may pass that limit.`,
-            { data: { max_body_bytes: apiBodyLimit, max_members: MAX_MEMBERS_OVER_API_LIMIT } },
+            { data: { max_body_bytes: apiBodyLimit, max_members: MAX_MEMBERS_OVER_API_LIMIT }, omitId },
           );
         }
         let parsedBody: unknown;
         try {
           parsedBody = JSON.parse(text);
         } catch {
-          return rpcError(400, -32700, 'Parse error: the body is not JSON.');
+          return rpcError(400, -32700, 'Parse error: the body is not JSON.', { omitId });
         }
         const revision = batchlessRevision(parsedBody, request.headers.get('mcp-protocol-version'));
         if (revision !== undefined) {
@@ -223,6 +230,7 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
             400,
             -32600,
             `Invalid Request: the batch holds more than one request with id ${JSON.stringify(repeated)}; give each request of a batch its own id.`,
+            { omitId },
           );
         }
         // The rest of a batch: each further message counts too (a batch of 100 listings is 100 requests' worth of answers).
@@ -254,7 +262,8 @@ export function mcpSurface(options: McpSurfaceOptions = {}): KernelSurface {
           // The SDK's close() aborts the handlers still running and drops the transport's pending state.
           onExpiry: () => void transport.close().catch(() => undefined),
         });
-        const response = Array.isArray(messages) ? await asBatchAnswer(answer) : answer;
+        const answered = omitId ? await withoutNullId(answer) : answer;
+        const response = Array.isArray(messages) ? await asBatchAnswer(answered) : answered;
         for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
         return response;
       },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sqlDatabases } from '@agentinfra/testkit';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { answerWithin, withoutSelfCancellations } from './batch-guards.js';
 import { checkJsonBounds } from './json-bounds.js';
@@ -32,7 +33,7 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
    * POSTs `body` with alice's key and `headers`, giving up after 10 s (without the fix, the cancel batch is never
    * answered).
    */
-  async function post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  async function post(body: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
     const response = await fetch(`${t.server.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -192,6 +193,60 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
     const distinct = await post(`[${put(42, 'dup-a')},${put('42', 'dup-b')}]`);
     expect(distinct.status).toBe(200);
     expect((JSON.parse(distinct.text) as RpcAnswer[]).map((answer) => answer.id)).toEqual([42, '42']);
+  });
+
+  // Review: a refusal naming no request answered `"id": null` to every client; MCP's schema since 2025-06-18 has no null id.
+  it('leaves the id out of an error naming no request for a client of 2025-06-18 or later, and keeps "id": null for others', async () => {
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"deep","scope":["self"],"value":${'['.repeat(40)}${']'.repeat(40)}}}}`;
+    const refusals: Record<string, (headers: Record<string, string>) => Promise<{ status: number; text: string }>> = {
+      'not JSON': (headers) => post('{not json', headers),
+      'not UTF-8': (headers) => post(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), headers),
+      'nested too deep': (headers) => post(deep, headers),
+      'no JSON-RPC message (the SDK)': (headers) => post('{"jsonrpc":"2.0","id":5}', headers),
+      'not JSON content (the SDK)': (headers) =>
+        post('{"jsonrpc":"2.0","id":1,"method":"ping"}', { ...headers, 'content-type': 'text/plain' }),
+      GET: async (headers) => {
+        const response = await fetch(`${t.server.url}/mcp`, { headers: { authorization: `Bearer ${t.keys.alice}`, ...headers } });
+        return { status: response.status, text: await response.text() };
+      },
+    };
+    for (const [name, send] of Object.entries(refusals)) {
+      for (const version of ['2025-06-18', '2025-11-25']) {
+        const { status, text } = await send({ 'mcp-protocol-version': version });
+        expect(status, `${name}, ${version}`).toBeGreaterThanOrEqual(400);
+        const body = JSON.parse(text);
+        expect(body, `${name}, ${version}`).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+        expect(body, `${name}, ${version}`).not.toHaveProperty('id');
+        // What the SDK's client (a strict one) accepts: its schema of the latest revision refuses `"id": null`.
+        expect(JSONRPCMessageSchema.safeParse(body).success, `${name}, ${version}`).toBe(true);
+      }
+      // JSON-RPC 2.0 §5 for 2025-03-26 and older, no header (read as 2025-03-26) and a revision the SDK does not know.
+      const others: Record<string, string>[] = [
+        { 'mcp-protocol-version': '2025-03-26' },
+        { 'mcp-protocol-version': '2024-11-05' },
+        {},
+        { 'mcp-protocol-version': '2099-01-01' },
+      ];
+      for (const headers of others) {
+        const { text } = await send(headers);
+        expect(JSON.parse(text), `${name}, ${JSON.stringify(headers)}`).toMatchObject({ jsonrpc: '2.0', id: null });
+      }
+    }
+  });
+
+  it('surfaces a refusal naming no request to the SDK client as its HTTP error, and the client goes on', async () => {
+    const client = await t.connect(t.keys.alice);
+    const refused = await client
+      .callTool({
+        name: 'memory_kv_put',
+        arguments: { key: 'deep', scope: ['self'], value: JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`) },
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StreamableHTTPError);
+    expect((refused as StreamableHTTPError).code).toBe(400);
+    const answered = JSON.parse((refused as Error).message.slice((refused as Error).message.indexOf('{')));
+    expect(answered).toEqual({ jsonrpc: '2.0', error: expect.objectContaining({ code: -32600, data: { max_depth: 34 } }) });
+    expect(await client.ping()).toEqual({});
   });
 
   it('answers a cancellation sent on its own with 202 (stateless: no request of another POST to cancel)', async () => {
