@@ -89,7 +89,10 @@ export function createCertificateOrders(context: GatewayContext) {
   }
 
   /**
-   * Starts an order for a bound host, or returns the live one.
+   * Starts an order for a bound host, or returns the live one. The new
+   * order's `created_at` is the clock's time, or 1 ms after the binding's
+   * latest order when that one is as new or newer, so orders of a binding
+   * are created in `created_at` order.
    * @throws NotFoundError when the host is not bound.
    */
   async function request(host: string, reason: 'issue' | 'renew'): Promise<OrderSummary> {
@@ -125,6 +128,12 @@ export function createCertificateOrders(context: GatewayContext) {
         await deps.sql.lockInTransaction(trx, hostLockKey(host));
         const still = (await trx('gateway_hosts').where({ host, host_id: binding.host_id }).first()) as HostRow | undefined;
         if (!still) throw new NotFoundError(`Host "${host}" is not bound to an agent; claim it first with /host/claim.`);
+        // After the binding's latest order also within its millisecond or once the clock stepped back, so the latest by
+        // (created_at, order_id), which /list shows and the sweep keeps, is the order created last (ids are random).
+        const latest = (await trx('gateway_orders').where({ host_id: binding.host_id }).max({ at: 'created_at' }).first()) as
+          | { at: number | string | null }
+          | undefined;
+        if (latest?.at != null) row.created_at = Math.max(at, Number(latest.at) + 1);
         await trx('gateway_orders').insert(row);
         await dispatch(row.order_id, trx);
       });

@@ -118,6 +118,67 @@ describe.each(sqlDatabases())('agent-gateway /list latest orders on $name', ({ c
   });
 });
 
+// Review: order ids are random, so orders of one binding made within one millisecond were ranked by a coin toss, and
+// after the clock stepped back by creation time backwards: /list showed a finished order while a newer one ran.
+describe.each(sqlDatabases())('agent-gateway /list latest order when the clock stands still or steps back on $name', ({ create }) => {
+  const clock = { at: Date.now(), now: () => clock.at };
+  let t: GatewayTestServer;
+  let db: SqlDatabase;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fixture = await create();
+    db = fixture.db;
+    cleanup = fixture.cleanup;
+    t = await startGatewayTestServer({ db, gateway: { httpPort: 0, dnsServers: ['127.0.0.1:1'] }, clock, jobs: { enabled: false } });
+  });
+  afterAll(async () => {
+    await t?.server.stop();
+    await cleanup?.();
+  });
+
+  it('shows the order created last, and creates each after the one before', async () => {
+    const hosts = ['m1.example.test', 'm2.example.test', 'm3.example.test', 'm4.example.test'];
+    /** Orders a certificate for `host`, after failing its live order as a last failed attempt does. @returns the new order's id. */
+    const reorder = async (host: string): Promise<string> => {
+      await db
+        .knex('gateway_orders')
+        .where({ active_host: host })
+        .update({ status: 'failed', active_host: null, finished_at: clock.at, last_error: 'attempt failed' });
+      const issued = await t.gateway('/cert/issue', { host }, 'bridge');
+      expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+      return issued.body.order_id as string;
+    };
+    const created: Record<string, string[]> = {};
+    for (const host of hosts) {
+      await seedHost(db, host, 'alice');
+      // Two orders in one millisecond of a clock that stands still.
+      created[host] = [await reorder(host), await reorder(host)];
+    }
+    // An NTP correction steps the clock back a minute.
+    clock.at -= 60_000;
+    for (const host of hosts) created[host]?.push(await reorder(host));
+
+    const listed = (await t.gateway('/list', {}, 'bridge')).body.hosts as ListedHost[];
+    expect(listed.map((host) => [host.host, host.cert_status, host.order?.order_id, host.order?.status])).toEqual(
+      hosts.map((host) => [host, 'pending', created[host]?.[2], 'queued']),
+    );
+    for (const host of hosts) {
+      const rows = (await db
+        .knex('gateway_orders')
+        .where({ host })
+        .orderBy([
+          { column: 'created_at', order: 'asc' },
+          { column: 'order_id', order: 'asc' },
+        ])) as Array<{ order_id: string; created_at: number | string }>;
+      expect(rows.map((row) => row.order_id)).toEqual(created[host]);
+      const times = rows.map((row) => Number(row.created_at));
+      expect(times[1]).toBe((times[0] as number) + 1);
+      expect(times[2]).toBe((times[1] as number) + 1);
+    }
+  });
+});
+
 // The daily sweep deletes finished orders 30 days after they ended, except each bound host's latest.
 describe.each(sqlDatabases())('agent-gateway order retention on $name', ({ create }) => {
   let t: GatewayTestServer;
