@@ -112,7 +112,10 @@ export const postboxConfigSchema = z
      * server MUST accept (see `postmaster.ts`). Unset (the default), no agent
      * does: the reserved local part is refused with 550 like any address
      * nobody holds. Mail is filed under this agent id, its rules and webhooks
-     * apply, with `to` = `postmaster@<mailDomain>`.
+     * apply, with `to` = `postmaster@<mailDomain>`. Checked against the agents
+     * at each RCPT TO and /ingest (agents may be created after start-up): while
+     * no agent has this id, postmaster mail is refused as when it is unset, and
+     * the start logs a warning.
      */
     postmasterAgent: agentIdSchema.optional(),
     smtp: smtpSchema.default({

@@ -2,6 +2,7 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress, senderAddress } from './addresses.js';
 import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
+import { generatedMessageId, ingestedIdentity } from './message-id.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
@@ -72,7 +73,7 @@ interface ScoredMessage {
   recipient: string;
   /** Lower-case header names, with the postbox's `x-agentinfra-injection*` headers. */
   headers: Record<string, string>;
-  dedupeKey: string | null;
+  dedupeKey: string;
   mimeOwned: boolean;
   injectionScore: number;
 }
@@ -164,23 +165,30 @@ export function createInbound(
    * and webhooks (one statement) and the quarantine threshold are read once
    * per batch, when the batch starts, so a rule, webhook or setting changed
    * before a message was submitted always applies to it. A recipient nobody
-   * owns fails only its own item (NotFoundError); a duplicate (see
+   * owns (the postmaster too, when its configured agent does not exist) fails
+   * only its own item (NotFoundError); a duplicate (see
    * {@link dedupeKeyOf}) fails the batch, whose items are then stored one by
    * one, where the duplicate returns the first message's answer.
    */
   async function storeBatch(items: readonly ScoredMessage[]): Promise<ItemOutcome<StoredMessage>[]> {
     const recipients = [...new Set(items.map((item) => item.recipient))];
-    const postmasterAgents = recipients.flatMap((recipient) => deps.postmaster.agentFor(recipient) ?? []);
-    const [context, threshold] = await Promise.all([
+    const postmasterAgents = [...new Set(recipients.flatMap((recipient) => deps.postmaster.agentFor(recipient) ?? []))];
+    const [context, threshold, absentAgents] = await Promise.all([
       readRecipientContext(knex(), recipients, postmasterAgents),
       deps.settings.get<number>('postbox_quarantine_threshold'),
+      postmasterAgents.length === 0 ? ([] as string[]) : deps.agents.missing({ agentIds: postmasterAgents }),
     ]);
+    /** The agent receiving postmaster mail for `recipient`, unless it does not exist: then no one receives it. */
+    const postmasterOf = (recipient: string) => {
+      const agentId = deps.postmaster.agentFor(recipient);
+      return agentId === undefined || absentAgents.includes(agentId) ? undefined : agentId;
+    };
     const now = deps.clock.now();
     const outcomes: ItemOutcome<StoredMessage>[] = [];
     const rows: Array<Omit<MessageRow, 'seq'>> = [];
     const events: WebhookEventToEnqueue[] = [];
     for (const item of items) {
-      const agentId = context.owners.get(item.recipient) ?? deps.postmaster.agentFor(item.recipient);
+      const agentId = context.owners.get(item.recipient) ?? postmasterOf(item.recipient);
       if (agentId === undefined) {
         outcomes.push({ ok: false, error: new NotFoundError(`No agent has the address "${item.recipient}".`) });
         continue;
@@ -242,7 +250,7 @@ export function createInbound(
       });
     } catch (error) {
       const only = items.length === 1 ? items[0] : undefined;
-      if (only?.dedupeKey && deps.sql.isUniqueViolation(error)) {
+      if (only && deps.sql.isUniqueViolation(error)) {
         const first = await existing(only.dedupeKey);
         if (first) return [{ ok: true, value: first }];
       }
@@ -260,7 +268,8 @@ export function createInbound(
     message: InboundMessage,
     options: {
       mimeOwned?: boolean | undefined;
-      dedupeId?: string | undefined;
+      /** SHA-256 (hex) of the raw message (SMTP path), from which a missing Message-ID is made; else {@link ingestedIdentity}. */
+      rawIdentity?: string | undefined;
       scored?: ScoredInput | undefined;
       /** Bodies the MIME parser cut to `maxBodyBytes` (SMTP path). */
       truncated?: ParsedMessage['truncated'] | undefined;
@@ -274,7 +283,12 @@ export function createInbound(
     // Only the postbox says what it cut: a sender's copy of the header is dropped.
     delete headers[TRUNCATED_HEADER];
     if (options.truncated && options.truncated.length > 0) headers[TRUNCATED_HEADER] = options.truncated.join(',');
-    const messageId = headers['message-id']?.trim() || options.dedupeId;
+    let messageId = headers['message-id']?.trim() ?? '';
+    if (messageId === '') {
+      // RFC 5322 §3.6.4: a message SHOULD have one; as an MTA would, the postbox adds it (the same on both paths).
+      messageId = generatedMessageId(options.rawIdentity ?? ingestedIdentity({ ...message, headers }), deps.moduleConfig.mailDomain);
+      headers['message-id'] = messageId;
+    }
     if (options.scored === undefined && deps.scorer !== deps.fallbackScorer) {
       // A remote scorer is not sent mail that no agent would receive.
       if (!(await deps.delivered(recipient))) throw new NotFoundError(`No agent has the address "${recipient}".`);
@@ -285,7 +299,7 @@ export function createInbound(
       message,
       recipient,
       headers: { ...withoutInjectionHeaders(headers), ...scored.headers },
-      dedupeKey: messageId ? dedupeKeyOf(recipient, messageId, options.contentDigest ?? contentDigest(message)) : null,
+      dedupeKey: dedupeKeyOf(recipient, messageId, options.contentDigest ?? contentDigest(message)),
       mimeOwned: options.mimeOwned ?? false,
       injectionScore: scored.score,
     });
@@ -301,11 +315,12 @@ export function createInbound(
    * stored alone; the promise settles after the message's transaction
    * committed. A message already stored for this recipient (the same
    * Message-ID and content, see {@link dedupeKeyOf}) is not stored again: the
-   * first one's answer is returned.
-   * @param options.dedupeId identity used when the message has no Message-ID (the SMTP path passes the raw message's hash).
+   * first one's answer is returned. A message without a Message-ID gets one
+   * made from the message (see {@link generatedMessageId}), stored among its
+   * headers.
    * @throws NotFoundError (404) when no agent has the address `to`.
    */
-  function ingest(message: InboundMessage, options: { mimeOwned?: boolean; dedupeId?: string } = {}): Promise<IngestResult> {
+  function ingest(message: InboundMessage, options: { mimeOwned?: boolean } = {}): Promise<IngestResult> {
     return submit(message, options).then((stored) => stored.result);
   }
 
@@ -393,7 +408,7 @@ export function createInbound(
       options.recipients.map((recipient) =>
         submit(
           { ...message, to: normalizeAddress(recipient) },
-          { mimeOwned: true, dedupeId: `<sha256:${hash}>`, scored, truncated: parsed.truncated, contentDigest: digest },
+          { mimeOwned: true, rawIdentity: hash, scored, truncated: parsed.truncated, contentDigest: digest },
         ),
       ),
     );

@@ -17,7 +17,7 @@ import { createPostboxService } from './service.js';
 export const postboxModule = defineModule({
   name: 'agent-postbox',
   description: 'Mail addresses, a bundled SMTP server, injection scoring and quarantine, rules, quotas, outbound mail and signed webhooks.',
-  ports: ['sql', 'clock', 'jobs', 'settings', 'rateLimiter', 'blobStore', 'delivery', 'secretBox', 'logger', 'metrics'],
+  ports: ['sql', 'clock', 'jobs', 'settings', 'rateLimiter', 'blobStore', 'delivery', 'secretBox', 'agents', 'logger', 'metrics'],
   migrations: postboxMigrations,
   permissions: postboxPermissions,
   config: { key: 'postbox', schema: postboxConfigSchema, env: postboxEnv },

@@ -19,6 +19,7 @@ export interface PostmasterRoute {
 /**
  * @param options.mailDomain the served domain (lower-case).
  * @param options.agentId the agent receiving postmaster mail; without one, `postmaster` is an address like any other nobody holds (550).
+ *   Whether that agent exists is for the callers to check at each delivery (see `delivered` in `service.ts`).
  */
 export function createPostmasterRoute(options: { mailDomain: string; agentId: string | undefined }): PostmasterRoute {
   const address = `${POSTMASTER}@${options.mailDomain}`;

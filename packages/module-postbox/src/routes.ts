@@ -29,6 +29,7 @@ import {
   sendResponseSchema,
 } from './schemas.js';
 import type { PostboxService } from './service.js';
+import { webhookListFor } from './webhook-url-view.js';
 
 const route = routesFor<PostboxService, PostboxPermission>();
 const agentOf = (body: { agent_id: string }) => [body.agent_id];
@@ -38,9 +39,9 @@ export const postboxRoutes = [
   route({
     path: '/ingest',
     summary:
-      'Store an inbound message from an external MTA: scored, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID and recipient.',
+      'Store an inbound message from an external MTA: scored, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID, content and recipient; a message without a message-id header gets one made from the request.',
     description:
-      'Store an inbound message handed over by an external mail transfer agent (the bridge key only): scored for prompt injection, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID and recipient. Returns id, agent_id, injection_score and quarantined.',
+      'Store an inbound message handed over by an external mail transfer agent (the bridge key only): scored for prompt injection, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID, content and recipient; a message without a message-id header gets one made from the request, as the bundled SMTP server makes one from the raw message. Returns id, agent_id, injection_score and quarantined.',
     effects: { idempotent: true },
     // Mail from outside to the address /alloc gives alice on the default mail domain (`localhost`).
     example: {
@@ -189,13 +190,14 @@ export const postboxRoutes = [
   }),
   route({
     path: '/webhook/list',
-    summary: 'The agent’s webhooks (never their secrets).',
-    description: 'The agent’s webhooks (never their secrets).',
+    summary: 'The agent’s webhooks (never their secrets; without postbox.admin, URLs without their query string).',
+    description:
+      'The agent’s webhooks, oldest first: webhook_id, url, events, created_at, rotated_at and previous_expires_at. Secrets are never returned, and a delegation without postbox.admin sees each URL without its query string (origin and path only), since a query string often carries a token for the receiver.',
     effects: { readOnly: true, idempotent: true },
     request: agentRequestSchema,
     response: listWebhooksResponseSchema,
     auth: { kind: 'agent', permission: 'postbox.read', agents: agentOf },
-    handler: ({ body, service }) => service.webhooks.list(body),
+    handler: async ({ body, service, principal }) => webhookListFor(principal, await service.webhooks.list(body)),
   }),
   route({
     path: '/webhook/delete',

@@ -3,6 +3,6 @@ import type { PostboxConfig } from './config.js';
 
 /** Ports the postbox service uses. */
 export type PostboxDeps = ModuleDeps<
-  'sql' | 'clock' | 'jobs' | 'settings' | 'rateLimiter' | 'blobStore' | 'delivery' | 'secretBox' | 'logger' | 'metrics',
+  'sql' | 'clock' | 'jobs' | 'settings' | 'rateLimiter' | 'blobStore' | 'delivery' | 'secretBox' | 'agents' | 'logger' | 'metrics',
   PostboxConfig
 >;

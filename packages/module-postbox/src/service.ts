@@ -98,10 +98,16 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     onError: (error) => deps.logger.error({ err: error }, 'postbox: a MIME parser thread failed; the messages it held were refused'),
   });
   const postmaster = createPostmasterRoute({ mailDomain: config.mailDomain, agentId: config.postmasterAgent });
-  /** Whether mail for `address` (bare, lower-case) is delivered: an agent holds it, or it is the postmaster's and one receives that. */
+  /** Whether `agentId` is a registered agent (agents may be created and deleted while the server runs). */
+  const agentExists = async (agentId: string) => (await deps.agents.missing({ agentIds: [agentId] })).length === 0;
+  /**
+   * Whether mail for `address` (bare, lower-case) is delivered: an agent holds it, or it is the postmaster's and
+   * the configured `postmasterAgent` exists (mail for an agent that does not exist would be stored for nobody).
+   */
   const delivered = async (address: string) => {
     const recipient = postmaster.canonical(address);
-    if (postmaster.agentFor(recipient) !== undefined) return true;
+    const postmasterAgent = postmaster.agentFor(recipient);
+    if (postmasterAgent !== undefined && (await agentExists(postmasterAgent))) return true;
     return (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
   };
   const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, delivered });
@@ -385,13 +391,20 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     },
 
     /**
-     * Starts the bundled MTA unless `smtp.port` is 0. A port that is taken
+     * Warns (once, at `warn`) when `postbox.postmasterAgent` names no agent,
+     * then starts the bundled MTA unless `smtp.port` is 0. A port that is taken
      * (EADDRINUSE) or not allowed (EACCES) is skipped with one warning: the
      * API keeps serving, mail can still arrive through /ingest, and
      * `smtpAddress()` is `null`.
      * @throws Error for any other failure to start it (e.g. unreadable TLS certificate files).
      */
     async start(): Promise<void> {
+      if (config.postmasterAgent !== undefined && !(await agentExists(config.postmasterAgent))) {
+        deps.logger.warn(
+          { postmaster_agent: config.postmasterAgent },
+          `postbox.postmasterAgent "${config.postmasterAgent}" is not an agent: postmaster mail is refused (SMTP 550, /ingest 404) until it is created`,
+        );
+      }
       if (listener || config.smtp.port === 0) return;
       const port = config.smtp.port === 'auto' ? 0 : config.smtp.port;
       try {

@@ -927,7 +927,7 @@ export interface Routes {
       expiring_soon_days: number;
     };
   };
-  /** Store an inbound message from an external MTA: scored, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID and recipient. */
+  /** Store an inbound message from an external MTA: scored, quarantined at the threshold, rules applied, webhooks fired. Idempotent per Message-ID, content and recipient; a message without a message-id header gets one made from the request. */
   'agent-postbox/ingest': {
     request: {
       to: string;
@@ -1174,7 +1174,7 @@ export interface Routes {
       previous_expires_at: string;
     };
   };
-  /** The agent’s webhooks (never their secrets). */
+  /** The agent’s webhooks (never their secrets; without postbox.admin, URLs without their query string). */
   'agent-postbox/webhook/list': {
     request: {
       agent_id: string;
