@@ -35,6 +35,7 @@ export {
   systemResolver,
   TargetLookupFailure,
   WEBHOOK_SECRET_PREFIX,
+  webhookSecretSchema,
   webhookSigningKey,
 } from './delivery/index.js';
 export { DependencyUnavailableError, dependencyFailure, UNAVAILABLE_RETRY_AFTER_SECONDS } from './dependency-failure.js';

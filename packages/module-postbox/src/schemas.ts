@@ -1,4 +1,4 @@
-import { agentIdSchema, instantSchema } from '@agentinfra/core';
+import { agentIdSchema, instantSchema, webhookSecretSchema } from '@agentinfra/core';
 import { z } from 'zod';
 import { headersSchema } from './headers-field.js';
 import { messageViewSchema } from './message-view.js';
@@ -166,7 +166,9 @@ export type DeleteRuleResponse = z.output<typeof deleteRuleResponseSchema>;
 export const registerWebhookRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
   url: stringField({ min: 1, max: 2_048 }),
-  secret: stringField({ min: 1, max: 512 }).optional(),
+  secret: webhookSecretSchema
+    .optional()
+    .describe(`${webhookSecretSchema.description} Stored sealed, never listed. Omitted: a whsec_ secret is generated and returned once.`),
   events: z.array(webhookEventSchema).min(1).max(4).optional(),
 });
 export type RegisterWebhookRequest = z.output<typeof registerWebhookRequestSchema>;
@@ -183,7 +185,9 @@ export type RegisterWebhookResponse = z.output<typeof registerWebhookResponseSch
 export const rotateWebhookRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
   webhook_id: webhookIdSchema,
-  secret: stringField({ min: 1, max: 512 }).optional(),
+  secret: webhookSecretSchema
+    .optional()
+    .describe(`${webhookSecretSchema.description} Stored sealed, never listed. Omitted: a whsec_ secret is generated and returned once.`),
 });
 export type RotateWebhookRequest = z.output<typeof rotateWebhookRequestSchema>;
 /** The new secret (shown once) and when the previous one stops signing. */

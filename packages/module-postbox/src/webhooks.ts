@@ -11,7 +11,6 @@ import {
   newWebhookSecret,
   resealSealedColumn,
   TargetLookupFailure,
-  webhookSigningKey,
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -131,24 +130,6 @@ export function deliveriesOf(events: readonly WebhookEventToEnqueue[], subscript
   return deliveries;
 }
 
-/**
- * A caller-supplied signing secret: `whsec_<base64>` (Standard Webhooks; 24–64
- * bytes once decoded) or any other string of 16–512 characters used as raw
- * UTF-8 bytes.
- * @throws InputError (field `secret`) otherwise; the message never repeats the secret.
- */
-function checkSecret(secret: string): void {
-  const refuse = (message: string) => new InputError('The signing secret is not usable.', { fields: [{ path: 'secret', message }] });
-  let key: Buffer;
-  try {
-    key = webhookSigningKey(secret);
-  } catch {
-    throw refuse('a whsec_ secret must be followed by standard base64');
-  }
-  if (secret.startsWith('whsec_') && (key.length < 24 || key.length > 64)) throw refuse('a whsec_ secret must decode to 24–64 bytes');
-  if (!secret.startsWith('whsec_') && (secret.length < 16 || secret.length > 512)) throw refuse('must be 16–512 characters');
-}
-
 /** Webhook registration, rotation, fan-out of events into durable jobs, and delivery. */
 export function createWebhooks(deps: PostboxDeps) {
   const knex = () => deps.sql.knex;
@@ -232,11 +213,10 @@ export function createWebhooks(deps: PostboxDeps) {
      * Registers a webhook after checking its URL (HTTPS, public address after
      * DNS resolution, unless the operator allows private callbacks).
      * @returns its id and URL, plus the generated secret when none was supplied (shown once).
-     * @throws InputError (400) for a refused URL or unusable secret; ConflictError (409) when the
+     * @throws InputError (400) for a refused URL; ConflictError (409) when the
      *   agent already has a webhook for this URL or has 20 webhooks.
      */
     async register(body: RegisterWebhookRequest): Promise<RegisterWebhookResponse> {
-      if (body.secret !== undefined) checkSecret(body.secret);
       await checkTargetField(deps.delivery, body.url, 'url');
       const existing = (await knex()('postbox_webhooks').where({ agent_id: body.agent_id }).select('url')) as Array<{ url: string }>;
       if (existing.some((row) => row.url === body.url)) {
@@ -271,10 +251,9 @@ export function createWebhooks(deps: PostboxDeps) {
      * signatures in every delivery) until `previous_expires_at` (now + the
      * configured grace). A second rotation inside the grace window drops the
      * oldest secret at once.
-     * @throws NotFoundError (404) when the agent has no such webhook; InputError for an unusable secret.
+     * @throws NotFoundError (404) when the agent has no such webhook.
      */
     async rotate(body: RotateWebhookRequest): Promise<RotateWebhookResponse> {
-      if (body.secret !== undefined) checkSecret(body.secret);
       const secret = body.secret ?? newWebhookSecret();
       // Compare-and-set on the secret read: of two rotations at once, the later one keeps the earlier one's secret
       // as the previous (as one after the other would), instead of writing over it with the secret both read.

@@ -367,7 +367,9 @@ describe.each(sqlDatabases())('agent-scheduler end to end on $name', ({ create }
     }
     const emptySecret = await put({ name: 'bad', cadence: '@every 1h', secret: '' });
     expect(emptySecret.status).toBe(400);
-    expect(emptySecret.body.error.details.fields).toEqual([{ path: 'secret', message: 'The secret must not be empty.' }]);
+    expect(emptySecret.body.error.details.fields).toEqual([
+      { path: 'secret', message: 'A secret without the whsec_ prefix must be 16–512 characters.' },
+    ]);
     const limits = [0, 501, 1.5];
     for (const limit of limits) {
       expect((await t.scheduler('runs/list', { agent_id: 'alice', name: 'x', limit }, 'alice')).status).toBe(400);

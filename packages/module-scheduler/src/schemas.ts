@@ -1,4 +1,4 @@
-import { agentIdSchema, instantSchema, WEBHOOK_SECRET_PREFIX } from '@agentinfra/core';
+import { agentIdSchema, instantSchema, webhookSecretSchema } from '@agentinfra/core';
 import { z } from 'zod';
 
 /**
@@ -7,32 +7,12 @@ import { z } from 'zod';
  * these shapes, so HTTP and library callers see the same thing.
  */
 
-const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /** A job name: 1–128 letters, digits or `_ . : @ / -`, starting with a letter or digit; unique per agent. */
 export const jobNameSchema = z
   .string()
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/, 'must be 1–128 letters, digits or _ . : @ / -, starting with a letter or digit');
-
-/**
- * A signing secret, used as given (CONTRACT.md "Signed deliveries"):
- * `whsec_` + standard base64 (the decoded bytes are the HMAC key, as Standard
- * Webhooks verifiers expect), or any other 1–512 printable ASCII characters
- * (the bytes themselves are the key: verify with `format: "raw"`).
- */
-export const signingSecretSchema = z
-  .string()
-  .min(1, { abort: true, error: 'The secret must not be empty.' })
-  .max(512, { abort: true, error: 'The secret must be at most 512 characters.' })
-  .refine(
-    (secret) =>
-      secret.startsWith(WEBHOOK_SECRET_PREFIX)
-        ? STANDARD_BASE64.test(secret.slice(WEBHOOK_SECRET_PREFIX.length)) && secret.length > WEBHOOK_SECRET_PREFIX.length
-        : /^[\x20-\x7e]+$/.test(secret),
-    'The secret must be whsec_ followed by standard base64, or 1–512 printable ASCII characters.',
-  );
 
 /** What a missed fire does when its job's instant passed while the server was down: run it once, or drop it. */
 export const catchUpSchema = z.enum(['once', 'skip']);
@@ -57,10 +37,10 @@ export const putJobRequestSchema = z.strictObject({
     ),
   timezone: z.string().min(1).max(64).optional().describe('IANA time zone the cron fields are read in (default UTC).'),
   callback_url: z.string().min(1).max(2048).describe('HTTPS URL POSTed on each run (public addresses only).'),
-  secret: signingSecretSchema
+  secret: webhookSecretSchema
     .optional()
     .describe(
-      'Signing secret (Standard Webhooks); stored sealed, never returned. Omitted: a new job gets a generated whsec_ secret (in the response, once); a job put again keeps its secret.',
+      `${webhookSecretSchema.description} Stored sealed, never returned. Omitted: a new job gets a generated whsec_ secret (in the response, once); a job put again keeps its secret.`,
     ),
   max_attempts: z.number().int().min(1).max(20).default(3).describe('Attempts per run: 1..20, default 3.'),
   catch_up: catchUpSchema

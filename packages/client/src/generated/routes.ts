@@ -1151,6 +1151,7 @@ export interface Routes {
     request: {
       agent_id: string;
       url: string;
+      /** Signing secret (Standard Webhooks), used as given: whsec_ + standard base64 of 24–64 bytes (the decoded bytes are the HMAC key), or 16–512 printable ASCII characters (the characters themselves are the key: verify with format "raw"). Stored sealed, never listed. Omitted: a whsec_ secret is generated and returned once. */
       secret?: string;
       events?: Array<'message.received' | 'message.quarantined' | 'message.sent' | 'message.failed'>;
     };
@@ -1166,6 +1167,7 @@ export interface Routes {
     request: {
       agent_id: string;
       webhook_id: string;
+      /** Signing secret (Standard Webhooks), used as given: whsec_ + standard base64 of 24–64 bytes (the decoded bytes are the HMAC key), or 16–512 printable ASCII characters (the characters themselves are the key: verify with format "raw"). Stored sealed, never listed. Omitted: a whsec_ secret is generated and returned once. */
       secret?: string;
     };
     response: {
@@ -1352,7 +1354,7 @@ export interface Routes {
       timezone?: string;
       /** HTTPS URL POSTed on each run (public addresses only). */
       callback_url: string;
-      /** Signing secret (Standard Webhooks); stored sealed, never returned. Omitted: a new job gets a generated whsec_ secret (in the response, once); a job put again keeps its secret. */
+      /** Signing secret (Standard Webhooks), used as given: whsec_ + standard base64 of 24–64 bytes (the decoded bytes are the HMAC key), or 16–512 printable ASCII characters (the characters themselves are the key: verify with format "raw"). Stored sealed, never returned. Omitted: a new job gets a generated whsec_ secret (in the response, once); a job put again keeps its secret. */
       secret?: string;
       /** Attempts per run: 1..20, default 3. */
       max_attempts?: number;

@@ -7,4 +7,10 @@ export {
   systemResolver,
   TargetLookupFailure,
 } from './target-guard.js';
-export { newWebhookSecret, signWebhook, WEBHOOK_SECRET_PREFIX, webhookSigningKey } from './webhook-signature.js';
+export {
+  newWebhookSecret,
+  signWebhook,
+  WEBHOOK_SECRET_PREFIX,
+  webhookSecretSchema,
+  webhookSigningKey,
+} from './webhook-signature.js';

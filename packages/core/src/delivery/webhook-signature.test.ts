@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret, signWebhook, webhookSigningKey } from './webhook-signature.js';
+import { z } from 'zod';
+import { newWebhookSecret, signWebhook, webhookSecretSchema, webhookSigningKey } from './webhook-signature.js';
 
 const headersOf = (messageId: string, timestampSeconds: number, signature: string) => ({
   'webhook-id': messageId,
@@ -60,5 +62,34 @@ describe('Standard Webhooks signatures', () => {
     expect(() => webhookSigningKey('whsec_')).toThrow(/standard base64/);
     expect(() => webhookSigningKey('')).toThrow(/must not be empty/);
     expect(() => signWebhook({ secrets: [], messageId: 'x', timestampSeconds: 1, body: '' })).toThrow(/At least one/);
+  });
+
+  it('webhookSecretSchema takes what the verifiers read alike: whsec_ + base64 of 24–64 bytes, or 16–512 printable ASCII', () => {
+    const whsec = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
+    const accepted = [newWebhookSecret(), whsec(24), whsec(64), 'x'.repeat(16), ' ~'.repeat(256)];
+    for (const secret of accepted) expect(webhookSecretSchema.safeParse(secret).success, secret).toBe(true);
+    const refused = [whsec(23), whsec(65), 'whsec_', `whsec_${randomBytes(30).toString('base64url')}`, 'x'.repeat(15), 'x'.repeat(513)];
+    for (const secret of [...refused, `${'x'.repeat(20)}é`, `${'x'.repeat(20)}\t`, `${'x'.repeat(20)}\u007f`]) {
+      const parsed = webhookSecretSchema.safeParse(secret);
+      expect(parsed.success, secret).toBe(false);
+      expect(parsed.error?.issues, secret).toEqual([{ code: 'custom', path: [], message: expect.any(String) }]);
+      if (secret !== 'whsec_') expect(parsed.error?.issues[0]?.message, secret).not.toContain(secret);
+    }
+    // Every secret accepted signs verifiably: a whsec_ one as given, a raw one with format "raw".
+    const timestamp = now();
+    for (const secret of accepted) {
+      const signature = signWebhook({ secrets: [secret], messageId: 'msg_6', timestampSeconds: timestamp, body });
+      const hook = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
+      expect(() => hook.verify(body, headersOf('msg_6', timestamp, signature)), secret).not.toThrow();
+    }
+  });
+
+  it('webhookSecretSchema documents the rule in its JSON Schema', () => {
+    expect(z.toJSONSchema(webhookSecretSchema)).toMatchObject({
+      type: 'string',
+      minLength: 16,
+      maxLength: 512,
+      description: expect.stringContaining('whsec_ + standard base64 of 24–64 bytes'),
+    });
   });
 });

@@ -21,7 +21,7 @@ export interface SchedulerTestServer {
  * 50 ms, retries after 20–200 ms) with a delivery that may reach loopback
  * (`allowPrivate`, default true), and creates alice and bob with device keys
  * (unless `agents: false`, for a restarted server on a store that has them;
- * give both servers the same `masterKey`).
+ * give both servers the same `masterKey`). Calls run in process unless `listen`.
  */
 export async function startSchedulerTestServer(options: {
   db: SqlDatabase;
@@ -37,6 +37,8 @@ export async function startSchedulerTestServer(options: {
   masterKey?: string;
   /** Earlier master keys whose seals must still open (a server in the middle of a rotation). */
   previousMasterKeys?: string[];
+  /** Serve the API on a loopback port (`server.url`), for tests that read real HTTP answers (default false). */
+  listen?: boolean;
 }): Promise<SchedulerTestServer> {
   const clock = options.clock;
   const delivery = options.delivery ?? createHttpDelivery({ allowPrivate: options.allowPrivate ?? true, ...(clock ? { clock } : {}) });
@@ -44,8 +46,8 @@ export async function startSchedulerTestServer(options: {
     module: 'agent-scheduler',
     agents: AGENTS,
     createAgents: options.agents !== false,
-    // The API needs no socket here (callbacks go out, nothing comes in): calls run through app.request().
-    listen: false,
+    // Most tests need no socket (callbacks go out, nothing comes in): calls then run through app.request().
+    listen: options.listen ?? false,
     modules: [identityModule, schedulerModule],
     adapters: { sql: options.db, delivery, ...(clock ? { clock } : {}) },
     config: {
