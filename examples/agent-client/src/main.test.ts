@@ -102,6 +102,22 @@ describe('examples/agent-client', () => {
     expect(run.stdout).toContain('recalled: The staging database is rebuilt every night at 02:00 UTC.');
   }, 60_000);
 
+  // Walkthrough: only AGENTINFRA_AGENT_ID was checked up front; without AGENTINFRA_KEY the server answered 401.
+  it('names a missing AGENTINFRA_KEY or AGENTINFRA_AGENT_ID, or a malformed AGENTINFRA_URL, before any request (exit 2)', async () => {
+    const noKey = await runExample({ AGENTINFRA_URL: server.url, AGENTINFRA_KEY: '', AGENTINFRA_AGENT_ID: 'scout' });
+    expect([noKey.status, noKey.stderr]).toEqual([
+      2,
+      "Set AGENTINFRA_KEY (the agent's device key); AGENTINFRA_URL too when the server is not at http://127.0.0.1:8787.\n",
+    ]);
+    const neither = await runExample({ AGENTINFRA_URL: server.url, AGENTINFRA_KEY: '', AGENTINFRA_AGENT_ID: '' });
+    expect(neither.stderr).toMatch(/^Set AGENTINFRA_KEY \(the agent's device key\) and AGENTINFRA_AGENT_ID; /);
+    const badUrl = await runExample({ AGENTINFRA_URL: '127.0.0.1:8787', AGENTINFRA_KEY: 'dk_x', AGENTINFRA_AGENT_ID: 'scout' });
+    expect([badUrl.status, badUrl.stderr]).toEqual([
+      2,
+      'AGENTINFRA_URL or AGENTINFRA_KEY: url is not an absolute URL (e.g. http://127.0.0.1:8787).\n',
+    ]);
+  }, 60_000);
+
   it('reports a wrong key as a typed 401', async () => {
     const run = await runExample({ AGENTINFRA_URL: server.url, AGENTINFRA_KEY: 'dk_wrong', AGENTINFRA_AGENT_ID: 'scout' });
     expect(run.status).toBe(1);

@@ -45,15 +45,30 @@ export function createProgram(): Command {
       (await import('./commands/migrate.js')).runMigrate({ config: config(), reembed: options.reembed }),
     );
 
+  const parsePort = integer('--port', 0, 65535);
   program
     .command('serve')
     .description('migrate and start the HTTP server')
-    .option('-p, --port <port>', 'HTTP port (0 = any free port)', integer('--port', 0, 65535))
-    .option('-H, --host <host>', 'bind address')
+    .addOption(new Option('-p, --port <port>', 'HTTP port (0 = any free port)').env('AGENTINFRA_PORT'))
+    .addOption(new Option('-H, --host <host>', 'bind address').env('AGENTINFRA_HOST'))
     .option('--init', 'write a starter config first when none exists')
-    .action(async (options: { port?: number; host?: string; init?: boolean }) =>
-      (await import('./commands/serve.js')).runServe({ config: config(), ...options }),
-    );
+    .action(async (options: { port?: string; host?: string; init?: boolean }, command: Command) => {
+      // Only the flags are overrides: the variables are read with the rest of the configuration, whose errors name them.
+      const fromFlag = (name: string) => command.getOptionValueSource(name) === 'cli';
+      let port: number | undefined;
+      if (fromFlag('port')) {
+        try {
+          port = parsePort(options.port as string);
+        } catch (error) {
+          command.error(`error: option '-p, --port <port>' argument '${options.port}' is invalid. ${(error as Error).message}`, {
+            exitCode: 2,
+            code: 'commander.invalidArgument',
+          });
+        }
+      }
+      const host = fromFlag('host') ? options.host : undefined;
+      await (await import('./commands/serve.js')).runServe({ config: config(), port, host, init: options.init });
+    });
 
   program
     .command('issue-device')
@@ -81,7 +96,7 @@ export function createProgram(): Command {
     .command('wg-config')
     .description("write this host's WireGuard config from agent-mesh (makes and registers a key pair on first use)")
     .addOption(new Option('--url <base_url>', 'server URL, with or without /functions/v1').env('AGENTINFRA_URL').makeOptionMandatory())
-    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_KEY'))
+    .addOption(new Option('--key <key>', 'device key, or the bridge key with --agent').env('AGENTINFRA_KEY'))
     .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
     .requiredOption('--private-key-file <path>', 'WireGuard private key; generated (0600) when missing')
     .option('--out <path>', 'wg-quick file to write', '/etc/wireguard/agent0.conf')
@@ -98,7 +113,11 @@ export function createProgram(): Command {
         watch?: string;
       }) => {
         (await import('./commands/mesh-host.js')).checkMeshHostFlags(options, config());
-        await (await import('@agentinfra/module-mesh/host')).runWgConfig(options);
+        const result = await (await import('@agentinfra/module-mesh/host')).runWgConfig(options);
+        // A run that rewrote the file said so; say it of one that did not too, instead of printing nothing.
+        if (options.watch === undefined && !result.changed) {
+          process.stdout.write(`${result.file} unchanged (${result.peers} peer${result.peers === 1 ? '' : 's'})\n`);
+        }
       },
     );
 
@@ -107,7 +126,7 @@ export function createProgram(): Command {
     .command('heartbeat')
     .description('mark this host online in agent-mesh once, or every interval until SIGTERM')
     .addOption(new Option('--url <base_url>', 'server URL, with or without /functions/v1').env('AGENTINFRA_URL').makeOptionMandatory())
-    .addOption(new Option('--key <device_key>', 'device key').env('AGENTINFRA_KEY'))
+    .addOption(new Option('--key <key>', 'device key, or the bridge key with --agent').env('AGENTINFRA_KEY'))
     .option('--agent <agent_id>', 'agent to act for (required with the bridge key)')
     .option('--every <interval>', 'beat at this interval (30s, 1m) until stopped')
     .action(async (options: { url: string; key?: string; agent?: string; every?: string }) => {

@@ -57,6 +57,9 @@ describe('examples/self-host', () => {
     for (const name of ['AGENTINFRA_DATABASE_URL', 'AGENTINFRA_REDIS_URL', 'AGENTINFRA_S3_BUCKET', 'AGENTINFRA_METRICS_TOKEN']) {
       expect(env).toMatch(new RegExp(`^${name}=`, 'm'));
     }
+    // SMTP binds AGENTINFRA_SMTP_HOST (default 127.0.0.1), not AGENTINFRA_HOST: port 25 would be unreachable from the MX.
+    expect(env).toMatch(/^AGENTINFRA_HOST=0\.0\.0\.0$/m);
+    expect(env).toMatch(/^AGENTINFRA_SMTP_HOST=0\.0\.0\.0$/m);
     const prometheus = readFileSync(join(folder, 'prometheus.yml'), 'utf8');
     expect(prometheus).toContain('metrics_path: /metrics');
     expect(prometheus).toContain('type: Bearer');

@@ -6,10 +6,13 @@ import { warnWhenConfigReadableByOthers } from '../config-permissions.js';
 import { sqliteFileIn } from '../data-dir.js';
 import { buildKernel } from '../server.js';
 import { configPath, runInit } from './init.js';
+import { listenErrorOf } from './listen-error.js';
+import { listeningLine } from './serve-banner.js';
 
 /**
  * `agentinfra serve`: migrates, runs start-up checks, listens, and prints
- * one line `agentinfra listening on http://…` with the real port. Stops
+ * one line `agentinfra listening on http://…` with the real port (see
+ * {@link listeningLine}); a port in use is a CliError (exit 2, see {@link listenErrorOf}). Stops
  * gracefully on SIGTERM, SIGINT and SIGHUP (stop accepting, finish in-flight
  * requests and jobs, close the database); SIGUSR2 switches debug logging on
  * and off.
@@ -62,13 +65,12 @@ export async function runServe(options: { config?: string; port?: number; host?:
   }
   lock = kernel.sql.dialect === 'sqlite' ? await holdSqliteServeLock(kernel) : null;
   try {
-    const { url } = await kernel.listen();
-    setListenUrl(url);
-    const extras = kernel.describeModules();
-    process.stdout.write(`agentinfra listening on ${url} (${[summary, ...extras].join('; ')})\n`);
+    const listening = await kernel.listen();
+    setListenUrl(listening.url);
+    process.stdout.write(listeningLine(kernel, config, summary, listening));
   } catch (error) {
     await kernel.stop().catch(() => undefined);
-    throw error;
+    throw listenErrorOf(error, config);
   }
 }
 
