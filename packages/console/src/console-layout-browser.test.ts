@@ -3,10 +3,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sqlDatabases } from '@agentinfra/testkit';
+import nodemailer from 'nodemailer';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleBrowserFixture, startConsoleBrowserFixture } from './test-support/browser-fixture.js';
-import type { ConsoleTestServer } from './test-support/console-test-server.js';
+import { type ConsoleTestServer, MAIL_DOMAIN } from './test-support/console-test-server.js';
 
 /** Where screenshots go (see console-browser.test.ts). */
 const SCREENSHOTS = `${resolve(process.env.AGENTINFRA_CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'agentinfra-console-screenshots'))}/`;
@@ -223,6 +224,27 @@ describe.each(sqlDatabases())('operator console layout in chromium on $name', ({
           expect(inside, `arrow ${JSON.stringify(line)} crosses the name ${node.name}`).toEqual([]);
         }
       }
+    });
+  });
+
+  // Security review: a 200-character sender name pushed the message page 507 px past the viewport, and a long
+  // provenance pushed the memory text and the Forget buttons out of view.
+  it('wraps a long unbroken sender and provenance, keeping the page and the Forget buttons in view', async () => {
+    const long = 'W'.repeat(200);
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
+    await transport.sendMail({ from: `"${long}" <sender@example.com>`, to: `alice@${MAIL_DOMAIN}`, subject: 'long sender', text: 'hello' });
+    transport.close();
+    const memory = { agent_id: 'alice', kind: 'episode', text: 'a note', provenance: `import-${long}`, scope: ['self'] };
+    expect((await t.server.call('agent-memory/mem/write', memory, { credential: t.keys.alice })).status).toBe(200);
+    const { messages } = await t.bridge('agent-postbox/admin/messages/list', { agent_id: 'alice' });
+    const message = (messages as Array<{ id: string; subject: string }>).find((entry) => entry.subject === 'long sender');
+    expect(message).toBeDefined();
+    await page.goto(`${t.server.url}/console/postbox/messages/${message?.id}`);
+    await atBothWidths('layout-long-sender', async () => {});
+    await page.goto(`${t.server.url}/console/memory?agent=alice`);
+    await atBothWidths('layout-long-provenance', async (width) => {
+      if (width === 1280)
+        for (const box of await hiddenWidths(page)) expect(box.hidden, `${box.label} scrolls at 1280 px`).toBeLessThanOrEqual(1);
     });
   });
 

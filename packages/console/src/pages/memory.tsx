@@ -57,7 +57,7 @@ function AgentTools(props: {
                 <td class="text">
                   <Revealed text={hit.text} />
                 </td>
-                <td>
+                <td class="long">
                   <Revealed text={hit.provenance} />
                 </td>
               </tr>
@@ -74,7 +74,7 @@ function AgentTools(props: {
           count={props.provenances.length}
           rows={props.provenances.map((entry) => (
             <tr>
-              <td>
+              <td class="long">
                 <Revealed text={entry.provenance} />
               </td>
               <td>{entry.memories}</td>
@@ -154,7 +154,7 @@ export function registerMemory(app: ConsoleApp, { api, base }: PageDeps): void {
             <tr>
               <td>{memory.agent_id}</td>
               <td>{memory.kind}</td>
-              <td>
+              <td class="long">
                 <Revealed text={memory.provenance} />
               </td>
               <td class="text">
