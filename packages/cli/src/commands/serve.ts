@@ -122,7 +122,8 @@ async function holdSqliteServeLock(kernel: Kernel): Promise<ServeLock> {
   if (lock) return lock;
   await kernel.stop();
   throw new ConfigError(
-    `Another process is already serving ${filename} (it holds ${filename}.serve-lock): a SQLite database is served by one ` +
-      'process. Stop that one first, or run several replicas on PostgreSQL (docs/operations.md).',
+    `Another process is already serving ${filename}, or re-embedding it with \`agentinfra migrate --reembed\` (it holds ` +
+      `${filename}.serve-lock): a SQLite database is served by one process. Stop that one first (or let the re-embed finish), ` +
+      'or run several replicas on PostgreSQL (docs/operations.md).',
   );
 }
