@@ -183,18 +183,18 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
     it('bumps last_seen; the peer is online within the 120 s window and offline after it', async () => {
       await t.register('hank');
       await t.register('ivy');
+      // ivy opens a port to hank, so hank is shown ivy's presence.
       expect((await t.mesh('acl/put', { from_agent: 'hank', to_agent: 'ivy', port: 22, proto: 'tcp' }, t.bridge)).status).toBe(200);
       clock.advance(60_000);
-      const beat = await t.mesh('peer/heartbeat', { agent_id: 'hank' }, t.bridge);
+      const beat = await t.mesh('peer/heartbeat', { agent_id: 'ivy' }, t.bridge);
       expect(beat.status).toBe(200);
-      expect(beat.body).toEqual({ agent_id: 'hank', last_seen: new Date(clock.now()).toISOString() });
+      expect(beat.body).toEqual({ agent_id: 'ivy', last_seen: new Date(clock.now()).toISOString() });
       clock.advance(120_000);
-      let peers = (await t.mesh('netmap', { agent_id: 'ivy' }, t.bridge)).body.peers;
-      expect(peers).toEqual([expect.objectContaining({ agent_id: 'hank', online: true, last_seen: beat.body.last_seen })]);
+      let peers = (await t.mesh('netmap', { agent_id: 'hank' }, t.bridge)).body.peers;
+      expect(peers).toEqual([expect.objectContaining({ agent_id: 'ivy', online: true, last_seen: beat.body.last_seen })]);
       clock.advance(1);
-      peers = (await t.mesh('netmap', { agent_id: 'ivy' }, t.bridge)).body.peers;
-      expect(peers[0]).toMatchObject({ agent_id: 'hank', online: false });
-      expect((await t.mesh('netmap', { agent_id: 'hank' }, t.bridge)).body.peers[0]).toMatchObject({ agent_id: 'ivy', online: false });
+      peers = (await t.mesh('netmap', { agent_id: 'hank' }, t.bridge)).body.peers;
+      expect(peers[0]).toMatchObject({ agent_id: 'ivy', online: false, last_seen: beat.body.last_seen });
     });
 
     it('answers 404 for an agent that never registered', async () => {
@@ -320,7 +320,7 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
         online: true,
         last_seen: expect.stringMatching(ISO_MS),
       });
-      expect(netmap.body.peers[1]).toMatchObject({ agent_id: 'gw-c', endpoint: null });
+      expect(netmap.body.peers[1]).toMatchObject({ agent_id: 'gw-c', endpoint: null, online: null, last_seen: null });
       expect(netmap.body.acls).toEqual([acl('gw-a', 'gw-b', 'tcp', 8080), acl('gw-c', 'gw-a', 'icmp', 0)]);
       expect(netmap.body.self).toMatchObject({ agent_id: 'gw-a', address: addresses['gw-a'] });
       const lonely = await t.mesh('netmap', {}, 'carol');
@@ -434,7 +434,9 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
 
       await t.register('alice');
       await t.register('bob');
+      expect((await t.mesh('acl/put', acl('bob', 'alice', 'tcp', 22), 'alice')).status).toBe(200);
       expect((await t.mesh('psk/rotate', { a: 'alice', b: 'bob' }, 'alice')).status).toBe(200);
+      expect((await t.mesh('psk/rotate', { a: 'alice', b: 'bob' }, 'bob')).status).toBe(200);
       const outsider = await t.mesh('psk/rotate', { a: 'alice', b: 'bob' }, 'carol');
       expect(outsider.status).toBe(403);
       expect(outsider.body.error.code).toBe('forbidden');
@@ -442,6 +444,57 @@ describe.each(sqlDatabases())('agent-mesh over HTTP on $name', ({ create }) => {
       expect(same.status).toBe(400);
       expect(fieldsOf(same.body)).toEqual(['b']);
       expect((await t.mesh('psk/rotate', { a: 'gw-a', b: 'ghost' }, t.bridge)).status).toBe(404);
+    });
+
+    it('answers psk/rotate of a pair no ACL links with the 404 of an unregistered agent, and creates no PSK', async () => {
+      await t.register('carol');
+      const pskRows = () => db.knex('mesh_psks').where({ agent_a: 'alice', agent_b: 'carol' }).count({ n: '*' }).first();
+      const rowsBefore = await pskRows();
+      // carol and alice are both registered, but neither opened a port to the other.
+      const unlinked = await t.mesh('psk/rotate', { a: 'carol', b: 'alice' }, 'carol');
+      const unregistered = await t.mesh('psk/rotate', { a: 'carol', b: 'nobody' }, 'carol');
+      expect(unlinked.status).toBe(404);
+      expect(unlinked.body.error.code).toBe('not_found');
+      expect(Object.keys(unlinked.body.error)).toEqual(Object.keys(unregistered.body.error));
+      expect(unlinked.body.error.message.replace('"alice"', '"X"')).toBe(unregistered.body.error.message.replace('"nobody"', '"X"'));
+      expect(await pskRows()).toEqual(rowsBefore);
+      // An ACL in either direction links the pair, whichever side put it; revoking the last one unlinks it again.
+      expect((await t.mesh('acl/put', acl('carol', 'alice', 'tcp', 5432), 'alice')).status).toBe(200);
+      expect((await t.mesh('psk/rotate', { a: 'carol', b: 'alice' }, 'carol')).status).toBe(200);
+      expect((await t.mesh('acl/revoke', acl('carol', 'alice', 'tcp', 5432), 'alice')).body).toEqual({ revoked: 1 });
+      expect((await t.mesh('psk/rotate', { a: 'alice', b: 'carol' }, 'alice')).status).toBe(404);
+    });
+
+    it('shows a peer’s presence only to agents it opened a port to, not to those that merely let it in', async () => {
+      await t.register('bob');
+      await t.register('carol');
+      // bob lets carol reach him: carol never agreed to be in bob's view.
+      expect((await t.mesh('acl/put', acl('carol', 'bob', 'tcp', 8443), 'bob')).status).toBe(200);
+      try {
+        const { pubkey, address } = (await t.mesh('netmap', {}, 'carol')).body.self;
+        const ofBob = (await t.mesh('netmap', {}, 'bob')).body.peers.find((peer: { agent_id: string }) => peer.agent_id === 'carol');
+        expect(ofBob).toEqual({ agent_id: 'carol', address, pubkey, endpoint: null, online: null, last_seen: null });
+        // carol may reach bob, who opened the port: she is shown his endpoint and presence.
+        const ofCarol = (await t.mesh('netmap', {}, 'carol')).body.peers.find((peer: { agent_id: string }) => peer.agent_id === 'bob');
+        expect(ofCarol).toMatchObject({
+          agent_id: 'bob',
+          endpoint: expect.any(String),
+          online: true,
+          last_seen: expect.stringMatching(ISO_MS),
+        });
+        // Once carol opens a port to bob, she shares hers with him.
+        expect((await t.mesh('acl/put', acl('bob', 'carol', 'tcp', 22), 'carol')).status).toBe(200);
+        const now = (await t.mesh('netmap', {}, 'bob')).body.peers.find((peer: { agent_id: string }) => peer.agent_id === 'carol');
+        expect(now).toMatchObject({
+          agent_id: 'carol',
+          endpoint: expect.any(String),
+          online: true,
+          last_seen: expect.stringMatching(ISO_MS),
+        });
+      } finally {
+        await t.mesh('acl/revoke', acl('carol', 'bob', 'tcp', 8443), t.bridge);
+        await t.mesh('acl/revoke', acl('bob', 'carol', 'tcp', 22), t.bridge);
+      }
     });
 
     it('lets a delegation with mesh.read read the netmap, and refuses one without it', async () => {

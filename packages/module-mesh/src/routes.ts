@@ -105,7 +105,7 @@ export const meshRoutes = [
     path: '/netmap',
     summary: 'The caller’s own peer, the peers it may reach or that may reach it, and the ACLs that involve it.',
     description:
-      'The agent’s own mesh peer, the peers it may reach or that may reach it (with online status and last_seen; the endpoint only of those it may reach), and the ACLs that involve it.',
+      'The agent’s own mesh peer, the peers it may reach or that may reach it, and the ACLs that involve it. Endpoint, online status and last_seen are shown only for peers the agent may reach (which opened a port to it); they are null for a peer that may only reach the agent, which never agreed to share them.',
     effects: { readOnly: true, idempotent: true },
     request: agentOnlyRequestSchema,
     response: netmapResponseSchema,
@@ -136,7 +136,7 @@ export const meshRoutes = [
     path: '/psk/rotate',
     summary: 'Replace the pre-shared key of the pair (a, b); both re-fetch /wg_config. Never returns the key.',
     description:
-      'Replace the pre-shared key of the pair (a, b); both agents must re-fetch /wg_config afterwards. Never returns the key. Returns a, b and rotated_at.',
+      'Replace the pre-shared key of the pair (a, b); both agents must re-fetch /wg_config afterwards. Never returns the key. Returns a, b and rotated_at. Answers 404 and creates nothing unless an ACL links a and b (in either direction), with the same message whether or not the other agent is on the mesh.',
     effects: { destructive: true },
     request: rotatePskRequestSchema,
     response: rotatePskResponseSchema,

@@ -55,23 +55,33 @@ export type AcceptPeerRequest = z.output<typeof acceptPeerRequestSchema>;
 export const acceptPeerResponseSchema = z.object({ from_agent: z.string(), to_agent: z.string(), lifted: z.number().int() });
 export type AcceptPeerResponse = z.output<typeof acceptPeerResponseSchema>;
 
-/**
- * A peer as /netmap shows it: `online` when seen within the configured
- * window; `endpoint` is `null` for a peer the caller may not reach (it only
- * connects to the caller, which learns its endpoint from the handshake).
- */
-export const peerViewSchema = z.object({
+/** The caller's own peer as /netmap shows it (`self`): `online` when seen within the configured window. */
+export const ownPeerViewSchema = z.object({
   agent_id: z.string(),
   address: z.string(),
   pubkey: z.string(),
-  endpoint: z.string().nullable(),
+  endpoint: z.string(),
   online: z.boolean(),
   last_seen: instantSchema,
+});
+export type OwnPeerView = z.output<typeof ownPeerViewSchema>;
+/**
+ * Another peer as /netmap shows it. For a peer the caller may not reach,
+ * `endpoint`, `online` and `last_seen` are `null`: it only connects to the
+ * caller (which learns its endpoint from the handshake), and it never agreed
+ * to show its presence, since the ACLs that bring it in were put by the
+ * caller or the operator. `endpoint` is also `null` when the stored one is no
+ * longer valid.
+ */
+export const peerViewSchema = ownPeerViewSchema.extend({
+  endpoint: z.string().nullable(),
+  online: z.boolean().nullable(),
+  last_seen: instantSchema.nullable(),
 });
 export type PeerView = z.output<typeof peerViewSchema>;
 /** The agent's own peer (`null` before it registers), the peers it may reach or that may reach it, and its ACLs. */
 export const netmapResponseSchema = z.object({
-  self: peerViewSchema.nullable(),
+  self: ownPeerViewSchema.nullable(),
   peers: z.array(peerViewSchema),
   acls: z.array(aclViewSchema),
 });

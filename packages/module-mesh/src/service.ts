@@ -18,6 +18,7 @@ import type {
   AgentOnlyRequest,
   HeartbeatResponse,
   NetmapResponse,
+  OwnPeerView,
   PeerView,
   RegisterPeerRequest,
   RegisterPeerResponse,
@@ -91,19 +92,28 @@ export function createMeshService(deps: MeshDeps) {
   const onlineWindowMs = deps.moduleConfig.onlineWindowSeconds * 1000;
   const reseal = createPskReseal({ sql: deps.sql, secretBox: deps.secretBox });
 
-  /**
-   * @param showEndpoint `true` for the viewer's own peer (its endpoint as stored); `'if-valid'` for a peer the viewer
-   * may reach (its endpoint unless no longer valid, see {@link usableEndpoint}); `false` for a peer the viewer may
-   * not reach: it only answers the viewer's peer, so its endpoint stays hidden.
-   */
-  const view = (row: PeerRow, at: number, showEndpoint: boolean | 'if-valid' = true): PeerView => ({
+  /** The viewer's own peer at `at` (epoch ms): everything, its endpoint as stored. */
+  const ownView = (row: PeerRow, at: number): OwnPeerView => ({
     agent_id: row.agent_id,
     address: row.address,
     pubkey: row.pubkey,
-    endpoint: showEndpoint === true ? row.endpoint : showEndpoint ? usableEndpoint(row.endpoint) : null,
+    endpoint: row.endpoint,
     online: at - Number(row.last_seen) <= onlineWindowMs,
     last_seen: isoTimestamp(Number(row.last_seen)),
   });
+
+  /**
+   * Another peer as the viewer is shown it at `at` (epoch ms).
+   * @param reachable `true` for a peer that opened a port to the viewer: its endpoint (unless no longer valid, see
+   * {@link usableEndpoint}) and its presence. `false` for a peer that may only reach the viewer, through ACLs the
+   * viewer or the operator put, never the peer itself: it only answers the viewer's peer and never agreed to be
+   * watched, so its endpoint, `online` and `last_seen` are `null`.
+   */
+  const peerView = (row: PeerRow, at: number, reachable: boolean): PeerView => {
+    if (!reachable)
+      return { agent_id: row.agent_id, address: row.address, pubkey: row.pubkey, endpoint: null, online: null, last_seen: null };
+    return { ...ownView(row, at), endpoint: usableEndpoint(row.endpoint) };
+  };
 
   async function peerOf(agentId: string, db: Knex = knex()): Promise<PeerRow | undefined> {
     return (await db('mesh_peers').where({ agent_id: agentId }).first()) as PeerRow | undefined;
@@ -185,6 +195,16 @@ export function createMeshService(deps: MeshDeps) {
         `${what}: agent ${unknown.map((agent) => `"${agent}"`).join(' and ')} has no registered mesh peer (call /peer/register first).`,
       );
     }
+  }
+
+  /** Whether an ACL links the pair in either direction, i.e. each agent is in the other's /netmap and /wg_config. */
+  async function linked(trx: Knex.Transaction, pair: { a: string; b: string }): Promise<boolean> {
+    const acl = await trx('mesh_acls')
+      .select('from_agent')
+      .where({ from_agent: pair.a, to_agent: pair.b })
+      .orWhere({ from_agent: pair.b, to_agent: pair.a })
+      .first();
+    return acl !== undefined;
   }
 
   /** The ACLs that involve `agentId`, from either side (two index lookups). */
@@ -389,16 +409,19 @@ export function createMeshService(deps: MeshDeps) {
     /**
      * What `agent_id` sees: its own peer (`self`, `null` before it
      * registers), the peers it may reach or that may reach it (sorted by
-     * agent id) and the ACLs that involve it. Cost grows with the visible
-     * peers, not with the mesh.
+     * agent id) and the ACLs that involve it. A peer that may only reach
+     * `agent_id` never agreed to be shown (its ACLs toward `agent_id` were
+     * put by `agent_id` or the operator), so its `endpoint`, `online` and
+     * `last_seen` are `null`. Cost grows with the visible peers, not with
+     * the mesh.
      */
     async netmap(body: ActingAgent<AgentOnlyRequest>): Promise<NetmapResponse> {
       const at = now();
       const [self, acls, visible] = await Promise.all([peerOf(body.agent_id), aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
       const reachable = reachableFrom(body.agent_id, acls);
       return {
-        self: self ? view(self, at) : null,
-        peers: [...visible.values()].map((row) => view(row, at, reachable.has(row.agent_id) && 'if-valid')),
+        self: self ? ownView(self, at) : null,
+        peers: [...visible.values()].map((row) => peerView(row, at, reachable.has(row.agent_id))),
         acls: acls.map((acl) => ({ from_agent: acl.from_agent, to_agent: acl.to_agent, port: acl.port, proto: acl.proto })),
       };
     },
@@ -442,20 +465,31 @@ export function createMeshService(deps: MeshDeps) {
 
     /**
      * Replaces the PSK of the pair (a, b) with 32 new random bytes (or
-     * creates it). Both sides get it from their next /wg_config.
+     * creates it). Both sides get it from their next /wg_config. Only a
+     * linked pair (an ACL in either direction, so each is in the other's
+     * /wg_config) has a PSK; the check and the write run under the pair's
+     * lock, so a concurrent /acl/revoke cannot leave a PSK behind it.
      * @returns `{ a, b, rotated_at }`, never the key.
-     * @throws NotFoundError when either agent has no registered peer.
+     * @throws NotFoundError when no ACL links a and b, with one message whether or not
+     *   either has a registered peer (an ACL needs both), so the answer tells no one who is on the mesh.
      */
     async rotatePsk(body: RotatePskRequest): Promise<RotatePskResponse> {
-      await requirePeers([body.a, body.b], 'Cannot rotate the PSK');
       const pair = orderedPair(body.a, body.b);
-      const at = now();
-      const sealed = deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) });
-      await knex()('mesh_psks')
-        .insert({ agent_a: pair.a, agent_b: pair.b, sealed, rotated_at: at })
-        .onConflict(['agent_a', 'agent_b'])
-        .merge({ sealed, rotated_at: at });
-      return { a: body.a, b: body.b, rotated_at: isoTimestamp(at) };
+      return knex().transaction(async (trx) => {
+        await lockPair(trx, { from_agent: body.a, to_agent: body.b });
+        if (!(await linked(trx, pair))) {
+          throw new NotFoundError(
+            `Cannot rotate the PSK: no ACL links "${body.a}" and "${body.b}" (a pair has a PSK only while an ACL, between two registered peers, links it).`,
+          );
+        }
+        const at = now();
+        const sealed = deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) });
+        await trx('mesh_psks')
+          .insert({ agent_a: pair.a, agent_b: pair.b, sealed, rotated_at: at })
+          .onConflict(['agent_a', 'agent_b'])
+          .merge({ sealed, rotated_at: at });
+        return { a: body.a, b: body.b, rotated_at: isoTimestamp(at) };
+      });
     },
 
     /**

@@ -681,7 +681,7 @@ export interface Routes {
         agent_id: string;
         address: string;
         pubkey: string;
-        endpoint: string | null;
+        endpoint: string;
         online: boolean;
         last_seen: string;
       } | null;
@@ -690,8 +690,8 @@ export interface Routes {
         address: string;
         pubkey: string;
         endpoint: string | null;
-        online: boolean;
-        last_seen: string;
+        online: boolean | null;
+        last_seen: string | null;
       }>;
       acls: Array<{
         from_agent: string;
