@@ -1,4 +1,11 @@
-import { type JsonShape, jsonShape, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '@agentinfra/core';
+import {
+  type JsonShape,
+  jsonShape,
+  MAX_JSON_ARRAY_ELEMENTS,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_MEMBERS,
+} from '@agentinfra/core';
 
 /**
  * Levels (and objects) a JSON-RPC request adds around tool arguments: the
@@ -20,27 +27,47 @@ export const MAX_MCP_BODY_CONTAINERS = MAX_JSON_CONTAINERS + ENVELOPE;
  */
 export const MAX_MCP_BODY_MEMBERS = MAX_JSON_MEMBERS + 1_000;
 
+/**
+ * Most array elements in an MCP request body, in all its arrays together: the API's
+ * {@link MAX_JSON_ARRAY_ELEMENTS} for the arguments, plus 1,000 for the envelopes (a
+ * message adds none, but each message of a batch is one element of the batch's array).
+ */
+export const MAX_MCP_BODY_ARRAY_ELEMENTS = MAX_JSON_ARRAY_ELEMENTS + 1_000;
+
 /** A bound an MCP request body breaks, as a JSON-RPC error's message and `data`. */
 export interface JsonBoundBreach {
   message: string;
-  data: { max_depth: number } | { max_containers: number } | { max_members: number } | { lone_surrogate: true } | { nul_character: true };
+  data:
+    | { max_depth: number }
+    | { max_containers: number }
+    | { max_members: number }
+    | { max_array_elements: number }
+    | { lone_surrogate: true }
+    | { nul_character: true };
 }
 
 /**
  * Checks the JSON text of an MCP request body against the bounds the HTTP
  * API puts on a request body (`MAX_JSON_DEPTH`, `MAX_JSON_CONTAINERS`,
- * `MAX_JSON_MEMBERS`),
+ * `MAX_JSON_MEMBERS`, `MAX_JSON_ARRAY_ELEMENTS`),
  * widened by the JSON-RPC envelope, with the API's own one-pass count
  * (`jsonShape`, no parsing, stopping at the first breach), so that no
  * validator after it recurses thousands of levels deep (a stack overflow)
- * or walks millions of containers; and refuses a string escaping a lone
- * surrogate, which the API refuses too (it would be stored as U+FFFD).
+ * or walks millions of containers, and `JSON.parse` never builds hundreds of
+ * thousands of array elements (a flat `[0,0,…]` under 1 MiB); and refuses a
+ * string escaping a lone surrogate, which the API refuses too (it would be
+ * stored as U+FFFD).
  * The same pass counts the commas outside strings, for the bound on a body
  * over the API's size limit (`MAX_MEMBERS_OVER_API_LIMIT`).
  * @returns the breach, or `null` when the text is within the bounds, and the commas counted.
  */
 export function checkJsonBounds(text: string): { breach: JsonBoundBreach | null; commas: number } {
-  const shape = jsonShape(text, { maxDepth: MAX_MCP_BODY_DEPTH, maxContainers: MAX_MCP_BODY_CONTAINERS, maxMembers: MAX_MCP_BODY_MEMBERS });
+  const shape = jsonShape(text, {
+    maxDepth: MAX_MCP_BODY_DEPTH,
+    maxContainers: MAX_MCP_BODY_CONTAINERS,
+    maxMembers: MAX_MCP_BODY_MEMBERS,
+    maxArrayElements: MAX_MCP_BODY_ARRAY_ELEMENTS,
+  });
   return { breach: breachOf(shape), commas: shape.commas };
 }
 
@@ -62,6 +89,12 @@ function breachOf(shape: JsonShape): JsonBoundBreach | null {
     return {
       message: `Invalid Request: the body holds more than ${MAX_MCP_BODY_MEMBERS} object members (tool arguments: ${MAX_JSON_MEMBERS}, as on the HTTP API).`,
       data: { max_members: MAX_MCP_BODY_MEMBERS },
+    };
+  }
+  if (shape.arrayElements > MAX_MCP_BODY_ARRAY_ELEMENTS) {
+    return {
+      message: `Invalid Request: the body holds more than ${MAX_MCP_BODY_ARRAY_ELEMENTS} array elements in all (tool arguments: ${MAX_JSON_ARRAY_ELEMENTS}, as on the HTTP API).`,
+      data: { max_array_elements: MAX_MCP_BODY_ARRAY_ELEMENTS },
     };
   }
   if (shape.loneSurrogate) {

@@ -281,9 +281,60 @@ describe('/mcp answers every POST, and refuses a body big because of its structu
     }
   });
 
+  // Review: the API refused more than 50,000 array elements before parsing; /mcp parsed a flat array under 1 MiB first.
+  it('refuses a body with more array elements than the API takes with 400, before parsing it, and takes a batch within them', async () => {
+    const zeros = (count: number) => Array(count).fill('0').join(',');
+    const kvPut = (id: number, value: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"flat${id}","scope":["self"],"value":${value}}}}`;
+    const bodies = {
+      // 400,000 elements in 800 KB: under the API's 1 MiB and the 1,000 commas allowed past it.
+      'one flat array': kvPut(1, `[${zeros(400_000)}]`),
+      // Not a tool call: nothing after /mcp would ever refuse it.
+      'a listing': `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"flat":[${zeros(51_001)}]}}}`,
+      'arrays adding up past the bound': `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"a":[${zeros(30_000)}],"b":[[${zeros(21_001)}]]}}}`,
+    };
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const [name, body] of Object.entries(bodies)) {
+        expect(body.length, name).toBeLessThan(t.server.kernel.config.http.bodyLimitBytes);
+        const { status, text } = await post(body);
+        expect(status, name).toBe(400);
+        expect(
+          parse.mock.calls.some(([parsed]) => parsed === body),
+          name,
+        ).toBe(false);
+        expect(JSON.parse(text), name).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: expect.stringMatching(/more than 51000 array elements in all .*tool arguments: 50000/),
+            data: { max_array_elements: 51_000 },
+          },
+        });
+        // A client of 2025-06-18 or later gets the same refusal without an id.
+        const latest = await post(body, { 'mcp-protocol-version': '2025-11-25' });
+        expect(latest.status, name).toBe(400);
+        expect(JSON.parse(latest.text), name).toEqual({
+          jsonrpc: '2.0',
+          error: expect.objectContaining({ data: { max_array_elements: 51_000 } }),
+        });
+      }
+    } finally {
+      parse.mockRestore();
+    }
+    // The batch's own array counts apart from the arguments: 100 messages of 500 elements each (50,100 in all) are
+    // each within the API's bound, and each gets the API's answer.
+    const batch = await post(`[${Array.from({ length: 100 }, (_, index) => kvPut(index + 1, `[${zeros(500)}]`)).join(',')}]`);
+    expect(batch.status).toBe(200);
+    const answers = JSON.parse(batch.text) as RpcAnswer[];
+    expect(answers).toHaveLength(100);
+    for (const answer of answers) expect(answer.result?.isError, JSON.stringify(answer)).not.toBe(true);
+  });
+
   it('refuses a body over the API’s limit that is big because of its structure with 413, before parsing it', async () => {
-    // A flat array of numbers as a kv value: no members, 3,000,000 elements.
-    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"huge","scope":["self"],"value":[${Array(3_000_000).fill('0').join(',')}]}}}`;
+    // A flat array of short strings as a kv value: no members, 50,000 elements (within the bound on array elements).
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_kv_put","arguments":{"key":"huge","scope":["self"],"value":[${Array(50_000).fill('"twenty-five characters.."').join(',')}]}}}`;
     expect(body.length).toBeGreaterThan(t.server.kernel.config.http.bodyLimitBytes);
     const { status, text } = await post(body);
     expect(status).toBe(413);

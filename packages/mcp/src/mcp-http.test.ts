@@ -124,14 +124,20 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
   });
 
   it('stops an expired delegation at once, in the middle of a session', async () => {
-    // Long enough for delegate, connect and the first call on a loaded CI host (1.5 s was not).
-    const expiresAt = new Date(Date.now() + 5_000);
+    // Past the test's timeout, so that no load makes it pass before the first call (1.5 s did on a loaded CI host), and
+    // reached by moving the server's clock to it, not by waiting.
+    const expiresAt = new Date(Date.now() + 120_000);
     const client = await t.connect(await t.delegate(['memory.read'], expiresAt));
     await callOk(client, 'memory_query', { q: 'deploy' });
-    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
-    const error = await client.callTool({ name: 'memory_query', arguments: { q: 'deploy' } }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(StreamableHTTPError);
-    expect((error as StreamableHTTPError).code).toBe(401);
+    // The server's time is now the expiry (or just past it): the token ends at its expires_at.
+    t.setClockOffset(expiresAt.getTime() - Date.now());
+    try {
+      const error = await client.callTool({ name: 'memory_query', arguments: { q: 'deploy' } }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StreamableHTTPError);
+      expect((error as StreamableHTTPError).code).toBe(401);
+    } finally {
+      t.setClockOffset(0);
+    }
   });
 
   it('answers invalid arguments to every tool with isError invalid_request, and changes nothing', async () => {
@@ -228,16 +234,20 @@ describe.each(sqlDatabases())('MCP over Streamable HTTP on $name (#14)', ({ crea
     expect(((await response.json()) as RpcAnswer).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });
   });
 
-  it('answers a huge string with the API’s 1 MiB body limit as a tool error; a huge flat array is refused with 413 before parsing', async () => {
+  it('answers a huge string with the API’s 1 MiB body limit as a tool error; a huge flat array is refused before parsing', async () => {
     const huge = (value: string) => toolCall('memory_kv_put', `{"key":"huge","scope":["self"],"value":${value}}`);
     const text = await postRaw(huge(`"${'x'.repeat(7_000_000)}"`));
     expect(text.status).toBe(200);
     expect(text.answer.result?.isError).toBe(true);
     expect(text.answer.result?.content[0]).toMatchObject({ text: expect.stringMatching(/^payload_too_large: .*1048576 bytes/) });
-    // Over the API's limit a body may only be big because of its strings (see mcp-guards.test.ts).
+    // More array elements than the API takes, whatever the size (see mcp-guards.test.ts).
     const array = await postRaw(huge(`[${Array(3_000_000).fill('0').join(',')}]`));
-    expect(array.status).toBe(413);
-    expect(array.answer.error).toMatchObject({ code: -32600, message: expect.stringMatching(/more than 1000 array elements/) });
+    expect(array.status).toBe(400);
+    expect(array.answer.error).toMatchObject({ code: -32600, data: { max_array_elements: 51_000 } });
+    // Over the API's limit a body may only be big because of its strings: 50,000 of them are too many.
+    const strings = await postRaw(huge(`[${Array(50_000).fill('"twenty-five characters.."').join(',')}]`));
+    expect(strings.status).toBe(413);
+    expect(strings.answer.error).toMatchObject({ code: -32600, message: expect.stringMatching(/more than 1000 array elements/) });
   });
 
   it('refuses artifacts_upload content that is not standard base64 instead of uploading what Node decodes of it', async () => {

@@ -18,6 +18,12 @@ export interface McpTestServer {
   connect(credential: string): Promise<Client>;
   /** A delegation token from alice to bob for `scope`, ending at `expiresAt` (default in a day). */
   delegate(scope: string[], expiresAt?: Date): Promise<string>;
+  /**
+   * Sets the server's clock (the kernel's `clock`, which expiries are checked
+   * against) `offsetMs` milliseconds ahead of the wall clock; 0 puts it back.
+   * Lets a test pass an expiry at once, however long what came before took.
+   */
+  setClockOffset(offsetMs: number): void;
   stop(): Promise<void>;
 }
 
@@ -42,6 +48,7 @@ export async function startMcpTestServer(
   } = {},
 ): Promise<McpTestServer> {
   let listenUrl = 'http://127.0.0.1';
+  let clockOffsetMs = 0;
   const blobs = createFsBlobStore({
     dir: mkdtempSync(join(tmpdir(), 'agentinfra-mcp-')),
     publicUrl: () => listenUrl,
@@ -49,7 +56,7 @@ export async function startMcpTestServer(
   });
   const server = await startTestKernel({
     modules: options.modules ?? defaultModules,
-    adapters: { sql, embedder, blobStore: blobs.store, mounts: [blobs.mount] },
+    adapters: { sql, embedder, blobStore: blobs.store, mounts: [blobs.mount], clock: { now: () => Date.now() + clockOffsetMs } },
     moduleConfigs: {
       'agent-gateway': { httpPort: 0, dnsServers: ['127.0.0.1:1'] },
       'agent-postbox': { smtp: { port: 0 } },
@@ -88,6 +95,9 @@ export async function startMcpTestServer(
       );
       if (response.status !== 200) throw new Error(`delegate: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body.token as string;
+    },
+    setClockOffset(offsetMs) {
+      clockOffsetMs = offsetMs;
     },
     async stop() {
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
