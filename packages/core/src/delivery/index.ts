@@ -7,6 +7,7 @@ export {
   systemResolver,
   TargetLookupFailure,
 } from './target-guard.js';
+export { seesWholeTargets, targetWithoutQuery } from './target-view.js';
 export {
   newWebhookSecret,
   signWebhook,
