@@ -1,31 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { randomUUID } from 'node:crypto';
+import { secretProbe, sqlDatabases, webhookSecretCases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 
-// The same cases and answers as the scheduler's secret-rule.test.ts: both modules take a caller's signing secret
-// by core's webhookSecretSchema (CONTRACT.md "Signed deliveries").
-const hex = (chars: number) => randomBytes(chars).toString('hex').slice(0, chars);
-const whsec = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
-const NOT_BASE64 = 'A whsec_ secret must be followed by standard base64 (A-Z a-z 0-9 + /, padded with =).';
-const KEY_SIZE = 'A whsec_ secret must decode to 24–64 bytes.';
-const RAW_LENGTH = 'A secret without the whsec_ prefix must be 16–512 characters.';
-const RAW_ASCII = 'A secret without the whsec_ prefix must be printable ASCII characters only (space to ~).';
-const CASES: Array<{ name: string; secret: string; refused?: string }> = [
-  { name: 'whsec_ of 23 bytes', secret: whsec(23), refused: KEY_SIZE },
-  { name: 'whsec_ of 24 bytes', secret: whsec(24) },
-  { name: 'whsec_ of 64 bytes', secret: whsec(64) },
-  { name: 'whsec_ of 65 bytes', secret: whsec(65), refused: KEY_SIZE },
-  { name: 'whsec_ and then not base64', secret: `whsec_${hex(32)}-_`, refused: NOT_BASE64 },
-  { name: '15 raw characters', secret: hex(15), refused: RAW_LENGTH },
-  { name: '16 raw characters', secret: hex(16) },
-  { name: '512 raw characters', secret: hex(512) },
-  { name: '513 raw characters', secret: hex(513), refused: RAW_LENGTH },
-  { name: 'a raw secret with a non-ASCII character', secret: `${hex(20)}é`, refused: RAW_ASCII },
-  { name: 'a raw secret with a control character', secret: `${hex(20)}\n`, refused: RAW_ASCII },
-];
-/** Random characters each secret starts with (after `whsec_`): an answer holding them repeats the secret. */
-const probeOf = (secret: string) => secret.replace(/^whsec_/, '').slice(0, 15);
+// The same cases and answers as the scheduler's secret-rule.test.ts (testkit's webhookSecretCases): both modules take a
+// caller's signing secret by core's webhookSecretSchema (CONTRACT.md "Signed deliveries").
+const CASES = webhookSecretCases();
+const probeOf = secretProbe;
 
 describe('postbox /webhook/register and /webhook/rotate take a signing secret by the shared rule', () => {
   let t: PostboxTestServer;
@@ -59,7 +40,7 @@ describe('postbox /webhook/register and /webhook/rotate take a signing secret by
   });
 
   it.each(CASES)('$name', async ({ secret, refused }) => {
-    const url = `http://127.0.0.1:9/${hex(12)}`;
+    const url = `http://127.0.0.1:9/${randomUUID().slice(0, 12)}`;
     for (const [path, body] of [
       ['webhook/register', { url, secret }],
       ['webhook/rotate', { webhook_id: webhookId, secret }],
