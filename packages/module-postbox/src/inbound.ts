@@ -2,6 +2,7 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress, senderAddress } from './addresses.js';
 import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
+import { LocalSenderError, type LocalSenders } from './local-senders.js';
 import { generatedMessageId, ingestedIdentity } from './message-id.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
@@ -35,6 +36,15 @@ export interface InboundMessage {
   /** Blob key of the raw MIME (the postbox's own for SMTP mail, the external MTA's for /ingest). */
   mime_ref?: string | null | undefined;
   attachments?: readonly AttachmentInfo[] | undefined;
+}
+
+/** Raw MIME to store for some recipients: from the bundled MTA (with its envelope) or from /send. */
+export interface RawDelivery {
+  raw: Buffer;
+  /** Envelope recipients (any case; `postmaster` without a domain allowed). */
+  recipients: readonly string[];
+  /** The envelope sender (`MAIL FROM`), `''` for the null reverse-path, `null` when unknown. */
+  envelopeFrom: string | null;
 }
 
 /** The /ingest answer. */
@@ -98,6 +108,8 @@ export function createInbound(
     webhooks: Webhooks;
     mimeParser: MimeParserPool;
     postmaster: PostmasterRoute;
+    /** Refuses SMTP mail whose envelope or `From`/`Sender` names an address of this postbox. */
+    localSenders: LocalSenders;
     /** Whether mail for a bare, lower-case address is delivered to some agent. */
     delivered: (address: string) => Promise<boolean>;
   },
@@ -360,25 +372,43 @@ export function createInbound(
    * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
    *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
    *   blob is removed again unless a stored message refers to it, so mail that is refused with 554
-   *   cannot fill the blob store).
+   *   cannot fill the blob store); LocalSenderError when the envelope sender or an address of the
+   *   `From` or `Sender` header is one of this postbox's (`local-senders.ts`; nothing is then stored,
+   *   the raw blob removed as for MalformedMessageError).
    */
-  async function ingestRaw(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]> {
+  function ingestRaw(options: RawDelivery): Promise<string[]> {
+    return storeRaw(options, { checkSender: true });
+  }
+
+  /**
+   * The /send path for recipients of this postbox: stores a message an agent
+   * sent (its composed raw MIME, `options.raw`) for each of
+   * `options.recipients` exactly as {@link ingestRaw} stores SMTP mail
+   * (parsed, scored, rules applied, webhooks enqueued; a copy already stored
+   * for a recipient, as when the delivery job runs again, is not stored
+   * twice), but without the local-sender check: the message never crossed
+   * SMTP, and its sender is the agent whose address it is.
+   * @returns the ids of the stored (or already stored) copies.
+   * @throws the blob store's error; MalformedMessageError when mailparser refuses the message.
+   */
+  function ingestSent(options: RawDelivery): Promise<string[]> {
+    return storeRaw(options, { checkSender: false });
+  }
+
+  /** {@link ingestRaw} and {@link ingestSent}: `checkSender` runs {@link LocalSenders.check}. */
+  async function storeRaw(options: RawDelivery, mode: { checkSender: boolean }): Promise<string[]> {
     const hash = await deps.mimeParser.digest(options.raw);
     const mimeRef = `${MIME_PREFIX}${hash}.eml`;
     const leave = rawUsers.enter(mimeRef);
     try {
-      return await deliverRaw(options, hash, mimeRef);
+      return await deliverRaw(options, hash, mimeRef, mode);
     } finally {
       leave();
     }
   }
 
-  /** {@link ingestRaw} once the raw message's hash is known and its blob key is marked as in use. */
-  async function deliverRaw(
-    options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null },
-    hash: string,
-    mimeRef: string,
-  ): Promise<string[]> {
+  /** {@link storeRaw} once the raw message's hash is known and its blob key is marked as in use. */
+  async function deliverRaw(options: RawDelivery, hash: string, mimeRef: string, mode: { checkSender: boolean }): Promise<string[]> {
     const stored = deps.blobStore.put({ key: mimeRef, body: options.raw, contentType: 'message/rfc822' });
     // Awaited once the message is parsed and scored: marked as handled now, as a rejection
     // nobody handles yet (the write failing while mailparser runs) would end the process.
@@ -390,6 +420,15 @@ export function createInbound(
     } catch (error) {
       await stored.catch(() => undefined);
       if (error instanceof MalformedMessageError) await dropUnreferencedRaw(mimeRef);
+      throw error;
+    }
+    try {
+      if (mode.checkSender) {
+        await deps.localSenders.check({ envelopeFrom: options.envelopeFrom, from: parsed.from, sender: parsed.headers.sender });
+      }
+    } catch (error) {
+      await stored.catch(() => undefined);
+      if (error instanceof LocalSenderError) await dropUnreferencedRaw(mimeRef);
       throw error;
     }
     const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html }, explained);
@@ -421,12 +460,12 @@ export function createInbound(
         continue;
       }
       if (!(result.reason instanceof NotFoundError)) throw result.reason;
-      deps.logger.info({ recipient: options.recipients[index] }, 'smtp: recipient address was removed before delivery; skipped');
+      deps.logger.info({ recipient: options.recipients[index] }, 'postbox: recipient address was removed before delivery; skipped');
     }
     // No new row refers to the blob just written: keep it only if an earlier copy (the same bytes) does.
     if (!storedNew) await dropUnreferencedRaw(mimeRef);
     return ids;
   }
 
-  return { ingest, ingestRaw, score };
+  return { ingest, ingestRaw, ingestSent, score };
 }

@@ -230,7 +230,7 @@ describe.each(sqlDatabases())('outbound mail without a relay on $name', ({ creat
     await cleanup?.();
   });
 
-  it('leaves the message queued and enqueues no delivery job', async () => {
+  it('leaves mail for another server queued', async () => {
     const response = await t.postbox('send', { agent_id: 'alice', from: alice, to: 'x@example.org', subject: 's', body: 'b' }, 'alice');
     expect(response.body.status).toBe('queued');
     await new Promise((resolve) => setTimeout(resolve, 200));

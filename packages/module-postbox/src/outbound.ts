@@ -2,16 +2,17 @@ import { createHash } from 'node:crypto';
 import { dependencyFailure, InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
 import { z } from 'zod';
 import { namesAnotherAddress, normalizeAddress, parseMailboxes } from './addresses.js';
-import { MIME_PREFIX } from './inbound.js';
+import { MIME_PREFIX, type RawDelivery } from './inbound.js';
 import { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
+import { MalformedMessageError } from './mime-parser-pool.js';
 import { SENT } from './rules.js';
 import type { SendRequest, SendResponse } from './schemas.js';
 import type { PostboxDeps } from './service-deps.js';
 import type { Webhooks } from './webhooks.js';
 
-/** Name of the durable job that hands one outbound message to the relay. */
+/** Name of the durable job that delivers one outbound message: to local recipients' mailboxes and to the relay. */
 export const SEND_JOB = 'postbox.send';
 /** Recipients of one outbound message at most. */
 export const MAX_RECIPIENTS = 50;
@@ -57,8 +58,20 @@ function envelopeRecipients(row: MessageRow): string[] {
   return addresses;
 }
 
-/** Outbound mail: /send (quota, ownership of `from`) and the delivery job over the relay. */
-export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
+/**
+ * Outbound mail: /send (quota, ownership of `from`) and the delivery job,
+ * which stores the copies of recipients of this postbox itself and hands the
+ * others to the relay.
+ */
+export function createOutbound(
+  deps: PostboxDeps & {
+    webhooks: Webhooks;
+    /** Whether mail for a bare, lower-case address is delivered to an agent of this postbox (see `service.ts`). */
+    delivered: (address: string) => Promise<boolean>;
+    /** Stores a sent message's raw MIME for recipients of this postbox (`ingestSent` in `inbound.ts`). @returns the stored ids. */
+    storeLocal: (delivery: RawDelivery) => Promise<string[]>;
+  },
+) {
   const knex = () => deps.sql.knex;
   const relayUrl = deps.moduleConfig.relayUrl;
   let relay: MailRelay | null = null;
@@ -74,7 +87,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
    * agent's send quota (setting `postbox_send_quota_per_day`, rolling 24 h,
    * shared by replicas through the rate limiter) is not exhausted. The raw
    * message is composed now and stored in the blob store (`mime_ref`); a
-   * durable job hands it to the relay. Without a relay it stays `queued`.
+   * durable job delivers it (see {@link deliver}).
    * A send that fails after the quota check (the blob store or the database
    * failing) gives its quota unit back, unless the message may have been
    * stored all the same (a commit whose answer was lost).
@@ -194,15 +207,13 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
       await knex().transaction(async (trx) => {
         await lockMessageOrder(deps.sql, trx, [row.agent_id]);
         await trx('postbox_messages').insert(row);
-        if (relayUrl) {
-          await deps.jobs.enqueue({
-            name: SEND_JOB,
-            payload: { message_id: id },
-            dedupeKey: `${SEND_JOB}:${id}`,
-            maxAttempts: deps.moduleConfig.sendMaxAttempts,
-            trx,
-          });
-        }
+        await deps.jobs.enqueue({
+          name: SEND_JOB,
+          payload: { message_id: id },
+          dedupeKey: `${SEND_JOB}:${id}`,
+          maxAttempts: deps.moduleConfig.sendMaxAttempts,
+          trx,
+        });
         attempt.commitSent = true;
       });
     } catch (error) {
@@ -230,36 +241,68 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
     });
   }
 
+  /** The raw message of `row`, or `null` when it is missing from the blob store. */
+  async function rawOf(row: MessageRow): Promise<Buffer | null> {
+    const raw = row.mime_ref ? await deps.blobStore.get({ key: row.mime_ref }) : null;
+    if (!raw) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of raw) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   /**
-   * One delivery attempt of a queued outbound message. Success → `sent`
-   * and `message.sent`; a permanent refusal (5xx) or the last attempt →
-   * `failed` with the relay's answer and `message.failed`; any other
-   * failure throws so the job runner retries with back-off.
+   * One delivery attempt of a queued outbound message. Each envelope
+   * recipient of this postbox (an address an agent holds, or the
+   * postmaster's when its agent exists) gets its copy stored directly, as
+   * SMTP mail is (`storeLocal`: scored, rules, webhooks; a copy stored by an
+   * earlier attempt is not stored again); the other recipients go to the
+   * relay. Success → `sent` and `message.sent`, with no relay needed when
+   * every recipient is local; a permanent refusal (5xx), a message the
+   * parser refuses, or the last attempt → `failed` with the reason and
+   * `message.failed`; any other failure throws so the job runner retries
+   * with back-off. Without a relay, a message with recipients elsewhere
+   * stays `queued` (its local recipients still get their copy).
    */
   async function deliver(options: { payload: unknown; attempt: number }): Promise<void> {
     const { message_id: id } = sendJobPayloadSchema.parse(options.payload);
     const row = (await knex()('postbox_messages').where({ id, direction: 'out' }).first()) as MessageRow | undefined;
     if (row?.status !== 'queued') return;
+    const recipients = envelopeRecipients(row);
+    const isLocal = await Promise.all(recipients.map((recipient) => deps.delivered(normalizeAddress(recipient))));
+    const local = recipients.filter((_, index) => isLocal[index]);
+    const remote = recipients.filter((_, index) => !isLocal[index]);
     const transport = relayOf();
-    if (!transport) return;
-    const raw = row.mime_ref ? await deps.blobStore.get({ key: row.mime_ref }) : null;
+    if (local.length === 0 && !transport) return;
+    const raw = await rawOf(row);
     if (!raw) {
       await finish(row, 'failed', 'The composed message is missing from the blob store.');
       return;
     }
-    const chunks: Buffer[] = [];
-    for await (const chunk of raw) chunks.push(chunk as Buffer);
     const from = parseMailboxes(row.from_address)?.[0]?.address ?? row.from_address;
-    try {
-      await transport.send({ from, to: envelopeRecipients(row), raw: Buffer.concat(chunks) });
-    } catch (error) {
-      const message = error instanceof RelayError ? error.message : `Relay failure: ${(error as Error).message}`;
-      const permanent = error instanceof RelayError && error.permanent;
-      if (permanent || options.attempt >= deps.moduleConfig.sendMaxAttempts) {
-        await finish(row, 'failed', message);
+    const lastAttempt = options.attempt >= deps.moduleConfig.sendMaxAttempts;
+    if (local.length > 0) {
+      try {
+        await deps.storeLocal({ raw, recipients: local, envelopeFrom: from });
+      } catch (error) {
+        if (!(error instanceof MalformedMessageError) && !lastAttempt) throw error;
+        deps.logger.warn({ err: error, message_id: row.id }, 'postbox: could not store a sent message for its local recipients');
+        await finish(row, 'failed', `The message could not be stored for the recipients on this server (${local.join(', ')}).`);
         return;
       }
-      throw new Error(message, { cause: error });
+    }
+    if (remote.length > 0) {
+      if (!transport) return;
+      try {
+        await transport.send({ from, to: remote, raw });
+      } catch (error) {
+        const message = error instanceof RelayError ? error.message : `Relay failure: ${(error as Error).message}`;
+        const permanent = error instanceof RelayError && error.permanent;
+        if (permanent || lastAttempt) {
+          await finish(row, 'failed', message);
+          return;
+        }
+        throw new Error(message, { cause: error });
+      }
     }
     await finish(row, 'sent', null);
   }
@@ -267,7 +310,7 @@ export function createOutbound(deps: PostboxDeps & { webhooks: Webhooks }) {
   return {
     send,
     deliver,
-    /** `smtp://host:port` of the relay, `json`, or `null` when outbound mail stays queued. */
+    /** `smtp://host:port` of the relay, `json`, or `null` when mail for other servers stays queued. */
     relayDescription: () => relayOf()?.description ?? null,
     close: () => {
       relay?.close();

@@ -82,7 +82,7 @@ export const postboxRoutes = [
     path: '/send',
     summary: 'Queue an outbound message from an address the agent owns (403 otherwise); 429 with Retry-After over the rolling 24 h quota.',
     description:
-      'Send an e-mail from an address the agent owns (queued for the relay). Check the recipient and content first: mail leaves this service. Returns id and status queued; rate_limited with the retry time when the daily quota is used up.',
+      'Send an e-mail from an address the agent owns (queued; recipients on this server get it in their inbox, others through the relay). Check the recipient and content first: mail to other servers leaves this service. Returns id and status queued; rate_limited with the retry time when the daily quota is used up.',
     effects: { openWorld: true },
     request: sendRequestSchema,
     response: sendResponseSchema,

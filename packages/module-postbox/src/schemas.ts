@@ -73,15 +73,32 @@ export type AgentRequest = z.output<typeof agentRequestSchema>;
 export const addressesResponseSchema = z.object({ addresses: z.array(z.string()) });
 export type AddressesResponse = z.output<typeof addressesResponseSchema>;
 
+/** A header field's value is one line: a CR or LF in it would start another header (or fold it into something else). */
+const ONE_LINE = /^[^\r\n]*$/;
+const oneLine = 'must not contain CR or LF';
+/**
+ * RFC 5322 §3.6.4 `msg-id`: `<id-left@id-right>`, each side atext and dots (`dot-atom-text`, with
+ * the obsolete forms' leading, trailing and doubled dots), the right side also a `[no-fold-literal]`;
+ * no spaces, quotes or angle brackets inside.
+ */
+const MSG_ID = /^<[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+|\[[\x21-\x5a\x5e-\x7e]*\])>$/;
+/** Longest `in_reply_to`: `In-Reply-To: ` and the msg-id fit in one 998-character line (RFC 5322 §2.1.1). */
+const MAX_MSG_ID_CHARS = 985;
+
 /** POST /send: from an address the agent owns to 1–50 comma-separated addresses. */
 export const sendRequestSchema = z.strictObject({
   agent_id: agentIdSchema,
-  from: addressFieldSchema,
-  to: addressFieldSchema,
-  subject: lineSchema,
+  from: addressFieldSchema.regex(ONE_LINE, oneLine),
+  to: addressFieldSchema.regex(ONE_LINE, oneLine),
+  subject: lineSchema.regex(ONE_LINE, oneLine),
   body: bodySchema,
   html: z.string().optional(),
-  in_reply_to: lineSchema.optional(),
+  // The line check as a refinement: a second pattern would make the JSON Schema an `allOf` (MSG_ID has no CR or LF anyway).
+  in_reply_to: stringField({ max: MAX_MSG_ID_CHARS })
+    .refine((value) => ONE_LINE.test(value), oneLine)
+    .regex(MSG_ID, 'must be one message id, <id-left@id-right> (RFC 5322 §3.6.4), without spaces or angle brackets inside')
+    .describe('The Message-ID of the message replied to, as `<id-left@id-right>`; written to In-Reply-To and References.')
+    .optional(),
 });
 export type SendRequest = z.output<typeof sendRequestSchema>;
 /** The queued message. */

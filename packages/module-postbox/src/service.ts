@@ -13,6 +13,7 @@ import { createAcceptedRecipients } from './accepted-recipients.js';
 import { localPartProblem, normalizeAddress } from './addresses.js';
 import { createPostboxAdmin } from './admin-queries.js';
 import { createInbound, MIME_PREFIX } from './inbound.js';
+import { createLocalSenders } from './local-senders.js';
 import { MAX_SEQ, type MessageRow, messageView } from './message-view.js';
 import { createMimeParserPool } from './mime-parser-pool.js';
 import { createOutbound } from './outbound.js';
@@ -110,8 +111,9 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     if (postmasterAgent !== undefined && (await agentExists(postmasterAgent))) return true;
     return (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
   };
-  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, delivered });
-  const outbound = createOutbound({ ...deps, webhooks });
+  const localSenders = createLocalSenders({ knex, postmaster });
+  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, localSenders, delivered });
+  const outbound = createOutbound({ ...deps, webhooks, delivered, storeLocal: inbound.ingestSent });
   let listener: SmtpListener | null = null;
   const acceptedRecipients = createAcceptedRecipients(delivered, { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() });
 
@@ -138,6 +140,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
       }),
       handlers: {
         acceptsRecipient: (address) => acceptedRecipients.accepts(normalizeAddress(address)),
+        localSender: (address) => localSenders.firstLocal([address]),
         deliver: (message) => inbound.ingestRaw(message),
       },
     });
@@ -316,7 +319,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     send: outbound.send,
     /** The outbound delivery job. */
     deliverOutbound: outbound.deliver,
-    /** `smtp://host:port`, `json`, or `null` when outbound mail stays queued. */
+    /** `smtp://host:port`, `json`, or `null` when mail for other servers stays queued. */
     relayDescription: outbound.relayDescription,
 
     webhooks,

@@ -981,6 +981,7 @@ export interface Routes {
       subject: string;
       body: string;
       html?: string;
+      /** The Message-ID of the message replied to, as `<id-left@id-right>`; written to In-Reply-To and References. */
       in_reply_to?: string;
     };
     response: {

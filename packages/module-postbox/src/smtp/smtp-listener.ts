@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { addressGroup, dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { LocalSenderError } from '../local-senders.js';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
 import type { RefusedRecipients } from './refused-recipients.js';
@@ -13,6 +14,11 @@ import { createStressMode } from './stress-mode.js';
 /** An SMTP reply as an error `smtp-server` sends: `responseCode` and text (with its RFC 3463 enhanced code). */
 function smtpReply(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
+}
+
+/** RFC 3463 5.7.1 (delivery not authorized): `field` (`MAIL FROM`, `From`, `Sender`) names `address`, one of this postbox's. */
+function localSenderRefusal(field: LocalSenderError['field'], address: string): Error {
+  return smtpReply(550, `5.7.1 ${field} <${address}> is an address of this server; mail from it is not accepted over SMTP`);
 }
 
 /** What the listener uses of an open `smtp-server` connection (`SMTPServer.connections`). */
@@ -36,10 +42,13 @@ function closeSession(connections: Iterable<OpenConnection>, sessionId: string, 
 export interface SmtpHandlers {
   /** Whether mail for `address` (lower-case) is accepted. */
   acceptsRecipient(address: string): Promise<boolean>;
+  /** The local address (bare, lower-case) that the envelope sender `address` is (an agent's or the postmaster's), or `null`. */
+  localSender(address: string): Promise<string | null>;
   /**
    * Stores, scores and files one message for the envelope recipients; `raw` is backed by a
    * SharedArrayBuffer ({@link createSharedBytes}), so worker threads read it without a copy.
    * @returns the message ids.
+   * @throws MalformedMessageError (answered 554 5.6.0) and LocalSenderError (550 5.7.1); anything else is answered 451 or 452.
    */
   deliver(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]>;
 }
@@ -81,7 +90,9 @@ export interface SmtpListener {
  * no AUTH (inbound mail needs none); STARTTLS (RFC 3207) only when a
  * certificate is configured; SIZE (RFC 1870) announced and enforced (552);
  * RCPT TO refused with 550 5.1.1 for addresses the postbox does not have, at
- * RCPT time rather than by a later bounce; a DATA transfer longer than
+ * RCPT time rather than by a later bounce; a sender address of this postbox
+ * refused with 550 5.7.1 (`local-senders.ts`): at MAIL FROM for the envelope,
+ * after DATA for the `From` and `Sender` headers (`MAIL FROM:<>` is accepted); a DATA transfer longer than
  * `dataTimeoutMs` answered 421 4.4.2 and closed; per-client limits of
  * `session-limits.ts` (recipients per message, refused recipients per
  * session, sessions per address) and refused recipients per client address
@@ -132,6 +143,29 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     onSecure(socket, _session, callback) {
       socket.setTimeout(server.options.socketTimeout ?? options.socketTimeoutMs);
       callback();
+    },
+    // RFC 5321 §3.3 / RFC 3463 5.7.1: a sender of this postbox is refused at MAIL FROM, before any recipient
+    // is named; the null reverse-path of a bounce (`MAIL FROM:<>`) has no address and is accepted.
+    onMailFrom(address, _session, callback) {
+      if (address.address === '') {
+        callback();
+        return;
+      }
+      handlers.localSender(address.address).then(
+        (local) => {
+          if (local === null) {
+            callback();
+            return;
+          }
+          metrics?.messages.inc({ outcome: 'rejected' });
+          logger.info({ field: 'MAIL FROM' }, 'smtp: refused a sender address of this server');
+          callback(localSenderRefusal('MAIL FROM', local));
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'smtp: sender lookup failed');
+          callback(smtpReply(451, '4.3.0 Temporary failure, try again later'));
+        },
+      );
     },
     onRcptTo(address, session, callback) {
       const recipient = address.address.toLowerCase();
@@ -209,6 +243,12 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
             callback(null, `2.0.0 OK: queued as ${ids.join(',') || 'nothing'}`);
           },
           (error: unknown) => {
+            if (error instanceof LocalSenderError) {
+              metrics?.messages.inc({ outcome: 'rejected' });
+              logger.info({ field: error.field }, 'smtp: refused a sender address of this server');
+              callback(localSenderRefusal(error.field, error.address));
+              return;
+            }
             if (error instanceof MalformedMessageError) {
               metrics?.messages.inc({ outcome: 'rejected' });
               logger.info({ reason: error.message }, 'smtp: refused a message mailparser cannot read');
