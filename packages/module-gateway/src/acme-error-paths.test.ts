@@ -153,7 +153,13 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
           const orderId = await orderFor(test, host);
           // The certificate download outlives the attempt's timeout: acme-client's call goes on after the attempt gave up.
           const heldAnswerSent = proxy.delayNext(isCertificate, 4_000);
-          await expect(test.service.runOrder({ orderId, attempt: 1, signal: running() })).rejects.toThrow();
+          const firstAttempt = await test.service.runOrder({ orderId, attempt: 1, signal: running() }).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          // When the CA refused the order for good instead (the attempt then returns), say why.
+          const afterFirst = await db.knex('gateway_orders').where({ order_id: orderId }).first('status', 'last_error', 'problem');
+          expect(firstAttempt, JSON.stringify(afterFirst)).toBeInstanceOf(Error);
           await test.service.runOrder({ orderId, attempt: 2, signal: running() });
           const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
           expect(got.status).toBe(200);
