@@ -10,10 +10,21 @@ import { isMailboxAddress, normalizeAddress } from './addresses.js';
  * `", "`; empty when no entry qualifies.
  */
 export function bareAddresses(value: string): string {
-  const addresses = value
-    .split('\n')
-    .flatMap((line) => addressparser(line, { flatten: true }))
-    .map((entry) => normalizeAddress(entry.address))
+  const addresses = headerAddresses(value)
+    .map((address) => normalizeAddress(address))
     .filter((address) => !address.startsWith('"') && isMailboxAddress(address));
   return [...new Set(addresses)].join(', ');
+}
+
+/**
+ * Every address of an address header's stored text (several lines, lists
+ * and groups flattened, with nodemailer's addressparser), as written: quoted
+ * local parts and entries that are no valid address included, names and
+ * comments left out.
+ */
+export function headerAddresses(value: string): string[] {
+  return value
+    .split('\n')
+    .flatMap((line) => addressparser(line, { flatten: true }))
+    .map((entry) => entry.address);
 }

@@ -417,18 +417,12 @@ export function createInbound(
     let explained: InjectionExplanation;
     try {
       ({ message: parsed, local: explained } = await deps.mimeParser.parse(options.raw));
-    } catch (error) {
-      await stored.catch(() => undefined);
-      if (error instanceof MalformedMessageError) await dropUnreferencedRaw(mimeRef);
-      throw error;
-    }
-    try {
       if (mode.checkSender) {
         await deps.localSenders.check({ envelopeFrom: options.envelopeFrom, from: parsed.from, sender: parsed.headers.sender });
       }
     } catch (error) {
       await stored.catch(() => undefined);
-      if (error instanceof LocalSenderError) await dropUnreferencedRaw(mimeRef);
+      if (error instanceof MalformedMessageError || error instanceof LocalSenderError) await dropUnreferencedRaw(mimeRef);
       throw error;
     }
     const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html }, explained);

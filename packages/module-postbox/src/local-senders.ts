@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import addressparser from 'nodemailer/lib/addressparser';
 import { normalizeAddress } from './addresses.js';
+import { headerAddresses } from './bare-addresses.js';
 import type { PostmasterRoute } from './postmaster.js';
 
 /**
@@ -76,8 +76,8 @@ export function createLocalSenders(options: { knex: () => Knex; postmaster: Post
     async check(sender) {
       const fields = [
         ['MAIL FROM', sender.envelopeFrom === null ? [] : [sender.envelopeFrom]],
-        ['From', splitList(sender.from)],
-        ['Sender', splitList(sender.sender ?? '')],
+        ['From', headerAddresses(sender.from)],
+        ['Sender', headerAddresses(sender.sender ?? '')],
       ] as const;
       for (const [field, addresses] of fields) {
         const local = await firstLocal(addresses);
@@ -85,12 +85,4 @@ export function createLocalSenders(options: { knex: () => Knex; postmaster: Post
       }
     },
   };
-}
-
-/** Every address of an address header's stored text (groups flattened, quoted local parts included; names left out). */
-function splitList(value: string): string[] {
-  return value
-    .split('\n')
-    .flatMap((line) => addressparser(line, { flatten: true }))
-    .map((entry) => entry.address);
 }

@@ -16,9 +16,9 @@ function smtpReply(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
 }
 
-/** RFC 3463 5.7.1 (delivery not authorized): `field` (`MAIL FROM`, `From`, `Sender`) names `address`, one of this postbox's. */
-function localSenderRefusal(field: LocalSenderError['field'], address: string): Error {
-  return smtpReply(550, `5.7.1 ${field} <${address}> is an address of this server; mail from it is not accepted over SMTP`);
+/** RFC 3463 5.7.1 (delivery not authorized): the sender field `error` names is one of this postbox's addresses. */
+function localSenderRefusal(error: LocalSenderError): Error {
+  return smtpReply(550, `5.7.1 ${error.message}`);
 }
 
 /** What the listener uses of an open `smtp-server` connection (`SMTPServer.connections`). */
@@ -159,7 +159,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
           }
           metrics?.messages.inc({ outcome: 'rejected' });
           logger.info({ field: 'MAIL FROM' }, 'smtp: refused a sender address of this server');
-          callback(localSenderRefusal('MAIL FROM', local));
+          callback(localSenderRefusal(new LocalSenderError('MAIL FROM', local)));
         },
         (error: unknown) => {
           logger.error({ err: error }, 'smtp: sender lookup failed');
@@ -246,7 +246,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
             if (error instanceof LocalSenderError) {
               metrics?.messages.inc({ outcome: 'rejected' });
               logger.info({ field: error.field }, 'smtp: refused a sender address of this server');
-              callback(localSenderRefusal(error.field, error.address));
+              callback(localSenderRefusal(error));
               return;
             }
             if (error instanceof MalformedMessageError) {
