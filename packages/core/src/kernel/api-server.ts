@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { type AgentInfraError, errorBody, InputError } from '../errors.js';
+import { AgentInfraError, errorBody, InputError } from '../errors.js';
 import { answerClientErrors } from './client-errors.js';
 
 /** What @hono/node-server hands `fetch` besides the request: Node's request and response. */
@@ -35,7 +35,7 @@ function unreadableRequest(error: unknown): Response {
   if (error instanceof RequestError) {
     return jsonError(new InputError('The request target or Host header is not valid: send a path that starts with "/" and a host name.'));
   }
-  return Response.json({ error: { code: 'internal', message: 'Internal error.' } }, { status: 500, headers: { connection: 'close' } });
+  return jsonError(new AgentInfraError(500, 'internal', 'Internal error.'));
 }
 
 /**
