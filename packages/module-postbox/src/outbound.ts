@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
 import { dependencyFailure, InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
 import { z } from 'zod';
 import { namesAnotherAddress, normalizeAddress, parseMailboxes } from './addresses.js';
@@ -244,10 +245,7 @@ export function createOutbound(
   /** The raw message of `row`, or `null` when it is missing from the blob store. */
   async function rawOf(row: MessageRow): Promise<Buffer | null> {
     const raw = row.mime_ref ? await deps.blobStore.get({ key: row.mime_ref }) : null;
-    if (!raw) return null;
-    const chunks: Buffer[] = [];
-    for await (const chunk of raw) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    return raw ? buffer(raw) : null;
   }
 
   /**
