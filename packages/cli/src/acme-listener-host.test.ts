@@ -5,13 +5,24 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type ServeProcess, startServe } from './serve-process.test-support.js';
 
-/** A TCP port free on all interfaces right now. */
+/**
+ * A TCP port free on all interfaces right now, below Linux's ephemeral range
+ * (32768–60999): a port the kernel handed out for `listen(0)` went back to
+ * that pool once closed, and another test's server could get it while this
+ * test checked that nothing listens there.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
 }
 
 /** Whether a TCP connection to `host:port` is accepted. */
