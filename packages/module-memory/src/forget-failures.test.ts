@@ -2,6 +2,8 @@ import type { SqlDatabase, VectorIndex } from '@agentinfra/core';
 import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
+import { memoryModule } from './module.js';
+import type { MemoryService } from './service.js';
 import { createBagOfWordsEmbedder } from './test-support/bag-of-words-embedder.js';
 import { createMemoryKernel, type MemoryTestServer, startMemoryTestServer } from './test-support/memory-test-server.js';
 
@@ -84,6 +86,29 @@ describe.each(sqlDatabases())('/mem/forget when removing vectors fails, on $name
       expect({ status: forgotten.status, body: forgotten.body }).toEqual({ status: 200, body: { deleted: 2 } });
       const found = await t.memory('mem/query', { agent_id: 'alice', q: KEPT, k: 1, scope: ['self'] }, 'alice');
       expect(found.body.hits.map((hit: { id: string }) => hit.id)).toEqual([keptId]);
+    } finally {
+      await t.server.stop();
+      await cleanup();
+    }
+  });
+
+  it('removes the vectors it could not remove at the next run of its job, with no forget or restart', async () => {
+    const { db, cleanup } = await create();
+    const plan: RemovalPlan = { failNext: null };
+    const t = await startMemoryTestServer({ db: withFailingRemoval(db, plan), embedder: createBagOfWordsEmbedder() });
+    try {
+      await writeMemories(t);
+      plan.failNext = 'before';
+      await forgetOrchard(t);
+      expect(await countRows(db, 'memory_vector_removals')).toBe(2);
+      const job = memoryModule.jobs?.find((candidate) => candidate.name === 'memory.remove-forgotten-vectors');
+      expect(job?.schedule).toEqual({ every: 600_000 });
+      const service = t.server.kernel.service<MemoryService>('agent-memory');
+      await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: new AbortController().signal, service });
+      expect({
+        vectors: await db.vectorIndex({ table: 'memory_vectors' }).count(),
+        queued: await countRows(db, 'memory_vector_removals'),
+      }).toEqual({ vectors: 1, queued: 0 });
     } finally {
       await t.server.stop();
       await cleanup();

@@ -87,8 +87,9 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
 
   /**
    * Removes the queued vectors of forgotten memories from every index that
-   * may hold them ({@link removeQueuedVectors}): after each forget, and at
-   * start for those a failed or interrupted forget left. A failure is logged
+   * may hold them ({@link removeQueuedVectors}): after each forget, at
+   * start, and every ten minutes (the module's job) for those a failed or
+   * interrupted forget left. A failure is logged
    * and leaves them queued for the next call; their memories are already
    * gone, so they match no query meanwhile.
    */
@@ -96,7 +97,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
     try {
       await removeQueuedVectors(knex(), await startup.vectorIndexes());
     } catch (error) {
-      deps.logger.warn({ err: error }, 'memory: could not remove the vectors of forgotten memories; the next forget or start retries');
+      deps.logger.warn({ err: error }, 'memory: could not remove the vectors of forgotten memories; they stay queued and are retried');
     }
   }
 

@@ -4,7 +4,7 @@ import { memoryConfigSchema, memoryEnv } from './config.js';
 import { memoryMigrations } from './migrations/index.js';
 import { memoryPermissions } from './permissions.js';
 import { memoryRoutes } from './routes.js';
-import { createMemoryService } from './service.js';
+import { createMemoryService, type MemoryService } from './service.js';
 
 /**
  * agent-memory: episodes, semantic memories found by hybrid search (vector +
@@ -24,4 +24,14 @@ export const memoryModule = defineModule({
   service: (deps) => createMemoryService(deps),
   routes: [...memoryRoutes, ...memoryAdminRoutes],
   start: (service) => service.start(),
+  jobs: [
+    {
+      // Retries vector removals a failed forget left queued (their memories are gone already, so hidden from queries).
+      name: 'memory.remove-forgotten-vectors',
+      schedule: { every: 600_000 },
+      run: async ({ service }: { service: MemoryService }) => {
+        await service.removeForgottenVectors();
+      },
+    },
+  ],
 });

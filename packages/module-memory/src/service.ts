@@ -47,6 +47,13 @@ export function createMemoryService(deps: MemoryDeps) {
       await startup.ready();
       await records.removeForgottenVectors();
     },
+    /**
+     * Removes the vectors still queued by forgets whose removal failed
+     * (run every ten minutes by the `memory.remove-forgotten-vectors` job,
+     * so a server that keeps running does not wait for the next forget or
+     * start). A failure is logged, not thrown; the entries stay queued.
+     */
+    removeForgottenVectors: records.removeForgottenVectors,
     write: records.write,
     query,
     forget: records.forget,
