@@ -101,10 +101,24 @@ describe('fs blob store with durable: true', () => {
     expect(syncedFolders()).toEqual(await inodes(shardOf(dir, 'a')));
   });
 
+  it('fsyncs each shard folder a delete removed objects from once, after removing them', async () => {
+    const { put, delete: remove } = store(true);
+    const { sameShard, otherShard } = keysNextTo(dir, 'a');
+    for (const key of ['a', sameShard, otherShard]) await put({ key, body: Buffer.from(key) });
+
+    calls = [];
+    objectInPlace = () => existsSync(objectPath(dir, 'a')) || existsSync(objectPath(dir, otherShard));
+    await remove({ keys: ['a', sameShard, otherShard, 'never-stored'] });
+    expect(folderSyncs().some((call) => call.objectInPlace)).toBe(false);
+    // The missing object changed no folder.
+    expect(syncedFolders()).toEqual(await inodes(shardOf(dir, 'a'), shardOf(dir, otherShard)));
+  });
+
   it('syncs no folder when durable is false', async () => {
-    const { put, move } = store(false);
+    const { put, move, delete: remove } = store(false);
     await put({ key: 'a', body: Buffer.from('upload') });
     await move({ from: 'a', to: 'b' });
+    await remove({ keys: ['b'] });
     expect(calls).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ const fsBlobStoreOptionsSchema = z.object({
  * - `signingKey`: HMAC-SHA256 key for the URLs, at least 32 bytes (or characters); derive it
  *   from the master key (HKDF) so it survives restarts and is shared by replicas;
  * - `basePath`: where the mount serves the URLs (default `/storage/v1/object`);
- * - `durable`: fsync each object before it becomes visible, and the folders a put or move changed
+ * - `durable`: fsync each object before it becomes visible, and the folders a put, move or delete changed
  *   before it returns, so that what it acknowledged survives a power loss (default true);
  * - `clock`: time source for expiries (default the wall clock).
  */
@@ -123,9 +123,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): FsBlobStore {
     },
     async delete({ keys }) {
       for (const key of keys) assertStorageKey(key);
-      await wrapFsErrors('delete', async () => {
-        for (const key of keys) await folder.remove(key);
-      });
+      await wrapFsErrors('delete', () => folder.remove(keys));
     },
     async close() {
       folder.close();

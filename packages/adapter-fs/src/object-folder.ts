@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parentsOfCreated, syncFolders } from './folder-sync.js';
 import { UploadSizeError } from './fs-adapter-error.js';
@@ -27,7 +27,8 @@ const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 
  * place, so readers see the old or the new object whole. When durable, a write
  * or move returns only once its file data and the folders it changed (the
  * folders renamed into and out of, and the parents of folders it created) are
- * fsynced, so what it acknowledged survives a power loss.
+ * fsynced, so what it acknowledged survives a power loss; a remove, once the
+ * folders it removed from are.
  */
 export interface ObjectFolder {
   /** Absolute path of the file holding `key`. */
@@ -45,8 +46,12 @@ export interface ObjectFolder {
   size(key: string): Promise<number | null>;
   /** Renames `from` onto `to` (fsyncing the folders when durable). @returns `false` when `from` is missing. */
   move(from: string, to: string): Promise<boolean>;
-  /** Removes an object; a missing one is fine. */
-  remove(key: string): Promise<void>;
+  /**
+   * Removes the objects of `keys`; a missing one is fine. When durable, then
+   * fsyncs each folder an object was removed from, once, so a deleted object
+   * does not come back after a power loss.
+   */
+  remove(keys: readonly string[]): Promise<void>;
   /** Stops the periodic removal of stale temp files. */
   close(): void;
 }
@@ -227,8 +232,17 @@ export function createObjectFolder(options: { dir: string; durable: boolean }): 
         throw error;
       }
     },
-    async remove(key) {
-      await rm(pathOf(key), { force: true });
+    async remove(keys) {
+      const removedFrom: string[] = [];
+      for (const path of keys.map(pathOf)) {
+        try {
+          await unlink(path);
+          removedFrom.push(dirname(path));
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
+      }
+      if (options.durable) await syncFolders(removedFrom);
     },
     close() {
       clearInterval(sweep);
