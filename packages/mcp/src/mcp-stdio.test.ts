@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callError, callOk, runAgentScenario } from './test-support/agent-scenario.js';
-import { type McpTestServer, startMcpTestServer } from './test-support/mcp-test-server.js';
+import { type McpTestServer, postMcp, startMcpTestServer } from './test-support/mcp-test-server.js';
 
 /** The built CLI (`pnpm exec tsc -b`; `pnpm test` builds before vitest). */
 const binPath = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
@@ -225,16 +225,31 @@ describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ cre
   });
 
   // Review: /mcp parsed a body of more array elements than the API takes; the proxy forwards such a line to it as it is.
-  it('refuses arguments and params with more array elements than the API takes, as /mcp does, and goes on', async () => {
+  // Review: the proxy answered /mcp's refusal (HTTP 400, JSON-RPC -32600 with data) with -32603 and no data, or an isError result.
+  it('passes on /mcp’s JSON-RPC refusal of arguments and params past the JSON bounds unchanged, for every request, and goes on', async () => {
     const { client } = await launch(t.server.url, t.keys.alice);
     clients.push(client);
     const flat = Array<number>(60_000).fill(0);
-    expect(await callError(client, 'memory_kv_put', { key: 'flat', scope: ['self'], value: flat })).toMatch(
-      /^invalid_request: Invalid Request: the body holds more than 51000 array elements in all \(tool arguments: 50000, as on the HTTP API\)\.$/,
-    );
-    const refused = await client.listTools({ _meta: { flat } }).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(McpError);
-    expect(refused).toMatchObject({ code: -32603, message: expect.stringMatching(/: invalid_request: .*more than 51000 array elements/) });
+    let deep: unknown = 0;
+    for (let level = 0; level < 40; level += 1) deep = [deep];
+    const requests = [
+      { method: 'tools/call', params: { name: 'memory_kv_put', arguments: { key: 'flat', scope: ['self'], value: flat } } },
+      { method: 'tools/list', params: { _meta: { flat } } },
+      { method: 'resources/read', params: { uri: 'agentinfra://artifacts/art_nope', _meta: { deep } } },
+    ];
+    for (const [index, request] of requests.entries()) {
+      // What an HTTP client of /mcp gets for the same request: the error object, with its data.
+      const overHttp = await postMcp(t, JSON.stringify({ jsonrpc: '2.0', id: index, ...request }));
+      expect(overHttp.status).toBe(400);
+      const { error } = (await overHttp.json()) as { error: { code: number; message: string; data: unknown } };
+      expect(error).toMatchObject({ code: -32600, data: expect.any(Object) });
+      const overStdio = await client.request(request, ResultSchema).catch((caught: unknown) => caught);
+      // Soft: a failure names every request kind that differs, not just the first.
+      expect.soft(overStdio, request.method).toBeInstanceOf(McpError);
+      expect
+        .soft(overStdio, request.method)
+        .toMatchObject({ code: error.code, message: `MCP error ${error.code}: ${error.message}`, data: error.data });
+    }
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 

@@ -1,4 +1,4 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * A JSON-RPC error for a request handler to throw. The SDK answers any
@@ -22,14 +22,12 @@ export class RpcError extends Error {
 }
 
 /**
- * An error a client request raised, to rethrow from a handler that forwards
- * the request: an `McpError` (the JSON-RPC error the upstream server
- * answered) becomes that JSON-RPC error again, its message without the
- * prefix the SDK added, so it passes through unchanged; anything else is
- * returned as it is.
+ * The JSON-RPC error an `McpError` stands for (one the upstream server
+ * answered a client request with), to rethrow from a handler that forwards
+ * the request: the same code and `data`, its message without the prefix the
+ * SDK added, so it passes through unchanged.
  */
-export function forwardedError(error: unknown): unknown {
-  if (!(error instanceof McpError)) return error;
+export function forwardedError(error: McpError): RpcError {
   const prefix = `MCP error ${error.code}: `;
   const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
   return new RpcError(error.code, message, error.data);

@@ -12,6 +12,7 @@ import {
   McpError,
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { REQUEST_SCHEMAS } from './invalid-params.js';
 import { forwardedError, RpcError } from './rpc-error.js';
 import { StdioLineTransport } from './stdio-line-transport.js';
@@ -41,19 +42,30 @@ export function mcpEndpointOf(url: string): URL {
 const REFUSAL_CODES: Record<number, string> = { 400: 'invalid_request', 413: 'payload_too_large', 429: 'rate_limited' };
 
 /**
- * The `error` of the body the server refused a request with (a CONTRACT.md
- * error body or a JSON-RPC error), which the SDK puts in its message after
- * "Error POSTing to endpoint: "; empty when there is none.
+ * The body of the HTTP error response the server refused a request with,
+ * which the SDK puts in its message after "Error POSTing to endpoint: ",
+ * parsed; `undefined` when it holds no JSON object.
  */
-function refusalOf(error: StreamableHTTPError): { code?: unknown; message?: unknown } {
+function refusalBodyOf(error: StreamableHTTPError): unknown {
   const start = error.message.indexOf('{');
-  if (start < 0) return {};
+  if (start < 0) return undefined;
   try {
-    return (JSON.parse(error.message.slice(start)) as { error?: { code?: unknown; message?: unknown } }).error ?? {};
+    return JSON.parse(error.message.slice(start));
   } catch {
-    return {};
+    return undefined;
   }
 }
+
+/** The `error` of a CONTRACT.md error body the server refused a request with; empty when there is none. */
+function refusalOf(error: StreamableHTTPError): { code?: unknown; message?: unknown } {
+  return (refusalBodyOf(error) as { error?: { code?: unknown; message?: unknown } } | undefined)?.error ?? {};
+}
+
+/** A JSON-RPC error response, as `/mcp` refuses a request before it runs (its `id` null, absent or the request's). */
+const errorResponseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+});
 
 /**
  * Whether `error` is a JSON-RPC error the server answered. The SDK raises
@@ -62,6 +74,22 @@ function refusalOf(error: StreamableHTTPError): { code?: unknown; message?: unkn
  */
 export function fromServer(error: unknown): error is McpError {
   return error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed;
+}
+
+/**
+ * The JSON-RPC error the server answered a request with, to pass on as it
+ * came (code, message without the SDK's prefix, `data`): one in a JSON-RPC
+ * response ({@link fromServer}), or the body of an HTTP error response, as
+ * `/mcp` refuses a request before it runs (400 -32600 for a body past the
+ * JSON bounds, 413 for one too large). `null` when the server answered none:
+ * it could not be reached, the request timed out, or the HTTP error's body is
+ * not a JSON-RPC error (401, 429 and the API's other CONTRACT.md bodies).
+ */
+export function answeredError(error: unknown): RpcError | null {
+  if (fromServer(error)) return forwardedError(error);
+  if (!(error instanceof StreamableHTTPError)) return null;
+  const body = errorResponseSchema.safeParse(refusalBodyOf(error));
+  return body.success ? new RpcError(body.data.error.code, body.data.error.message, body.data.error.data) : null;
 }
 
 /** Why an upstream call failed, as a CONTRACT.md code and a one-line message (the server's own when it answered). */
@@ -116,9 +144,11 @@ function countAnswers(transport: Transport): () => Promise<void> {
  * `agentinfra mcp`: serves the tools and resources of the agentinfra server at
  * `url` over stdio, forwarding every request to its `/mcp` endpoint (Streamable
  * HTTP) with `key`. The tool list is the server's own, so it is generated from
- * the same route declarations and filtered by what `key` may call. A tool call
- * the server cannot answer (unreachable, key expired) is an `isError` result;
- * a JSON-RPC error the server answers is passed on unchanged. A line on stdin
+ * the same route declarations and filtered by what `key` may call. A JSON-RPC
+ * error the server answers, in a response or as the body of an HTTP refusal
+ * (see {@link answeredError}), is passed on unchanged, for every request; a
+ * tool call that gets no answer (unreachable, key expired) is an `isError`
+ * result. A line on stdin
  * that is not a JSON-RPC message is answered with JSON-RPC error -32700 or
  * -32600 and named on the log (see {@link StdioLineTransport}).
  * @returns when stdin closes and the requests read before are answered.
@@ -142,14 +172,16 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   });
   /**
    * Sends a request upstream; a JSON-RPC error it answers is rethrown as it
-   * came, and a failure to get an answer (unreachable, key refused) becomes
+   * came ({@link answeredError}), and a failure to get an answer (unreachable,
+   * key refused, an HTTP error without a JSON-RPC body) becomes
    * -32603 Internal error with the CONTRACT.md code first in the message and
    * the error body as `data` (the SDK would otherwise send the HTTP status
    * as the JSON-RPC code).
    */
   const forward: typeof upstream.request = (request, resultSchema, options) =>
     upstream.request(request, resultSchema, options).catch((error: unknown) => {
-      if (fromServer(error)) throw forwardedError(error);
+      const answered = answeredError(error);
+      if (answered) throw answered;
       const failure = failureOf(error);
       log(`agentinfra mcp: ${request.method}: ${failure.message}`);
       throw new RpcError(-32603, `${failure.code}: ${failure.message}`, { error: failure });
@@ -161,7 +193,8 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     try {
       return await upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
     } catch (error) {
-      if (fromServer(error)) throw forwardedError(error);
+      const answered = answeredError(error);
+      if (answered) throw answered;
       const failure = failureOf(error);
       log(`agentinfra mcp: ${request.params.name}: ${failure.message}`);
       return errorResult({ error: failure });
