@@ -12,9 +12,11 @@ export interface JobRunContext<S> {
   /** For scheduled occurrences: the instant (ms since epoch) this run stands for. */
   scheduledFor: number | null;
   /**
-   * Aborted when the job's timeout passes (reason: an Error) or the process
+   * Aborted when the job's timeout passes (reason: an Error), the process
    * shuts down (reason: a {@link JobInterruptedError}; the runner hands the
-   * job back without counting the attempt, so another process runs it at once).
+   * job back without counting the attempt, so another process runs it at once)
+   * or the lease was lost (reason: a {@link JobLeaseLostError}). The handler
+   * must stop its work when it fires: see {@link JobDefinition}.
    */
   signal: AbortSignal;
   /** The owning module's service. */
@@ -25,14 +27,27 @@ export interface JobRunContext<S> {
  * A kind of background work owned by a module. Jobs are data: the kernel's
  * durable runner (rows in SQL, leased claims, retries with exponential
  * back-off and equal jitter) executes them, so a restart loses nothing and
- * several processes sharing one database never run one job twice at once.
+ * several processes sharing one database never run one job twice at once,
+ * provided each handler stops when its `signal` aborts.
+ *
+ * The runner cannot stop a handler: on a timeout it aborts the signal and
+ * records the attempt as failed at once, so the retry (after its back-off,
+ * possibly in another process) may start while a handler that ignores the
+ * signal still runs, and both do the work. Likewise after a lost lease. So
+ * `run` passes `signal` to everything it waits on (fetch, database calls,
+ * sockets) or checks it between steps, and throws once it is aborted; work
+ * that cannot be cut short has its own, shorter timeout than `timeoutMs`.
  */
 export interface JobDefinition<S = unknown> {
   /** Unique name, `<module area>.<verb>`, e.g. `identity.expiry-sweep`. */
   name: string;
   /** Makes the job recurring; each occurrence is enqueued exactly once across replicas. */
   schedule?: JobSchedule;
-  /** Milliseconds one attempt may run before it is aborted and counted as failed (default 60 000). */
+  /**
+   * Milliseconds one attempt may run before its signal is aborted and it is
+   * counted as failed (default 60 000); the retry does not wait for a handler
+   * that ignores the signal.
+   */
   timeoutMs?: number;
   /** Attempts before the job is marked failed (default 5). */
   maxAttempts?: number;
@@ -116,8 +131,9 @@ export class JobInterruptedError extends Error {
 /**
  * The abort reason of a job's signal when its lease was found taken over: the
  * renewal matched no row, because the lease expired (a database outage, a
- * stalled event loop) and another process claimed the job. That process runs
- * it now, so this attempt should stop; the runner records nothing for it.
+ * stalled event loop) and a later attempt claimed the job, in another process
+ * or in this one. That attempt runs it now, so this one should stop; the
+ * runner records nothing for it (its writes are fenced by the attempt number).
  */
 export class JobLeaseLostError extends Error {
   constructor() {

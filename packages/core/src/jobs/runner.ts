@@ -106,11 +106,16 @@ function toRecord(row: JobRow): JobRecord {
  * a row lock held for the claim's transaction, so two replicas never both
  * fill a group's last slot; enqueues, lease renewals and outcomes never wait
  * for it.
+ *
+ * Every write of an attempt (renewal, outcome) is fenced by its attempt
+ * number as well as the worker id, so an attempt whose lease expired never
+ * overwrites the later attempt that claimed the job, even in the same worker.
  */
 export class JobRunner implements JobQueue {
   private readonly options: Required<Omit<JobRunnerOptions, 'observer'>> & Pick<JobRunnerOptions, 'observer'>;
   private readonly handlers = new Map<string, Registered>();
   private readonly workerId = `${hostname().slice(0, 24)}:${process.pid}:${newId('').slice(0, 8)}`;
+  /** Running attempts by `<job id>#<attempt>`: after an expired lease this worker may run a later attempt of one job beside a stale one. */
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly ensured = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -468,6 +473,7 @@ export class JobRunner implements JobQueue {
   private execute(row: JobRow): void {
     const registered = this.handlers.get(row.name);
     const controller = new AbortController();
+    const key = `${row.id}#${row.attempts}`;
     const done = this.runAttempt(row, registered, controller)
       // The outcome could not be written (the database went away): the lease, no longer renewed, expires and the job is retried.
       .catch((error: unknown) =>
@@ -477,11 +483,11 @@ export class JobRunner implements JobQueue {
         ),
       )
       .finally(() => {
-        this.inFlight.delete(row.id);
+        this.inFlight.delete(key);
         // A freed slot may take the next due job now rather than at the next idle poll.
         this.wake();
       });
-    this.inFlight.set(row.id, { controller, done });
+    this.inFlight.set(key, { controller, done });
   }
 
   private async runAttempt(row: JobRow, registered: Registered | undefined, controller: AbortController): Promise<void> {
@@ -494,7 +500,7 @@ export class JobRunner implements JobQueue {
     const timeoutMs = registered.definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const renew = setInterval(
       () => {
-        void this.renewLease(row.id).then((held) => {
+        void this.renewLease(row).then((held) => {
           if (!held && !controller.signal.aborted) controller.abort(new JobLeaseLostError());
         });
       },
@@ -574,29 +580,44 @@ export class JobRunner implements JobQueue {
   }
 
   /**
-   * Extends this worker's lease on a running job.
-   * @returns false when no row matched (another worker claimed the job after the lease expired); true when
-   *   renewed, and when the database could not be reached (the lease may still hold: the attempt goes on).
+   * The job's row while `row`'s attempt still holds it. The attempt number is the fencing token: once a lease
+   * expired, a later claim (by another worker, or by this one: same `locked_by`) increments it, so no write of
+   * the stale attempt (renewal, outcome) matches the row again.
    */
-  private async renewLease(id: string): Promise<boolean> {
+  private heldRow(row: JobRow): Knex.QueryBuilder {
+    return this.options.sql.knex(TABLE).where({ id: row.id, locked_by: this.workerId, attempts: row.attempts, status: 'running' });
+  }
+
+  /**
+   * Extends the lease of `row`'s attempt.
+   * @returns false when no row matched (the lease expired and a later attempt, of this worker or another, claimed
+   *   the job); true when renewed, and when the database could not be reached (the lease may still hold: the
+   *   attempt goes on).
+   */
+  private async renewLease(row: JobRow): Promise<boolean> {
     try {
-      const renewed = await this.options.sql
-        .knex(TABLE)
-        .where({ id, locked_by: this.workerId, status: 'running' })
-        .update({ locked_until: this.options.clock.now() + this.options.leaseMs });
+      const renewed = await this.heldRow(row).update({ locked_until: this.options.clock.now() + this.options.leaseMs });
       return renewed > 0;
     } catch (error) {
-      this.options.logger.warn({ err: error, job_id: id }, 'could not renew job lease');
+      this.options.logger.warn({ err: error, job_id: row.id }, 'could not renew job lease');
       return true;
+    }
+  }
+
+  /** Writes the outcome of `row`'s attempt, unless a later attempt holds the job (then logs that it wrote nothing). */
+  private async record(row: JobRow, changes: Record<string, unknown>): Promise<void> {
+    const updated = await this.heldRow(row).update(changes);
+    if (updated === 0) {
+      this.options.logger.warn(
+        { job: row.name, job_id: row.id, attempt: row.attempts },
+        'job lease lost before the attempt ended; a later attempt holds the job, so this outcome is not recorded',
+      );
     }
   }
 
   private async finish(row: JobRow, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
     const now = this.options.clock.now();
-    await this.options.sql
-      .knex(TABLE)
-      .where({ id: row.id, locked_by: this.workerId })
-      .update({ status, last_error: error, locked_by: null, locked_until: null, finished_at: now, updated_at: now });
+    await this.record(row, { status, last_error: error, locked_by: null, locked_until: null, finished_at: now, updated_at: now });
   }
 
   /**
@@ -606,19 +627,16 @@ export class JobRunner implements JobQueue {
    */
   private async requeue(row: JobRow, error: string, options: { delayMs: number; uncount: boolean }): Promise<void> {
     const now = this.options.clock.now();
-    await this.options.sql
-      .knex(TABLE)
-      .where({ id: row.id, locked_by: this.workerId })
-      .update({
-        status: 'queued',
-        last_error: error,
-        run_at: now + options.delayMs,
-        ...(options.uncount ? { attempts: this.options.sql.knex.raw('attempts - 1') } : {}),
-        group_ready: row.job_group !== null && options.delayMs <= 0 ? 1 : 0,
-        locked_by: null,
-        locked_until: null,
-        updated_at: now,
-      });
+    await this.record(row, {
+      status: 'queued',
+      last_error: error,
+      run_at: now + options.delayMs,
+      ...(options.uncount ? { attempts: this.options.sql.knex.raw('attempts - 1') } : {}),
+      group_ready: row.job_group !== null && options.delayMs <= 0 ? 1 : 0,
+      locked_by: null,
+      locked_until: null,
+      updated_at: now,
+    });
   }
 }
 
