@@ -2,7 +2,7 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress, senderAddress } from './addresses.js';
 import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
-import { LocalSenderError, type LocalSenders } from './local-senders.js';
+import { LocalSenderError, type LocalSenders, RepeatedOriginatorError } from './local-senders.js';
 import { generatedMessageId, ingestedIdentity } from './message-id.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
@@ -372,8 +372,9 @@ export function createInbound(
    * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
    *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
    *   blob is removed again unless a stored message refers to it, so mail that is refused with 554
-   *   cannot fill the blob store); LocalSenderError when the envelope sender or an address of the
-   *   `From` or `Sender` header is one of this postbox's (`local-senders.ts`; nothing is then stored,
+   *   cannot fill the blob store); RepeatedOriginatorError when the header has more than one `From`
+   *   or `Sender` field, and LocalSenderError when the envelope sender or an address of a `From` or
+   *   `Sender` field is one of this postbox's (`local-senders.ts`; nothing is then stored for either,
    *   the raw blob removed as for MalformedMessageError).
    */
   function ingestRaw(options: RawDelivery): Promise<string[]> {
@@ -418,11 +419,13 @@ export function createInbound(
     try {
       ({ message: parsed, local: explained } = await deps.mimeParser.parse(options.raw));
       if (mode.checkSender) {
-        await deps.localSenders.check({ envelopeFrom: options.envelopeFrom, from: parsed.from, sender: parsed.headers.sender });
+        await deps.localSenders.check({ envelopeFrom: options.envelopeFrom, ...parsed.originators });
       }
     } catch (error) {
       await stored.catch(() => undefined);
-      if (error instanceof MalformedMessageError || error instanceof LocalSenderError) await dropUnreferencedRaw(mimeRef);
+      if (error instanceof MalformedMessageError || error instanceof LocalSenderError || error instanceof RepeatedOriginatorError) {
+        await dropUnreferencedRaw(mimeRef);
+      }
       throw error;
     }
     const scored = await scoreWithReasons({ subject: parsed.subject, text: parsed.text, html: parsed.html }, explained);

@@ -2,6 +2,7 @@ import libmime from 'libmime';
 import { type AddressObject, type HeaderLines, parseAddressHeader, simpleParser } from 'mailparser';
 import { addressListText } from './address-text.js';
 import { headerRecord } from './header-record.js';
+import { originatorLines } from './originator-fields.js';
 
 /** Headers kept per message at most, and characters per header value. */
 const MAX_HEADERS = 200;
@@ -54,6 +55,13 @@ export interface ParsedMessage {
   attachmentChecksums: string[];
   /** Which of `text` (`body`) and `html` were cut to the byte limit, in that order. */
   truncated: Array<'body' | 'html'>;
+  /**
+   * The mailboxes of every `From` and of every `Sender` field of the header, one
+   * text per field in order (as `from`, but not cut), found as `originator-fields.ts`
+   * reads the header: a field mailparser does not read included. What the SMTP path
+   * checks (RFC 5322 §3.6 allows one `From` and at most one `Sender`). Not stored.
+   */
+  originators: { from: string[]; sender: string[] };
 }
 
 /**
@@ -143,6 +151,16 @@ function messageIdText(value: string): string {
   return `${value.startsWith('<') ? '' : '<'}${value}${value.endsWith('>') ? '' : '>'}`;
 }
 
+/** The value of one raw header line (`Name: value`, one character per byte): at most `maxChars` characters of it, unfolded, read as UTF-8. */
+function lineValue(line: string, maxChars: number): string {
+  const colon = line.indexOf(':');
+  const binary = (colon < 0 ? '' : line.slice(colon + 1, colon + 1 + maxChars)).replace(/\r?\n[ \t]*|\r[ \t]*/g, ' ').trim();
+  return Buffer.from(binary, 'latin1').toString('utf8');
+}
+
+/** An address header's value as the postbox writes it ({@link addressListText}). */
+const addressValueText = (value: string) => (value === '' ? '' : addressListText(parseAddressHeader(value).value));
+
 /**
  * The text of one raw header line (`Name: value`, folding included, 8-bit
  * bytes as mailparser hands them over: one character per byte): unfolded,
@@ -150,10 +168,8 @@ function messageIdText(value: string): string {
  * mailparser's text of their addresses (`"Name" <local@domain>`).
  */
 function headerLineText(key: string, line: string): string {
-  const colon = line.indexOf(':');
-  const binary = (colon < 0 ? '' : line.slice(colon + 1, colon + 1 + MAX_RAW_HEADER_CHARS)).replace(/\r?\n[ \t]*|\r[ \t]*/g, ' ').trim();
-  const value = Buffer.from(binary, 'latin1').toString('utf8');
-  if (ADDRESS_HEADERS.has(key)) return value === '' ? '' : addressListText(parseAddressHeader(value).value);
+  const value = lineValue(line, MAX_RAW_HEADER_CHARS);
+  if (ADDRESS_HEADERS.has(key)) return addressValueText(value);
   const text = decodeWords(value).trim();
   return key === 'message-id' || key === 'in-reply-to' ? messageIdText(text) : text;
 }
@@ -213,6 +229,8 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
     checksumAlgo: 'sha256',
     maxHtmlLengthToParse: MAX_HTML_TO_TEXT_CHARS,
   });
+  // After mailparser, which refuses a header block over 1 MiB: what is read here is bounded by it.
+  const originators = originatorLines(raw);
   const truncated: ParsedMessage['truncated'] = [];
   const cut = (part: 'body' | 'html', whole: string) => {
     const text = storableText(whole);
@@ -235,5 +253,9 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
     })),
     attachmentChecksums: parsed.attachments.map((attachment) => attachment.checksum),
     truncated,
+    originators: {
+      from: originators.from.map((line) => addressValueText(lineValue(line, line.length))),
+      sender: originators.sender.map((line) => addressValueText(lineValue(line, line.length))),
+    },
   };
 }

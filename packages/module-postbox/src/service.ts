@@ -111,7 +111,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     if (postmasterAgent !== undefined && (await agentExists(postmasterAgent))) return true;
     return (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
   };
-  const localSenders = createLocalSenders({ knex, postmaster });
+  const localSenders = createLocalSenders({ knex, mailDomain: config.mailDomain, postmaster });
   const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, localSenders, delivered });
   const outbound = createOutbound({ ...deps, webhooks, delivered, storeLocal: inbound.ingestSent });
   let listener: SmtpListener | null = null;

@@ -104,18 +104,113 @@ describe.each(sqlDatabases())('SMTP mail from an address of this server on $name
     expect(liveBlobs).toEqual(blobsBefore);
   });
 
+  // The postbox is the mail domain's only MTA: RCPT TO any address there that no agent holds is refused, so no one sends as one.
+  it('refuses any address at the mail domain, held or not, in MAIL FROM, From and Sender with 550 5.7.1', async () => {
+    const before = await inbox();
+    const blobsBefore = new Set(liveBlobs);
+    const unassigned = await smtpClient(t.smtpPort);
+    try {
+      await unassigned.command('EHLO client.example');
+      await unassigned.command('MAIL FROM:<accounts@vendor.example>');
+      expect(await unassigned.command(`RCPT TO:<abuse@${MAIL_DOMAIN}>`)).toBe(`550 5.1.1 <abuse@${MAIL_DOMAIN}>: no such mailbox here\r\n`);
+    } finally {
+      unassigned.end();
+    }
+    for (const [envelope, local] of [
+      [`abuse@${MAIL_DOMAIN}`, `abuse@${MAIL_DOMAIN}`],
+      ['Hostmaster@AGENTS.TEST', `hostmaster@${MAIL_DOMAIN}`],
+      [`"billing"@${MAIL_DOMAIN}`, `billing@${MAIL_DOMAIN}`],
+      [`nobody-holds-this@${MAIL_DOMAIN}`, `nobody-holds-this@${MAIL_DOMAIN}`],
+    ]) {
+      const replies = await session(envelope as string, message([`From: ${envelope}`], 'Reset your password.'));
+      expect(replies.mail, envelope).toBe(
+        `550 5.7.1 MAIL FROM <${local}> is an address of this server; mail from it is not accepted over SMTP\r\n`,
+      );
+    }
+    for (const [headers, field, local] of [
+      [['From: Security Team <security@agents.test>'], 'From', `security@${MAIL_DOMAIN}`],
+      [['From: IT <helpdesk@AGENTS.test.>'], 'From', `helpdesk@${MAIL_DOMAIN}`],
+      // Full-width letters: the same domain once mapped to ASCII (UTS #46), as a mail client resolves it.
+      [['From: IT <helpdesk@\uff41\uff47\uff45\uff4e\uff54\uff53.test>'], 'From', `helpdesk@${MAIL_DOMAIN}`],
+      [['From: Accounts <accounts@vendor.example>', 'Sender: noreply@agents.test'], 'Sender', `noreply@${MAIL_DOMAIN}`],
+    ] as const) {
+      const replies = await session('accounts@vendor.example', message(headers, `Reset your password. ${headers.join(' ')}`));
+      expect(replies.rcpt).toMatch(/^250/);
+      expect(replies.data, headers.join(' ')).toBe(
+        `550 5.7.1 ${field} <${local}> is an address of this server; mail from it is not accepted over SMTP\r\n`,
+      );
+    }
+    expect(await inbox()).toEqual(before);
+    expect(liveBlobs).toEqual(blobsBefore);
+  });
+
+  // RFC 5322 §3.6: one From, at most one Sender. Only the first was checked, and a second one survived in the raw message.
+  it('refuses a header with more than one From or Sender field with 550 5.6.0 and stores nothing', async () => {
+    const before = await inbox();
+    const blobsBefore = new Set(liveBlobs);
+    const twoFrom = '550 5.6.0 Message has 2 From header fields; exactly one is allowed (RFC 5322 section 3.6)\r\n';
+    for (const [headers, reply] of [
+      [['From: Accounts <accounts@vendor.example>', `From: Bob <${bob}>`], twoFrom],
+      [['From: Accounts <accounts@vendor.example>', 'FROM : billing@vendor.example'], twoFrom],
+      // mailparser reads a first line that begins with `From ` as an mbox separator, not as a field.
+      [[`From : ${bob}`, 'From: Accounts <accounts@vendor.example>'], twoFrom],
+      [
+        [
+          'From: Accounts <accounts@vendor.example>',
+          'Sender: billing@vendor.example',
+          'sender: billing@vendor.example',
+          'Sender:\r\n  x@vendor.example',
+        ],
+        '550 5.6.0 Message has 3 Sender header fields; at most one is allowed (RFC 5322 section 3.6)\r\n',
+      ],
+    ] as const) {
+      const replies = await session('accounts@vendor.example', message(headers, `Pay the new account. ${headers.join(' ')}`));
+      expect(replies.rcpt).toMatch(/^250/);
+      expect(replies.data, headers.join(' ')).toBe(reply);
+    }
+    expect(await inbox()).toEqual(before);
+    expect(liveBlobs).toEqual(blobsBefore);
+  });
+
+  it('checks a From field mailparser does not read and every address of a From longer than the stored text', async () => {
+    const before = await inbox();
+    const refusal = `550 5.7.1 From <${bob}> is an address of this server; mail from it is not accepted over SMTP\r\n`;
+    // The only From, on the first line with a space before its colon: mailparser skips it (the stored `from` is empty).
+    const mboxLike = await session('accounts@vendor.example', message([`From : Bob <${bob}>`], 'Pay the new account.'));
+    expect(mboxLike.data).toBe(refusal);
+    // The stored `from` keeps 16,384 characters; the local address comes after them.
+    const others = Array.from({ length: 900 }, (_, index) => `clerk${index}@vendor.example`).join(',\r\n ');
+    const long = await session('accounts@vendor.example', message([`From: ${others},\r\n ${bob}`], 'Pay the new account.'));
+    expect(long.data).toBe(refusal);
+    expect(await inbox()).toEqual(before);
+  });
+
+  it('looks up a From of more outside addresses than one SQL statement binds, and accepts it', async () => {
+    // 70,000 addresses (PostgreSQL binds at most 65,535 parameters), 100 to a folded line: mailsplit counts every
+    // header line as at least a minimum size against its 1 MiB.
+    const many = Array.from({ length: 700 }, (_, line) =>
+      Array.from({ length: 100 }, (_, index) => `c${line * 100 + index}@v.x`).join(','),
+    ).join(',\r\n ');
+    const crowded = await session('accounts@vendor.example', message([`From: ${many}`], 'Invoice 10.'));
+    expect(crowded.data).toMatch(/^250 2\.0\.0 OK: queued as msg_/);
+  });
+
   it('still accepts external senders and bounces (MAIL FROM:<>)', async () => {
     const external = await session('accounts@vendor.example', message(['From: Accounts <accounts@vendor.example>'], 'Invoice 7.'));
     expect(external.data).toMatch(/^250 2\.0\.0 OK: queued as msg_/);
     // A look-alike domain is not this server's.
     const lookAlike = await session(`bob@${MAIL_DOMAIN}.example`, message([`From: bob@${MAIL_DOMAIN}.example`], 'Invoice 8.'));
     expect(lookAlike.data).toMatch(/^250 2\.0\.0 OK: queued as msg_/);
+    // Nor is a subdomain of the mail domain.
+    const subdomain = await session(`billing@mail.${MAIL_DOMAIN}`, message([`From: billing@mail.${MAIL_DOMAIN}`], 'Invoice 9.'));
+    expect(subdomain.data).toMatch(/^250 2\.0\.0 OK: queued as msg_/);
     const bounce = await session('', message(['From: Mail Delivery System <MAILER-DAEMON@relay.example>'], 'Undeliverable: Invoice 7.'));
     expect(bounce.mail).toMatch(/^250/);
     expect(bounce.data).toMatch(/^250 2\.0\.0 OK: queued as msg_/);
-    expect((await inbox()).slice(-3)).toEqual([
+    expect((await inbox()).slice(-4)).toEqual([
       { subject: 'Payment details changed', from: '"Accounts" <accounts@vendor.example>' },
       { subject: 'Payment details changed', from: `bob@${MAIL_DOMAIN}.example` },
+      { subject: 'Payment details changed', from: `billing@mail.${MAIL_DOMAIN}` },
       { subject: 'Payment details changed', from: '"Mail Delivery System" <MAILER-DAEMON@relay.example>' },
     ]);
   });
