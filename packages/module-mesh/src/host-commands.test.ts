@@ -235,6 +235,30 @@ describe.each(sqlDatabases())('agentinfra wg-config and mesh heartbeat against a
     expect(await modeOf(out)).toBe(0o600);
   });
 
+  // Walkthrough: `wg-config --watch` on a host whose file was already current printed nothing, so the user could not tell it ran.
+  it('says so when the first pass of a watch finds the file current, then keeps watching', async () => {
+    await t.createAgents('wendy');
+    const options = {
+      url: t.server.url,
+      key: t.bridge.credential,
+      agent: 'wendy',
+      privateKeyFile: join(dir, 'keys', 'wendy.key'),
+      out: join(dir, 'wendy.conf'),
+      log,
+    };
+    expect(await runWgConfig({ ...options, endpoint: '10.0.0.5:51820' })).toMatchObject({ changed: true, peers: 0 });
+    const before = lines.length;
+    const controller = new AbortController();
+    const watching = runWgConfig({ ...options, watch: '100ms', signal: controller.signal });
+    const said = `${options.out} unchanged (0 peers); watching for changes every 100ms`;
+    await eventually(async () => lines.slice(before).includes(said));
+    // The later passes find it current too, and stay quiet.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    expect(await watching).toMatchObject({ changed: false, peers: 0 });
+    expect(lines.slice(before)).toEqual([said]);
+  });
+
   it('writes a peer whose endpoint name does not resolve without its Endpoint, which wg would refuse the whole file for', async () => {
     // mallory registers a name that never resolves (RFC 6761 .invalid) and grants herself a place in alice's config.
     await t.register('mallory', 'mallory.agentinfra.invalid:51820');

@@ -10,6 +10,7 @@ import {
   manualClock,
   randomPublicKey,
   startMeshTestServer,
+  type TestAgent,
 } from './test-support/mesh-test-server.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -606,6 +607,64 @@ describe.each(sqlDatabases())('agent-mesh ACLs of one pair on $name', ({ create 
     expect(await pairRules('alice', 'bob')).toEqual(['3/tcp']);
     expect(configPeers((await t.mesh('wg_config', {}, 'alice')).body.config).has('bob')).toBe(true);
     expect((await t.mesh('acl/put', acl('alice', 'bob', 'tcp', 1), 'bob')).status).toBe(200);
+  });
+
+  const pskOf = async (agent: TestAgent, peer: string) =>
+    configPeers((await t.mesh('wg_config', {}, agent)).body.config).get(peer)?.PresharedKey;
+  const pskRows = async () =>
+    (await db.knex('mesh_psks').select('agent_a', 'agent_b').orderBy(['agent_a', 'agent_b'])) as Array<{
+      agent_a: string;
+      agent_b: string;
+    }>;
+
+  // A revoked link kept its PSK row, and linking the pair again handed out the old key.
+  it('deletes a pair’s PSK when its last ACL is revoked, by to_agent, the bridge key or from_agent, so a new link gets a new key', async () => {
+    const keys = new Set<string>();
+    for (const revoker of ['bob', t.bridge, 'alice'] as const) {
+      await grant('alice', 'bob', [['tcp', 22]]);
+      const psk = await pskOf('alice', 'bob');
+      expect(psk).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+      expect(await pskOf('bob', 'alice')).toBe(psk);
+      keys.add(psk as string);
+      expect(await pskRows()).toEqual([{ agent_a: 'alice', agent_b: 'bob' }]);
+      expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 22), revoker)).body).toEqual({ revoked: 1 });
+      expect(await pskRows()).toEqual([]);
+      if (revoker === 'alice') expect((await t.mesh('acl/accept', { from_agent: 'alice', to_agent: 'bob' }, 'alice')).status).toBe(200);
+    }
+    await grant('alice', 'bob', [['tcp', 22]]);
+    const relinked = await pskOf('bob', 'alice');
+    expect(relinked).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    keys.add(relinked as string);
+    expect(keys.size).toBe(4);
+  });
+
+  // /wg_config created a missing PSK outside the pair's lock: a revoke between its read of the peers and its insert left a key behind.
+  it('leaves no PSK behind when a revoke races the /wg_config that creates the pair’s key', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      await grant('alice', 'bob', [['tcp', 22]]);
+      const [config, revoked] = await Promise.all([
+        t.mesh('wg_config', {}, 'alice'),
+        t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 22), 'bob'),
+      ]);
+      expect(config.status).toBe(200);
+      expect(revoked.body).toEqual({ revoked: 1 });
+      expect(await pskRows(), `round ${round}`).toEqual([]);
+    }
+  });
+
+  it('keeps a pair’s PSK while another ACL, in either direction, still links it', async () => {
+    await grant('alice', 'bob', [
+      ['tcp', 1],
+      ['tcp', 2],
+    ]);
+    await grant('bob', 'alice', [['udp', 3]]);
+    const psk = await pskOf('alice', 'bob');
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 1), 'bob')).body).toEqual({ revoked: 1 });
+    expect((await t.mesh('acl/revoke', acl('alice', 'bob', 'tcp', 2), 'alice')).body).toEqual({ revoked: 1 });
+    expect(await pskRows()).toEqual([{ agent_a: 'alice', agent_b: 'bob' }]);
+    expect(await pskOf('alice', 'bob')).toBe(psk);
+    expect((await t.mesh('acl/revoke', acl('bob', 'alice', 'udp', 3), 'bob')).body).toEqual({ revoked: 1 });
+    expect(await pskRows()).toEqual([]);
   });
 
   it('refuses a rule beyond mesh.maxAclsPerPair with 409 conflict and stores nothing; an existing rule and other pairs still pass', async () => {

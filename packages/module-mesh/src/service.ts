@@ -57,7 +57,10 @@ interface PskRow {
 
 /** Registrations retried after a unique-constraint race (same agent or same key registered at once). */
 const REGISTER_ATTEMPTS = 4;
-/** Rows per INSERT when PSKs are created in bulk (stays far below every driver's parameter limit). */
+/**
+ * Pairs per transaction when PSKs are created in bulk: one INSERT far below every driver's parameter limit,
+ * and as many pair locks, well within PostgreSQL's shared lock table.
+ */
 const PSK_INSERT_CHUNK = 200;
 
 /** Compares by code unit, as SQLite orders text (and PostgreSQL with the C collation), so ACLs sort like the peers beside them. */
@@ -119,10 +122,15 @@ export function createMeshService(deps: MeshDeps) {
     return (await db('mesh_peers').where({ agent_id: agentId }).first()) as PeerRow | undefined;
   }
 
-  /** Orders /acl/put and /acl/revoke of one pair (either direction), so a refusal and a put never cross. */
+  /** The name of the lock of an ordered pair (see {@link lockPair}). */
+  const pairLockKey = (pair: { a: string; b: string }) => `mesh:acl-pair:${pair.a}\n${pair.b}`;
+
+  /**
+   * Orders the writes of one pair (either direction): /acl/put and /acl/revoke, so a refusal and a put never
+   * cross, and the PSK writes, so none lands after the revoke that unlinks the pair.
+   */
   async function lockPair(trx: Knex.Transaction, acl: { from_agent: string; to_agent: string }): Promise<void> {
-    const pair = orderedPair(acl.from_agent, acl.to_agent);
-    await deps.sql.lockInTransaction(trx, `mesh:acl-pair:${pair.a}\n${pair.b}`);
+    await deps.sql.lockInTransaction(trx, pairLockKey(orderedPair(acl.from_agent, acl.to_agent)));
   }
 
   /** The row of exactly this ACL (pair, protocol and port). */
@@ -182,6 +190,16 @@ export function createMeshService(deps: MeshDeps) {
         .ignore();
     }
     return revoked;
+  }
+
+  /**
+   * After ACLs of the pair of `acl` went: when no ACL links the pair any more, deletes its PSK, so a
+   * revoked link keeps no key at rest and a later link gets a fresh one. Call under {@link lockPair},
+   * in the transaction that removed the ACLs.
+   */
+  async function dropKeyOfUnlinkedPair(trx: Knex.Transaction, acl: { from_agent: string; to_agent: string }): Promise<void> {
+    const pair = orderedPair(acl.from_agent, acl.to_agent);
+    if (!(await linked(trx, pair))) await trx('mesh_psks').where({ agent_a: pair.a, agent_b: pair.b }).delete();
   }
 
   async function requirePeers(agents: readonly string[], what: string): Promise<void> {
@@ -247,37 +265,66 @@ export function createMeshService(deps: MeshDeps) {
     return new Map(rows.map((row) => [row.agent_a === agentId ? row.agent_b : row.agent_a, row]));
   }
 
+  /** Which of `others` an ACL links with `agentId` now (in either direction). */
+  async function linkedAmong(trx: Knex.Transaction, agentId: string, others: readonly string[]): Promise<Set<string>> {
+    const rows = (await trx('mesh_acls')
+      .select('from_agent', 'to_agent')
+      .where((query) => query.where({ from_agent: agentId }).whereIn('to_agent', [...others]))
+      .orWhere((query) => query.where({ to_agent: agentId }).whereIn('from_agent', [...others]))) as AclRow[];
+    return new Set(rows.map((row) => (row.from_agent === agentId ? row.to_agent : row.from_agent)));
+  }
+
+  /**
+   * Creates PSKs for the pairs of `agentId` with `others` that an ACL still
+   * links, skipping those that have one. Each pair is checked and written
+   * under its lock (taken in key order, at most {@link PSK_INSERT_CHUNK} per
+   * transaction), so a revoke that unlinked a pair since it was read, and
+   * deleted its key, does not see a new one appear behind it.
+   */
+  async function createPresharedKeys(agentId: string, others: readonly string[]): Promise<void> {
+    const pairs = others
+      .map((other) => ({ other, pair: orderedPair(agentId, other) }))
+      .sort((x, y) => byCodeUnit(pairLockKey(x.pair), pairLockKey(y.pair)));
+    for (let start = 0; start < pairs.length; start += PSK_INSERT_CHUNK) {
+      const chunk = pairs.slice(start, start + PSK_INSERT_CHUNK);
+      await knex().transaction(async (trx) => {
+        for (const { pair } of chunk) await deps.sql.lockInTransaction(trx, pairLockKey(pair));
+        const linkedNow = await linkedAmong(
+          trx,
+          agentId,
+          chunk.map(({ other }) => other),
+        );
+        const at = now();
+        const rows = chunk
+          .filter(({ other }) => linkedNow.has(other))
+          .map(({ pair }) => ({
+            agent_a: pair.a,
+            agent_b: pair.b,
+            sealed: deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) }),
+            rotated_at: at,
+          }));
+        if (rows.length > 0) await trx('mesh_psks').insert(rows).onConflict(['agent_a', 'agent_b']).ignore();
+      });
+    }
+  }
+
   /**
    * The plain PSKs of `agentId`'s pairs with `others`, creating the missing
    * ones (first /wg_config after an ACL appears). Concurrent creators
-   * converge on the row that was inserted first.
+   * converge on the row that was inserted first. A pair unlinked since
+   * `others` was read (its last ACL revoked, its key deleted) has no entry.
    */
   async function presharedKeysWith(agentId: string, others: readonly string[]): Promise<Map<string, string>> {
     let sealed = await sealedKeysOf(agentId);
     const missing = others.filter((other) => !sealed.has(other));
     if (missing.length > 0) {
-      const at = now();
-      const rows = missing.map((other) => {
-        const pair = orderedPair(agentId, other);
-        return {
-          agent_a: pair.a,
-          agent_b: pair.b,
-          sealed: deps.secretBox.seal({ plaintext: newPresharedKey(), context: presharedKeyContext(pair) }),
-          rotated_at: at,
-        };
-      });
-      for (let start = 0; start < rows.length; start += PSK_INSERT_CHUNK) {
-        await knex()('mesh_psks')
-          .insert(rows.slice(start, start + PSK_INSERT_CHUNK))
-          .onConflict(['agent_a', 'agent_b'])
-          .ignore();
-      }
+      await createPresharedKeys(agentId, missing);
       sealed = await sealedKeysOf(agentId);
     }
     const keys = new Map<string, string>();
     for (const other of others) {
       const row = sealed.get(other);
-      if (!row) throw new Error(`The PSK of the pair (${agentId}, ${other}) is missing after it was created.`);
+      if (!row) continue;
       keys.set(other, deps.secretBox.open({ sealed: row.sealed, context: presharedKeyContext({ a: row.agent_a, b: row.agent_b }) }));
     }
     return keys;
@@ -381,7 +428,9 @@ export function createMeshService(deps: MeshDeps) {
      * named), so the peer leaves its /netmap and /wg_config, and when any
      * existed the refusal is recorded in the same transaction: later
      * /acl/put calls of `to_agent` toward `from_agent` answer 409 until
-     * `from_agent` calls /acl/accept or the operator puts one.
+     * `from_agent` calls /acl/accept or the operator puts one. When no ACL
+     * links the pair any more, its PSK is deleted in the same transaction,
+     * so linking the pair again later gives it a new one.
      * @param actor the agent the caller acts as, `null` for the bridge key.
      * @returns `{ revoked }`: how many ACLs were removed (0 when there was nothing to remove).
      */
@@ -389,6 +438,7 @@ export function createMeshService(deps: MeshDeps) {
       return knex().transaction(async (trx) => {
         await lockPair(trx, acl);
         const revoked = actor === acl.from_agent ? await refusePeer(trx, acl) : await aclRow(trx, acl).delete();
+        await dropKeyOfUnlinkedPair(trx, acl);
         return { revoked };
       });
     },
@@ -437,8 +487,10 @@ export function createMeshService(deps: MeshDeps) {
     async wgConfig(body: ActingAgent<AgentOnlyRequest>): Promise<WgConfigResponse> {
       const self = await peerOf(body.agent_id);
       if (!self) throw new NotFoundError(`Agent "${body.agent_id}" has no registered mesh peer (call /peer/register first).`);
-      const [acls, visible] = await Promise.all([aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
-      const keys = await presharedKeysWith(body.agent_id, [...visible.keys()]);
+      const [acls, linkedPeers] = await Promise.all([aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
+      const keys = await presharedKeysWith(body.agent_id, [...linkedPeers.keys()]);
+      // A peer whose pair a revoke unlinked since the read has no key left: it is out of the config, its rules with it.
+      const visible = new Map([...linkedPeers].filter(([agent]) => keys.has(agent)));
       const inbound: InboundRule[] = acls.flatMap((acl) => {
         const from = acl.to_agent === body.agent_id ? visible.get(acl.from_agent) : undefined;
         return from ? [{ address: from.address, proto: acl.proto, port: acl.port }] : [];

@@ -44,6 +44,9 @@ export interface WgConfigResult {
   peers: number;
 }
 
+/** `1 peer`, `3 peers`. */
+const peerCount = (peers: number) => `${peers} peer${peers === 1 ? '' : 's'}`;
+
 /**
  * `agentinfra wg-config`: makes or reads the host's private key, registers
  * its public key when an endpoint is given (always when the key was just
@@ -53,8 +56,10 @@ export interface WgConfigResult {
  * endpoint is not one wg can parse (wg would
  * refuse the whole file; see {@link resolvePeerEndpoints}) and writes the
  * file (0600, atomically). With `watch`, repeats at the interval and
- * rewrites only on change; passing errors (server unreachable, 429, 5xx)
- * are logged and retried, refusals (401, 403, 404) end the run.
+ * rewrites only on change (a first pass that finds the file current says
+ * `<out> unchanged (N peers); watching for changes every <watch>`);
+ * passing errors (server unreachable, 429, 5xx) are logged and retried,
+ * refusals (401, 403, 404) end the run.
  * @throws MeshHostError (exit 2) for bad options; MeshCallError (exit 1) when the server refuses.
  */
 export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigResult> {
@@ -93,7 +98,7 @@ export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigRes
     const changed = await writeConfigFile(out, checked.text);
     const peers = checked.text.split('\n').filter((line) => line.trim() === '[Peer]').length;
     if (changed) {
-      log(`wrote ${out} (${peers} peer${peers === 1 ? '' : 's'})`);
+      log(`wrote ${out} (${peerCount(peers)})`);
       for (const { peer, endpoint, reason } of checked.dropped) {
         const why = reason === 'invalid' ? 'is not a valid <host>:<port> that wg can parse' : `does not resolve here (${reason})`;
         log(`peer ${peer}: its endpoint ${endpoint} ${why}; written without Endpoint, so WireGuard waits for ${peer} to connect first`);
@@ -104,6 +109,7 @@ export async function runWgConfig(options: WgConfigOptions): Promise<WgConfigRes
 
   let result = await pass();
   if (interval === undefined) return result;
+  if (!result.changed) log(`${out} unchanged (${peerCount(result.peers)}); watching for changes every ${options.watch}`);
   const { signal, release } = stopSignal(options.signal);
   try {
     while (await waitOrStop(interval, signal)) {
