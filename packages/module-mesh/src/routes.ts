@@ -81,7 +81,7 @@ export const meshRoutes = [
     path: '/acl/revoke',
     summary: 'Remove an ACL (authorised by to_agent, by from_agent, or the bridge key). Idempotent.',
     description:
-      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent (or the bridge key) withdraws the one rule named; from_agent refuses a peer it did not ask for in its WireGuard configuration, so every rule from_agent→to_agent goes, whatever port and protocol are named, and to_agent’s peer leaves from_agent’s netmap and wg_config (to_agent cannot then put an ACL toward from_agent again until from_agent calls acl/accept). Returns how many rules were removed.',
+      'Remove an access rule so from_agent can no longer reach to_agent on that port and protocol. Either side may remove it: to_agent (or the bridge key) withdraws the one rule named; from_agent refuses a peer it did not ask for in its WireGuard configuration, so every rule from_agent→to_agent goes, whatever port and protocol are named, and to_agent’s peer leaves from_agent’s netmap and wg_config (to_agent cannot then put an ACL toward from_agent again until from_agent calls acl/accept). When no rule links the pair any more, in either direction, its PresharedKey is deleted too, so linking the pair again later gives it a new one. Returns how many rules were removed.',
     effects: { destructive: true, idempotent: true },
     request: aclRequestSchema,
     response: revokeAclResponseSchema,
