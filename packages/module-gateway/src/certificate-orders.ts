@@ -89,10 +89,12 @@ export function createCertificateOrders(context: GatewayContext) {
   }
 
   /**
-   * Starts an order for a bound host, or returns the live one. The new
-   * order's `created_at` is the clock's time, or 1 ms after the binding's
-   * latest order when that one is as new or newer, so orders of a binding
-   * are created in `created_at` order.
+   * Starts an order for a bound host, or returns the live one. The order is
+   * for the host's binding when it is stored (under the host's lock), also
+   * when the host was released and bound again since this call began. The
+   * new order's `created_at` is the clock's time, or 1 ms after the
+   * binding's latest order when that one is as new or newer, so orders of a
+   * binding are created in `created_at` order.
    * @throws NotFoundError when the host is not bound.
    */
   async function request(host: string, reason: 'issue' | 'renew'): Promise<OrderSummary> {
@@ -123,14 +125,17 @@ export function createCertificateOrders(context: GatewayContext) {
     };
     try {
       // The order and its job commit together: no order is left without a job, whatever fails. Under the host's
-      // lock, so a release committing meanwhile is seen here and leaves no order behind for the released binding.
+      // lock, so a release committing meanwhile is seen here and leaves no order behind for the released binding;
+      // a binding made since the read above is the one ordered for.
       await knex().transaction(async (trx) => {
         await deps.sql.lockInTransaction(trx, hostLockKey(host));
-        const still = (await trx('gateway_hosts').where({ host, host_id: binding.host_id }).first()) as HostRow | undefined;
-        if (!still) throw new NotFoundError(`Host "${host}" is not bound to an agent; claim it first with /host/claim.`);
+        const current = (await trx('gateway_hosts').where({ host }).first()) as HostRow | undefined;
+        if (!current) throw new NotFoundError(`Host "${host}" is not bound to an agent; claim it first with /host/claim.`);
+        row.host_id = current.host_id;
+        row.agent_id = current.agent_id;
         // After the binding's latest order also within its millisecond or once the clock stepped back, so the latest by
         // (created_at, order_id), which /list shows and the sweep keeps, is the order created last (ids are random).
-        const latest = (await trx('gateway_orders').where({ host_id: binding.host_id }).max({ at: 'created_at' }).first()) as
+        const latest = (await trx('gateway_orders').where({ host_id: current.host_id }).max({ at: 'created_at' }).first()) as
           | { at: number | string | null }
           | undefined;
         if (latest?.at != null) row.created_at = Math.max(at, Number(latest.at) + 1);
@@ -194,6 +199,8 @@ export function createCertificateOrders(context: GatewayContext) {
           problem: null,
           created_at: at,
           revoked_at: null,
+          order_id: order.order_id,
+          key_sealed: keySealed,
         });
         await trx('gateway_orders')
           .where({ order_id: order.order_id })

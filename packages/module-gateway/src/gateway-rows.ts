@@ -80,6 +80,10 @@ export interface RevocationRow {
   problem: string | null;
   created_at: number;
   revoked_at: number | null;
+  /** The order that issued the certificate (the context `key_sealed` is sealed with); null on rows from before it was kept. */
+  order_id: string | null;
+  /** The certificate's private key, sealed, until the revocation is done or failed for good. */
+  key_sealed: string | null;
 }
 
 /** SecretBox context of a certificate private key (bound to its order, so a sealed key moved to another row fails to open). */

@@ -208,6 +208,8 @@ export function createHostBindings(context: GatewayContext) {
             problem: null,
             created_at: releasedAt,
             revoked_at: null,
+            order_id: certificate.order_id,
+            key_sealed: certificate.key_sealed,
           });
           await deps.jobs.enqueue({
             name: REVOKE_JOB,

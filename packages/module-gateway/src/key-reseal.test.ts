@@ -25,6 +25,10 @@ async function sealedKeys(db: SqlDatabase): Promise<Array<{ table: string; id: s
     Record<string, string>
   >;
   const certificates = (await db.knex('gateway_certificates').select('host', 'order_id', 'key_sealed')) as Array<Record<string, string>>;
+  const revocations = (await db
+    .knex('gateway_revocations')
+    .whereNotNull('key_sealed')
+    .select('revocation_id', 'order_id', 'key_sealed')) as Array<Record<string, string>>;
   return [
     ...accounts.map((row) => ({
       table: 'gateway_accounts',
@@ -41,6 +45,12 @@ async function sealedKeys(db: SqlDatabase): Promise<Array<{ table: string; id: s
     ...certificates.map((row) => ({
       table: 'gateway_certificates',
       id: row.host as string,
+      context: certificateKeyContext(row.order_id as string),
+      key_sealed: row.key_sealed as string,
+    })),
+    ...revocations.map((row) => ({
+      table: 'gateway_revocations',
+      id: row.revocation_id as string,
       context: certificateKeyContext(row.order_id as string),
       key_sealed: row.key_sealed as string,
     })),
@@ -91,7 +101,7 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
       return got.body as { certificate_pem: string; private_key_pem: string; serial: string };
     };
 
-    it('reseals the account, order and certificate keys; with only the new key the gateway serves the certificate and goes on with the account and the order', async () => {
+    it('reseals the account, order, certificate and pending revocation keys; with only the new key the gateway serves the certificate and goes on with the account and the order', async () => {
       const { db, cleanup } = await create();
       const [oldKey, newKey] = [newMasterKey(), newMasterKey()];
       const old = createAesGcmSecretBox({ masterKey: oldKey });
@@ -111,6 +121,10 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
           await expect(first.service.runOrder({ orderId, attempt: 1, signal: running() })).rejects.toThrow(/refused for now/);
           pending[when] = { orderId, keyPem: await orderKeyOf(orderId) };
         }
+        // A released host whose revocation has not run yet keeps its certificate key for it.
+        await first.service.runOrder({ orderId: await orderFor(first, 'released.example.test'), attempt: 1, signal: running() });
+        const released = await certificateOf(first, 'released.example.test');
+        await first.gateway('/host/release', { agent_id: 'alice', host: 'released.example.test' }, 'alice');
         const [account] = await db.knex('gateway_accounts').select('account_url');
         await first.server.stop();
         const rotatedBox = createAesGcmSecretBox({ masterKey: newKey, previousMasterKeys: [oldKey] });
@@ -119,6 +133,7 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
           ['gateway_orders', true],
           ['gateway_orders', true],
           ['gateway_certificates', true],
+          ['gateway_revocations', true],
         ]);
 
         const rotated = await start(db, { masterKey: newKey, previousMasterKeys: [oldKey] });
@@ -132,7 +147,7 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
         expect(job?.schedule).toEqual({ every: 3_600_000 });
         await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: running(), service: rotated.service });
         expect((await sealedKeys(db)).filter((row) => rotatedBox.needsReseal(row.key_sealed))).toEqual([]);
-        expect(await rotated.service.resealKeys()).toEqual({ accounts: 0, orders: 0, certificates: 0 });
+        expect(await rotated.service.resealKeys()).toEqual({ accounts: 0, orders: 0, certificates: 0, revocations: 0 });
         await rotated.server.stop();
 
         const newOnly = await start(db, { masterKey: newKey });
@@ -140,6 +155,11 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
           certificate_pem: served.certificate_pem,
           private_key_pem: served.private_key_pem,
         });
+        const [revocation] = await sealedKeys(db).then((rows) => rows.filter((row) => row.table === 'gateway_revocations'));
+        const newOnlyBox = createAesGcmSecretBox({ masterKey: newKey });
+        expect(newOnlyBox.open({ sealed: revocation?.key_sealed ?? '', context: revocation?.context ?? '' })).toBe(
+          released.private_key_pem,
+        );
         await newOnly.service.runOrder({ orderId: pending.after.orderId, attempt: 2, signal: running() });
         expect(await db.knex('gateway_orders').where({ order_id: pending.after.orderId }).first()).toMatchObject({ status: 'valid' });
         expect((await certificateOf(newOnly, 'after.example.test')).private_key_pem).toBe(pending.after.keyPem);
@@ -170,7 +190,12 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
           const renewed = await rotated.gateway('/cert/renew', { host }, 'bridge');
           await rotated.service.runOrder({ orderId: renewed.body.orders[0].order_id, attempt: 1, signal: running() });
         });
-        expect(await createKeyReseal({ sql: renewing, secretBox: box }).resealAll()).toEqual({ accounts: 0, orders: 0, certificates: 0 });
+        expect(await createKeyReseal({ sql: renewing, secretBox: box }).resealAll()).toEqual({
+          accounts: 0,
+          orders: 0,
+          certificates: 0,
+          revocations: 0,
+        });
         expect((await sealedKeys(db)).filter((row) => box.needsReseal(row.key_sealed))).toEqual([]);
         await certificateOf(rotated, host);
         await rotated.server.stop();

@@ -12,6 +12,7 @@ export interface ResealCounts {
   accounts: number;
   orders: number;
   certificates: number;
+  revocations: number;
 }
 
 /** What every table's walk shares: the ports, the name of the values and the abort signal. */
@@ -56,31 +57,43 @@ const TABLES: ReadonlyArray<readonly [keyof ResealCounts, (shared: SharedOptions
         contextOf: (row: { host: string; order_id: string }) => certificateKeyContext(row.order_id),
       }),
   ],
+  [
+    'revocations',
+    (shared) =>
+      resealSealedColumn({
+        ...shared,
+        table: 'gateway_revocations',
+        keyColumns: ['revocation_id'],
+        sealedColumn: 'key_sealed',
+        extraColumns: ['order_id'],
+        contextOf: (row: { revocation_id: string; order_id: string }) => certificateKeyContext(row.order_id),
+      }),
+  ],
 ];
 
 /**
  * Re-encryption of the gateway's private keys after a master-key rotation:
- * the ACME account keys, the certificate keys of orders and those of stored
- * certificates. Values sealed under an older key version
+ * the ACME account keys, the certificate keys of orders, of stored
+ * certificates and of pending revocations. Values sealed under an older key version
  * (`SecretBox.needsReseal`) are opened and sealed again under the current
  * key with the context they were sealed with (directory URL, order id).
  */
 export function createKeyReseal(deps: { sql: SqlDatabase; secretBox: SecretBox }) {
   return {
     /**
-     * Walks the account, order and certificate tables (see
+     * Walks the account, order, certificate and revocation tables (see
      * `resealSealedColumn`) and reseals every key sealed under an older
      * master key; a key written meanwhile (a renewed certificate, a new order
      * key, a re-registered account) is kept. Idempotent; stops between pages
      * when `signal` aborts.
      * @returns how many keys were resealed, per table.
-     * @throws UnopenedSealedValuesError after the walk of all three tables when some values could not be opened
+     * @throws UnopenedSealedValuesError after the walk of all four tables when some values could not be opened
      *   (their key version is no longer configured, or they were tampered with), naming up to 5 rows; the others
      *   are resealed all the same.
      */
     async resealAll(options: { signal?: AbortSignal } = {}): Promise<ResealCounts> {
       const shared: SharedOptions = { sql: deps.sql, secretBox: deps.secretBox, what: 'gateway key', signal: options.signal };
-      const counts: ResealCounts = { accounts: 0, orders: 0, certificates: 0 };
+      const counts: ResealCounts = { accounts: 0, orders: 0, certificates: 0, revocations: 0 };
       const unopened: UnopenedSealedValuesError[] = [];
       for (const [count, reseal] of TABLES) {
         try {

@@ -1,45 +1,82 @@
 import { captureAcmeProblems } from './acme/acme-http.js';
-import { AcmeProblemError } from './acme/problem-document.js';
+import { revokeWithCertificateKey } from './acme/certificate-key-revocation.js';
+import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
 import { ERROR_TEXT_LIMIT, type GatewayContext, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
-import type { RevocationRow } from './gateway-rows.js';
+import { certificateKeyContext, type RevocationRow } from './gateway-rows.js';
 
 const ALREADY_REVOKED = 'urn:ietf:params:acme:error:alreadyRevoked';
+/**
+ * The CA's refusals of an account-signed revocation that the certificate's own key can get past: the account
+ * neither ordered the certificate nor holds authorizations for its names, or the CA no longer knows the account.
+ */
+const NOT_THIS_ACCOUNTS = new Set(['urn:ietf:params:acme:error:unauthorized', ACCOUNT_DOES_NOT_EXIST]);
 
 /** Revocations at the CA (RFC 8555 §7.6), run by the `gateway.revoke` job. */
 export function createRevocations(context: GatewayContext) {
   const { deps, logger } = context;
   const knex = () => deps.sql.knex;
 
+  /**
+   * Runs one revocation request. @returns null when the CA revoked the certificate (or had already),
+   * else the refusal as an AcmeProblemError saying `what` was refused.
+   */
+  const attempt = (what: string, request: () => Promise<unknown>): Promise<AcmeProblemError | null> =>
+    captureAcmeProblems(async (last) => {
+      try {
+        await request();
+        return null;
+      } catch (error) {
+        const problem = last.problem();
+        if (problem?.type === ALREADY_REVOKED) return null;
+        return new AcmeProblemError(what, problem, { cause: error });
+      }
+    });
+
+  /**
+   * Revokes the certificate of `row` with the server's account at its directory; when the CA answers that this
+   * account may not (a successor of the account that ordered it) or does not exist, signs the request with the
+   * certificate's own key instead, if the row keeps it. An `accountDoesNotExist` answer also makes the account
+   * be forgotten ({@link GatewayContext.accounts}), so orders register a new one.
+   * @throws AcmeProblemError with the CA's last refusal.
+   */
+  async function revoke(row: RevocationRow): Promise<void> {
+    const leaf = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(row.chain_pem)?.[0] ?? row.chain_pem;
+    const client = await context.accounts.client(row.directory_url);
+    const accountUrl = client.getAccountUrl();
+    const refused = await attempt(`The CA refused to revoke the certificate of ${row.host}`, () =>
+      client.revokeCertificate(leaf, { reason: row.reason }),
+    );
+    if (!refused) return;
+    await context.accounts.handleAccountGone({ error: refused, directoryUrl: row.directory_url, accountUrl });
+    if (row.key_sealed === null || row.order_id === null || !NOT_THIS_ACCOUNTS.has(refused.problem?.type ?? '')) throw refused;
+    const keyPem = deps.secretBox.open({ sealed: row.key_sealed, context: certificateKeyContext(row.order_id) });
+    const refusedAgain = await attempt(`The CA refused to revoke the certificate of ${row.host}, signed with its own key`, () =>
+      revokeWithCertificateKey({ directoryUrl: row.directory_url, certificatePem: leaf, keyPem, reason: row.reason }),
+    );
+    if (refusedAgain) throw refusedAgain;
+    logger.info({ host: row.host, serial: row.serial, account: accountUrl }, 'certificate revoked with its own key, not the account');
+  }
+
   return {
     /**
      * One attempt of the `gateway.revoke` job: revokes the certificate with
-     * the account that ordered it. `alreadyRevoked` counts as done.
-     * Failures are recorded and rethrown (the runner retries with back-off).
+     * the account at its directory, or with the certificate's own key when
+     * that account may not (see {@link revoke}). `alreadyRevoked` counts as
+     * done. The stored certificate key is dropped once the revocation is done
+     * or failed for good. Failures are recorded and rethrown (the runner
+     * retries with back-off).
      */
     async run(input: { revocationId: string; attempt: number }): Promise<void> {
       const row = (await knex()('gateway_revocations').where({ revocation_id: input.revocationId }).first()) as RevocationRow | undefined;
       if (row?.status !== 'pending') return;
-      let accountUrl: string | null = null;
       try {
-        const client = await context.accounts.client(row.directory_url);
-        accountUrl = client.getAccountUrl();
-        const leaf = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(row.chain_pem)?.[0] ?? row.chain_pem;
-        await captureAcmeProblems(async (last) => {
-          try {
-            await client.revokeCertificate(leaf, { reason: row.reason });
-          } catch (error) {
-            const problem = last.problem();
-            if (problem?.type === ALREADY_REVOKED) return;
-            throw new AcmeProblemError(`The CA refused to revoke the certificate of ${row.host}`, problem, { cause: error });
-          }
-        });
+        await revoke(row);
         const at = deps.clock.now();
         await knex()('gateway_revocations')
           .where({ revocation_id: row.revocation_id })
-          .update({ status: 'revoked', revoked_at: at, attempts: input.attempt, last_error: null });
+          .update({ status: 'revoked', revoked_at: at, attempts: input.attempt, last_error: null, key_sealed: null });
         logger.info({ host: row.host, serial: row.serial }, 'certificate revoked');
       } catch (error) {
-        if (accountUrl) await context.accounts.handleAccountGone({ error, directoryUrl: row.directory_url, accountUrl });
         const final = input.attempt >= REVOKE_MAX_ATTEMPTS;
         await knex()('gateway_revocations')
           .where({ revocation_id: row.revocation_id })
@@ -47,7 +84,7 @@ export function createRevocations(context: GatewayContext) {
             attempts: input.attempt,
             last_error: (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_LIMIT),
             problem: error instanceof AcmeProblemError && error.problem ? JSON.stringify(error.problem) : null,
-            ...(final ? { status: 'failed' } : {}),
+            ...(final ? { status: 'failed', key_sealed: null } : {}),
           });
         logger.warn({ host: row.host, serial: row.serial, attempt: input.attempt, final, err: error }, 'certificate revocation failed');
         throw error;

@@ -15,8 +15,9 @@ export interface ProxiedRequest {
 /** What {@link AcmeProxy.failNext} matches requests on. */
 export type RequestMatcher = (request: { method: string; path: string }) => boolean;
 
-/** Matchers for POSTs to pebble's resources (its wfe.go paths): order finalization, orders, authorizations, certificates. */
-export const pebbleRequests: Record<'finalize' | 'order' | 'authorization' | 'certificate', RequestMatcher> = {
+/** Matchers for POSTs to pebble's resources (its wfe.go paths): new orders, order finalization, orders, authorizations, certificates. */
+export const pebbleRequests: Record<'newOrder' | 'finalize' | 'order' | 'authorization' | 'certificate', RequestMatcher> = {
+  newOrder: (request) => request.method === 'POST' && request.path === '/order-plz',
   finalize: (request) => request.method === 'POST' && request.path.startsWith('/finalize-order/'),
   order: (request) => request.method === 'POST' && request.path.startsWith('/my-order/'),
   authorization: (request) => request.method === 'POST' && request.path.startsWith('/authZ/'),
