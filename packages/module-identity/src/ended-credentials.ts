@@ -1,6 +1,7 @@
 import { SQL_ID_CHUNK, type SqlDatabase } from '@agentinfra/core';
 
-const DAY_MS = 86_400_000;
+/** Milliseconds in a day. */
+export const DAY_MS = 86_400_000;
 /** Revoked or expired credentials are kept this long (so revoking twice still answers) before the sweep deletes them. */
 export const RETAIN_ENDED_MS = 7 * DAY_MS;
 

@@ -21,7 +21,7 @@ import { assertRoomForDelegation, assertRoomForSecret } from './agent-quotas.js'
 import type { IdentityConfig } from './config.js';
 import { createCredentialCache } from './credential-cache.js';
 import { isMadeFrom } from './delegation-lineage.js';
-import { deleteEndedBefore, pruneEndedDelegations, RETAIN_ENDED_MS } from './ended-credentials.js';
+import { DAY_MS, deleteEndedBefore, pruneEndedDelegations, RETAIN_ENDED_MS } from './ended-credentials.js';
 import { nameSearchForm } from './name-search.js';
 import type {
   CreateAgentRequest,
@@ -46,7 +46,6 @@ import type {
 } from './schemas.js';
 import { secretKeySchema } from './schemas.js';
 
-const DAY_MS = 86_400_000;
 /** Most verified credentials kept in memory. */
 const CREDENTIAL_CACHE_ENTRIES = 10_000;
 /** The position after a /secrets/list page: the last key listed. */
