@@ -154,6 +154,14 @@ export const coreConfigSchema = z.object({
        * and a file descriptor; 0 turns the bound off.
        */
       maxConnections: z.number().int().min(0).default(10_000),
+      /**
+       * Most connections one client address keeps open at once (an IPv6
+       * address counts by its /64), by the socket's peer address (behind a
+       * reverse proxy, the proxy's: raise it or set 0 there). A connection
+       * over it has its first request answered 429 and is closed, so one
+       * address cannot hold all of `maxConnections`; 0 turns the bound off.
+       */
+      maxConnectionsPerAddress: z.number().int().min(0).default(1_000),
       /** Requests per minute per device key, and per granting and receiving agent for delegation tokens (429 above); 0 turns the limit off. The bridge key is not limited. */
       rateLimitPerMinute: z.number().int().min(0).default(6_000),
       /**
@@ -179,6 +187,7 @@ export const coreConfigSchema = z.object({
       bodyTimeoutMs: 30_000,
       idleTimeoutMs: 120_000,
       maxConnections: 10_000,
+      maxConnectionsPerAddress: 1_000,
       rateLimitPerMinute: 6_000,
       failedAuthPerMinute: 30,
       trustProxyHops: 0,
@@ -278,6 +287,7 @@ export const coreEnvBindings: readonly EnvBinding[] = [
   { name: 'AGENTINFRA_BODY_TIMEOUT_MS', path: ['http', 'bodyTimeoutMs'], type: 'integer' },
   { name: 'AGENTINFRA_IDLE_TIMEOUT_MS', path: ['http', 'idleTimeoutMs'], type: 'integer' },
   { name: 'AGENTINFRA_MAX_CONNECTIONS', path: ['http', 'maxConnections'], type: 'integer' },
+  { name: 'AGENTINFRA_MAX_CONNECTIONS_PER_ADDRESS', path: ['http', 'maxConnectionsPerAddress'], type: 'integer' },
   { name: 'AGENTINFRA_RATE_LIMIT_PER_MINUTE', path: ['http', 'rateLimitPerMinute'], type: 'integer' },
   { name: 'AGENTINFRA_FAILED_AUTH_PER_MINUTE', path: ['http', 'failedAuthPerMinute'], type: 'integer' },
   { name: 'AGENTINFRA_TRUST_PROXY_HOPS', path: ['http', 'trustProxyHops'], type: 'integer' },

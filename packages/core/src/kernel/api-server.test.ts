@@ -90,7 +90,12 @@ const closing = (server: Server) => {
 
 describe('the API server', () => {
   const kernel = unstartedKernel({ modules: [numbersModule] });
-  const server = createApiServer({ fetch: limitPipelinedRequests(kernel.app.fetch), hostname: '127.0.0.1', maxConnections: 0 });
+  const server = createApiServer({
+    fetch: limitPipelinedRequests(kernel.app.fetch),
+    hostname: '127.0.0.1',
+    maxConnections: 0,
+    maxConnectionsPerAddress: 0,
+  });
   let port: number;
 
   beforeAll(async () => {
@@ -196,7 +201,12 @@ describe('answers to requests Node refuses', () => {
 describe('the connection bound', () => {
   it('closes connections accepted over http.maxConnections unanswered, and accepts new ones once others close', async () => {
     const kernel = unstartedKernel({ modules: [] });
-    const server = createApiServer({ fetch: limitPipelinedRequests(kernel.app.fetch), hostname: '127.0.0.1', maxConnections: 2 });
+    const server = createApiServer({
+      fetch: limitPipelinedRequests(kernel.app.fetch),
+      hostname: '127.0.0.1',
+      maxConnections: 2,
+      maxConnectionsPerAddress: 0,
+    });
     const port = await listening(server);
     try {
       const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
@@ -208,6 +218,51 @@ describe('the connection bound', () => {
       const answer = await refused.answer;
       expect(answer.closed).toBe(true);
       expect(refused.received()).toBe('');
+      held[0]?.socket.destroy();
+      await expect.poll(() => new Promise((resolve) => server.getConnections((_error, count) => resolve(count)))).toBe(1);
+      expect((await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+      held[1]?.socket.destroy();
+    } finally {
+      await closing(server);
+      await kernel.stop();
+    }
+  });
+
+  it('answers a connection over http.maxConnectionsPerAddress 429 and closes it, counting each address on its own', async () => {
+    const kernel = unstartedKernel({ modules: [] });
+    const server = createApiServer({
+      fetch: limitPipelinedRequests(kernel.app.fetch),
+      hostname: '127.0.0.1',
+      maxConnections: 0,
+      maxConnectionsPerAddress: 2,
+    });
+    const port = await listening(server);
+    try {
+      const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+      const held = [openConnection(port), openConnection(port)];
+      for (const connection of held) connection.socket.write(health);
+      await expect.poll(() => held.every((connection) => connection.received().includes('{"status":"ok"}'))).toBe(true);
+      const refused = await exchange(port, health);
+      expect(refused).toMatchObject({ status: 429, closed: true, headers: { connection: 'close', 'retry-after': '1' } });
+      expect(JSON.parse(refused.body)).toEqual({
+        error: {
+          code: 'rate_limited',
+          message: 'Too many connections from your address (at most 2 at once); close idle ones or reuse them.',
+          details: { max_connections_per_address: 2 },
+        },
+      });
+      // Another address is not counted with 127.0.0.1 (127.0.0.2 is loopback on Linux).
+      const fromElsewhere = await new Promise<RawAnswer>((resolve) => {
+        const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' });
+        let received = Buffer.alloc(0);
+        socket.on('data', (chunk: Buffer) => {
+          received = Buffer.concat([received, chunk]);
+        });
+        socket.on('close', () => resolve(parseAnswer(received, true)));
+        socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      });
+      expect(fromElsewhere.status).toBe(200);
+      // A slot freed is taken again.
       held[0]?.socket.destroy();
       await expect.poll(() => new Promise((resolve) => server.getConnections((_error, count) => resolve(count)))).toBe(1);
       expect((await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { AgentInfraError, errorBody, InputError } from '../errors.js';
 import { answerClientErrors } from './client-errors.js';
+import { limitConnectionsPerAddress } from './connection-limit.js';
 
 /** What @hono/node-server hands `fetch` besides the request: Node's request and response. */
 export interface NodeBindings {
@@ -17,6 +18,19 @@ export interface ApiServerOptions {
   hostname: string;
   /** Most connections open at once; those over it are closed as soon as they are accepted. 0: no bound. */
   maxConnections: number;
+  /** Most connections open at once per client address (IPv6: per /64); those over it are answered 429 and closed. 0: no bound. */
+  maxConnectionsPerAddress: number;
+}
+
+/** The 429 answer of a connection over its address's bound. */
+function tooManyConnections(max: number): { status: number; body: string } {
+  const error = new AgentInfraError(
+    429,
+    'rate_limited',
+    `Too many connections from your address (at most ${max} at once); close idle ones or reuse them.`,
+    { details: { max_connections_per_address: max } },
+  );
+  return { status: error.status, body: JSON.stringify(errorBody(error)) };
 }
 
 /** The JSON response for `error`, with `Connection: close`. */
@@ -49,6 +63,9 @@ function unreadableRequest(error: unknown): Response {
  * {@link answerClientErrors}), what @hono/node-server cannot read (see
  * {@link unreadableRequest}), and an HTTP/1.1 request without a `Host`
  * header (RFC 9112 §3.2: 400), which Node would answer with an empty body.
+ * A connection over `maxConnectionsPerAddress` gets its first request
+ * answered 429 `rate_limited` (`Retry-After: 1`) and is closed
+ * (see {@link limitConnectionsPerAddress}).
  */
 export function createApiServer(options: ApiServerOptions): Server {
   // An HTTP/1 server: its bindings are always Node's request and response (never HTTP/2's).
@@ -56,7 +73,18 @@ export function createApiServer(options: ApiServerOptions): Server {
     hostname: options.hostname,
     errorHandler: unreadableRequest,
   });
+  const refusal = tooManyConnections(options.maxConnectionsPerAddress);
   const server = createServer({ requestTimeout: 0, headersTimeout: 60_000, requireHostHeader: false }, (incoming, outgoing) => {
+    if (perAddress.refused(incoming.socket)) {
+      outgoing.writeHead(refusal.status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(refusal.body),
+        'retry-after': '1',
+        connection: 'close',
+      });
+      outgoing.end(refusal.body);
+      return;
+    }
     if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined) {
       const body = JSON.stringify(errorBody(new InputError('An HTTP/1.1 request needs a Host header.')));
       outgoing.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
@@ -66,6 +94,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     void listener(incoming, outgoing);
   });
   if (options.maxConnections > 0) server.maxConnections = options.maxConnections;
+  const perAddress = limitConnectionsPerAddress(server, options.maxConnectionsPerAddress);
   answerClientErrors(server);
   return server;
 }

@@ -467,6 +467,7 @@ export function createKernel(options: KernelOptions): Kernel {
         fetch: limitPipelinedRequests(app.fetch),
         hostname,
         maxConnections: config.http.maxConnections,
+        maxConnectionsPerAddress: config.http.maxConnectionsPerAddress,
       });
       closeQuietConnections(instance, config.http.idleTimeoutMs);
       connections = trackConnectionDrain(instance);
