@@ -1,15 +1,28 @@
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 
+/**
+ * Longest one hand-over to the relay may take, in ms, from connecting to the
+ * relay's answer to the end of DATA: socket timeouts only notice silence, so
+ * a relay that trickles bytes would otherwise hold a delivery open for good.
+ */
+export const RELAY_SEND_TIMEOUT_MS = 90_000;
+
 /** Sends composed messages to the configured relay. */
 export interface MailRelay {
   /** `smtp://host:port` / `smtps://…` without credentials, or `json`. */
   readonly description: string;
   /**
-   * Hands one raw RFC 5322 message to the relay for the envelope given.
-   * @throws RelayError (driver error as `cause`) when the relay refuses or cannot be reached.
+   * Hands one raw RFC 5322 message to the relay for the envelope given. When
+   * `signal` aborts, or the hand-over takes longer than the relay's send
+   * timeout, the SMTP connection carrying it is closed at once (bytes not yet
+   * handed to the operating system are dropped, not flushed) and the promise
+   * rejects. A relay that got the final `.` of DATA all the same may still
+   * deliver the message: SMTP cannot tell.
+   * @throws RelayError (driver error as `cause`) when the relay refuses or cannot be reached, or the
+   *   send timeout passes (not permanent); the `signal`'s reason when `signal` aborted.
    */
-  send(options: { from: string; to: readonly string[]; raw: Buffer }): Promise<void>;
+  send(options: { from: string; to: readonly string[]; raw: Buffer; signal: AbortSignal }): Promise<void>;
   close(): void;
 }
 
@@ -37,16 +50,19 @@ interface NodemailerFailure {
  * `AGENTINFRA_SMTP_RELAY_URL`): `smtp://user:pass@host:port` (upgrades with
  * STARTTLS when the relay offers it), `smtps://…` (TLS from the first byte),
  * or `json` (nodemailer's jsonTransport: nothing is sent; development).
- * Connections are pooled. Errors name the relay's host and the SMTP answer,
- * never the user or password.
+ * Connections are pooled; an aborted or timed-out send closes only its own
+ * connection. `sendTimeoutMs` bounds one send (default
+ * {@link RELAY_SEND_TIMEOUT_MS}). Errors name the relay's host and the SMTP
+ * answer, never the user or password.
  */
-export function createMailRelay(options: { relayUrl: string; rejectUnauthorized: boolean }): MailRelay {
+export function createMailRelay(options: { relayUrl: string; rejectUnauthorized: boolean; sendTimeoutMs?: number }): MailRelay {
+  const sendTimeoutMs = options.sendTimeoutMs ?? RELAY_SEND_TIMEOUT_MS;
   if (options.relayUrl === 'json') {
     const transport = nodemailer.createTransport({ jsonTransport: true });
     return {
       description: 'json',
-      async send({ from, to, raw }) {
-        await transport.sendMail({ envelope: { from, to: [...to] }, raw });
+      async send({ from, to, raw, signal }) {
+        await transport.sendMail({ envelope: { from, to: [...to] }, raw, signal });
       },
       close: () => transport.close(),
     };
@@ -68,6 +84,10 @@ export function createMailRelay(options: { relayUrl: string; rejectUnauthorized:
     connectionTimeout: 30_000,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
+    // Closing a connection destroys its socket rather than ending it: ending flushes what is
+    // still buffered, so an abandoned delivery could send the rest of its message, final dot
+    // included, after the job gave up on it.
+    socketCloseTimeout: 0,
   });
   const redact = (text: string) => {
     let clean = text;
@@ -76,10 +96,16 @@ export function createMailRelay(options: { relayUrl: string; rejectUnauthorized:
   };
   return {
     description,
-    async send({ from, to, raw }) {
+    async send({ from, to, raw, signal }) {
+      const deadline = AbortSignal.timeout(sendTimeoutMs);
       try {
-        await transport.sendMail({ envelope: { from, to: [...to] }, raw });
+        // nodemailer's pool closes the connection of a send whose signal aborts and fails that send.
+        await transport.sendMail({ envelope: { from, to: [...to] }, raw, signal: AbortSignal.any([signal, deadline]) });
       } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        if (deadline.aborted) {
+          throw new RelayError(`Relay ${description} did not take the message within ${sendTimeoutMs / 1000} s.`, false, { cause: error });
+        }
         const failure = error as NodemailerFailure;
         const permanent =
           failure.permanent ?? (failure.responseCode !== undefined && failure.responseCode >= 500 && failure.responseCode !== 503);

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import { dependencyFailure, InputError, NotAllowedError, newId, PayloadTooLargeError, RateLimitError } from '@agentinfra/core';
+import {
+  dependencyFailure,
+  InputError,
+  JobInterruptedError,
+  JobLeaseLostError,
+  NotAllowedError,
+  newId,
+  PayloadTooLargeError,
+  RateLimitError,
+} from '@agentinfra/core';
 import { z } from 'zod';
 import { namesAnotherAddress, normalizeAddress, parseMailboxes } from './addresses.js';
 import { MIME_PREFIX, type RawDelivery } from './inbound.js';
@@ -260,8 +269,14 @@ export function createOutbound(
    * `message.failed`; any other failure throws so the job runner retries
    * with back-off. Without a relay, a message with recipients elsewhere
    * stays `queued` (its local recipients still get their copy).
+   * When `signal` aborts (the job's timeout, shutdown, a lost lease) during
+   * the hand-over to the relay, its SMTP connection is closed at once and the
+   * attempt throws. The job's timeout counts as a relay failure (the last
+   * attempt makes the message `failed`); after a shutdown or a lost lease
+   * nothing is recorded, as the attempt that carries on records the outcome.
+   * @throws the failure, so that the job runner retries; `signal`'s reason after a shutdown or a lost lease.
    */
-  async function deliver(options: { payload: unknown; attempt: number }): Promise<void> {
+  async function deliver(options: { payload: unknown; attempt: number; signal: AbortSignal }): Promise<void> {
     const { message_id: id } = sendJobPayloadSchema.parse(options.payload);
     const row = (await knex()('postbox_messages').where({ id, direction: 'out' }).first()) as MessageRow | undefined;
     if (row?.status !== 'queued') return;
@@ -291,8 +306,10 @@ export function createOutbound(
     if (remote.length > 0) {
       if (!transport) return;
       try {
-        await transport.send({ from, to: remote, raw });
+        await transport.send({ from, to: remote, raw, signal: options.signal });
       } catch (error) {
+        const reason: unknown = options.signal.reason;
+        if (reason instanceof JobInterruptedError || reason instanceof JobLeaseLostError) throw reason;
         const message = error instanceof RelayError ? error.message : `Relay failure: ${(error as Error).message}`;
         const permanent = error instanceof RelayError && error.permanent;
         if (permanent || lastAttempt) {

@@ -1,5 +1,6 @@
 import type { JobDefinition } from '@agentinfra/core';
 import { MAX_WEBHOOK_TIMEOUT_MS } from '../config.js';
+import { RELAY_SEND_TIMEOUT_MS } from '../mail-relay.js';
 import { SEND_JOB } from '../outbound.js';
 import type { PostboxService } from '../service.js';
 import { WEBHOOK_JOB } from '../webhooks.js';
@@ -14,8 +15,10 @@ import { WEBHOOK_JOB } from '../webhooks.js';
 export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
   {
     name: SEND_JOB,
-    timeoutMs: 120_000,
-    run: ({ service, payload, attempt }) => service.deliverOutbound({ payload, attempt }),
+    // Past the relay's own bound, so that a relay that stalls fails the attempt (and, on the last
+    // one, the message) before the runner gives up on it.
+    timeoutMs: RELAY_SEND_TIMEOUT_MS + 30_000,
+    run: ({ service, payload, attempt, signal }) => service.deliverOutbound({ payload, attempt, signal }),
   },
   {
     name: WEBHOOK_JOB,
