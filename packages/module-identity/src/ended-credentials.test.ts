@@ -97,4 +97,38 @@ describe.each(sqlDatabases())('agent-identity sweep of ended credentials on $nam
       delegations.kept.map((row) => row.id).sort(),
     );
   });
+
+  it('stops between batches once its job signal aborts (a timed-out sweep does not run on beside its retry)', async () => {
+    const devices = rowsFor('dev');
+    await insertAll(
+      'identity_devices',
+      devices.due.map(({ id, ...times }) => ({
+        device_id: `${id}_b`,
+        agent_id: 'ann',
+        label: 'l',
+        key_hash: `hash-b-${id}`,
+        created_at: 0,
+        ...times,
+      })),
+    );
+    const controller = new AbortController();
+    const deletes: number[] = [];
+    const onResponse = (response: unknown, query: { sql: string }) => {
+      if (!/^\s*delete\b/i.test(query.sql)) return;
+      deletes.push(Number(response));
+      controller.abort(new Error('Timed out after 60000 ms.'));
+    };
+    db.knex.on('query-response', onResponse);
+    try {
+      const job = identityModule.jobs?.find((candidate) => candidate.name === 'identity.expiry-sweep');
+      const service = server.kernel.service<IdentityService>('agent-identity');
+      await expect(job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: controller.signal, service })).rejects.toThrow(
+        'Timed out after 60000 ms.',
+      );
+    } finally {
+      db.knex.off('query-response', onResponse);
+    }
+    expect(deletes).toEqual([SQL_ID_CHUNK]);
+    expect(Number((await db.knex('identity_devices').count({ n: '*' }).first())?.n)).toBe(DUE - SQL_ID_CHUNK + 4);
+  });
 });

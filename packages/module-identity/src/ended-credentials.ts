@@ -17,18 +17,22 @@ const ENDED_AT = 'case when revoked_at is not null and revoked_at < expires_at t
  * {@link SQL_ID_CHUNK} per statement, each statement committed on its own,
  * so that no sweep holds the table's write lock for long however many rows
  * are due. An ended row never becomes live again, so a batch deletes its
- * ids without checking them again.
+ * ids without checking them again. Stops before the next batch once
+ * `signal` aborts.
  * @returns how many rows were deleted.
+ * @throws `signal`'s reason when it aborted (the batches before stay deleted).
  */
 export async function deleteEndedBefore(options: {
   knex: SqlDatabase['knex'];
   table: 'identity_devices' | 'identity_delegations';
   idColumn: 'device_id' | 'delegation_id';
   cutoff: number;
+  signal?: AbortSignal;
 }): Promise<number> {
   const { knex, table, idColumn, cutoff } = options;
   let deleted = 0;
   for (;;) {
+    options.signal?.throwIfAborted();
     const rows = (await knex(table)
       .select(idColumn)
       .where('expires_at', '<', cutoff)

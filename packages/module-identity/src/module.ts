@@ -26,16 +26,16 @@ export const identityModule = defineModule({
     {
       name: 'identity.expiry-sweep',
       schedule: { every: 3_600_000 },
-      run: async ({ service }: { service: IdentityService }) => {
-        await service.sweepExpired();
+      run: async ({ service, signal }: { service: IdentityService; signal: AbortSignal }) => {
+        await service.sweepExpired({ signal });
       },
     },
     {
       // Finishes a master-key rotation: values sealed with a previous key are sealed again with the current one.
       name: 'identity.reseal-secrets',
       schedule: { every: 3_600_000 },
-      run: async ({ service }: { service: IdentityService }) => {
-        await service.resealSecrets();
+      run: async ({ service, signal }: { service: IdentityService; signal: AbortSignal }) => {
+        await service.resealSecrets({ signal });
       },
     },
   ],

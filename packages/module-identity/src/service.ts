@@ -368,8 +368,9 @@ export function createIdentityService(deps: IdentityDeps) {
      * @throws UnopenedSealedValuesError after the walk when some secrets could not be opened, naming up to 5
      *   (agent, key) pairs; the others are resealed all the same.
      */
-    resealSecrets() {
+    resealSecrets(options: { signal?: AbortSignal } = {}) {
       return resealSealedColumn({
+        signal: options.signal,
         sql: deps.sql,
         secretBox: deps.secretBox,
         table: 'identity_secrets',
@@ -475,13 +476,22 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /**
      * Deletes devices and delegations that expired or were revoked more than 7 days ago,
-     * in batches of `SQL_ID_CHUNK` rows per statement (see {@link deleteEndedBefore}).
+     * in batches of `SQL_ID_CHUNK` rows per statement (see {@link deleteEndedBefore}), stopping
+     * between batches once `signal` (the job's) aborts.
      * @returns how many rows were removed.
+     * @throws `signal`'s reason when it aborted.
      */
-    async sweepExpired(): Promise<{ devices: number; delegations: number }> {
+    async sweepExpired(options: { signal?: AbortSignal } = {}): Promise<{ devices: number; delegations: number }> {
       const cutoff = now() - RETAIN_ENDED_MS;
-      const devices = await deleteEndedBefore({ knex: knex(), table: 'identity_devices', idColumn: 'device_id', cutoff });
-      const delegations = await deleteEndedBefore({ knex: knex(), table: 'identity_delegations', idColumn: 'delegation_id', cutoff });
+      const { signal } = options;
+      const devices = await deleteEndedBefore({ knex: knex(), table: 'identity_devices', idColumn: 'device_id', cutoff, signal });
+      const delegations = await deleteEndedBefore({
+        knex: knex(),
+        table: 'identity_delegations',
+        idColumn: 'delegation_id',
+        cutoff,
+        signal,
+      });
       return { devices, delegations };
     },
 
