@@ -104,6 +104,13 @@ describe.each(sqlDatabases())('/mem/forget when removing vectors fails, on $name
       const job = memoryModule.jobs?.find((candidate) => candidate.name === 'memory.remove-forgotten-vectors');
       expect(job?.schedule).toEqual({ every: 600_000 });
       const service = t.server.kernel.service<MemoryService>('agent-memory');
+      // A run whose signal aborted (its timeout passed) stops and leaves the queue as it is.
+      const aborted = new AbortController();
+      aborted.abort(new Error('Timed out after 60000 ms.'));
+      await expect(job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: aborted.signal, service })).rejects.toThrow(
+        'Timed out after 60000 ms.',
+      );
+      expect(await countRows(db, 'memory_vector_removals')).toBe(2);
       await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: new AbortController().signal, service });
       expect({
         vectors: await db.vectorIndex({ table: 'memory_vectors' }).count(),

@@ -26,12 +26,14 @@ export async function queueVectorRemovals(trx: Knex.Transaction, ids: readonly s
  * other forgets add meanwhile, which those forgets remove). Removing is
  * idempotent, so concurrent calls (other requests, other replicas) may
  * share entries.
+ * Stops before the next chunk once `signal` aborts.
  * @returns the number of queue entries done.
- * @throws the vector index's or the database's error; what was not done stays queued.
+ * @throws the vector index's or the database's error, or `signal`'s reason; what was not done stays queued.
  */
-export async function removeQueuedVectors(knex: Knex, indexes: readonly VectorIndex[]): Promise<number> {
+export async function removeQueuedVectors(knex: Knex, indexes: readonly VectorIndex[], signal?: AbortSignal): Promise<number> {
   let done = 0;
   for (;;) {
+    signal?.throwIfAborted();
     const rows = (await knex(QUEUE).select('id').orderBy('id').limit(SQL_ID_CHUNK)) as Array<{ id: string }>;
     const ids = rows.map((row) => row.id);
     if (ids.length > 0) {

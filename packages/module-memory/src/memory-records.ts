@@ -91,12 +91,14 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
    * start, and every ten minutes (the module's job) for those a failed or
    * interrupted forget left. A failure is logged
    * and leaves them queued for the next call; their memories are already
-   * gone, so they match no query meanwhile.
+   * gone, so they match no query meanwhile. Once `signal` (the job's)
+   * aborts, it stops between chunks and throws the signal's reason.
    */
-  async function removeForgottenVectors(): Promise<void> {
+  async function removeForgottenVectors(options: { signal?: AbortSignal } = {}): Promise<void> {
     try {
-      await removeQueuedVectors(knex(), await startup.vectorIndexes());
+      await removeQueuedVectors(knex(), await startup.vectorIndexes(), options.signal);
     } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
       deps.logger.warn({ err: error }, 'memory: could not remove the vectors of forgotten memories; they stay queued and are retried');
     }
   }

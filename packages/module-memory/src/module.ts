@@ -29,8 +29,8 @@ export const memoryModule = defineModule({
       // Retries vector removals a failed forget left queued (their memories are gone already, so hidden from queries).
       name: 'memory.remove-forgotten-vectors',
       schedule: { every: 600_000 },
-      run: async ({ service }: { service: MemoryService }) => {
-        await service.removeForgottenVectors();
+      run: async ({ service, signal }: { service: MemoryService; signal: AbortSignal }) => {
+        await service.removeForgottenVectors({ signal });
       },
     },
   ],
