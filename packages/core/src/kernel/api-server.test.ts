@@ -41,9 +41,12 @@ interface RawAnswer {
   closed: boolean;
 }
 
-/** Opens a connection to `port`, collecting what comes back; `answer` resolves when the server closes it (or after 5 s). */
-function openConnection(port: number) {
-  const socket: Socket = connect(port, '127.0.0.1');
+/**
+ * Opens a connection to `port` (from `localAddress`, a loopback address, when given), collecting what comes
+ * back; `answer` resolves when the server closes it (or after 5 s).
+ */
+function openConnection(port: number, localAddress?: string) {
+  const socket: Socket = connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
   socket.on('error', () => undefined);
   let received = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
@@ -71,9 +74,9 @@ function parseAnswer(bytes: Buffer, closed: boolean): RawAnswer {
   return { status: Number(statusLine.split(' ')[1]), headers, body: end === -1 ? '' : text.slice(end + 4), closed };
 }
 
-/** Sends `request` on a new connection and waits for the server to answer and close it. */
-async function exchange(port: number, request: string): Promise<RawAnswer> {
-  const { socket, answer } = openConnection(port);
+/** Sends `request` on a new connection (from `localAddress` when given) and waits for the server to answer and close it. */
+async function exchange(port: number, request: string, localAddress?: string): Promise<RawAnswer> {
+  const { socket, answer } = openConnection(port, localAddress);
   socket.write(request);
   return answer;
 }
@@ -199,49 +202,54 @@ describe('answers to requests Node refuses', () => {
 });
 
 describe('the connection bound', () => {
-  it('closes connections accepted over http.maxConnections unanswered, and accepts new ones once others close', async () => {
+  const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+  const healthThenClose = 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+
+  /** Runs `test` against an API server with these connection bounds on a free port. */
+  async function withServer(
+    bounds: { maxConnections: number; maxConnectionsPerAddress: number },
+    test: (server: Server, port: number) => Promise<void>,
+  ): Promise<void> {
     const kernel = unstartedKernel({ modules: [] });
-    const server = createApiServer({
-      fetch: limitPipelinedRequests(kernel.app.fetch),
-      hostname: '127.0.0.1',
-      maxConnections: 2,
-      maxConnectionsPerAddress: 0,
-    });
-    const port = await listening(server);
+    const server = createApiServer({ fetch: limitPipelinedRequests(kernel.app.fetch), hostname: '127.0.0.1', ...bounds });
     try {
-      const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
-      const held = [openConnection(port), openConnection(port)];
-      for (const connection of held) connection.socket.write(health);
-      await expect.poll(() => held.every((connection) => connection.received().includes('{"status":"ok"}'))).toBe(true);
+      await test(server, await listening(server));
+    } finally {
+      await closing(server);
+      await kernel.stop();
+    }
+  }
+
+  /** Opens `count` keep-alive connections to `port` and waits until each has had /health answered. */
+  async function holdAnswered(port: number, count: number) {
+    const held = Array.from({ length: count }, () => openConnection(port));
+    for (const connection of held) connection.socket.write(health);
+    await expect.poll(() => held.every((connection) => connection.received().includes('{"status":"ok"}'))).toBe(true);
+    return held;
+  }
+
+  /** Waits until `server` counts `count` open connections. */
+  const untilConnections = (server: Server, count: number) =>
+    expect.poll(() => new Promise((resolve) => server.getConnections((_error, open) => resolve(open)))).toBe(count);
+
+  it('closes connections accepted over http.maxConnections unanswered, and accepts new ones once others close', async () => {
+    await withServer({ maxConnections: 2, maxConnectionsPerAddress: 0 }, async (server, port) => {
+      const held = await holdAnswered(port, 2);
       const refused = openConnection(port);
       refused.socket.write(health);
       const answer = await refused.answer;
       expect(answer.closed).toBe(true);
       expect(refused.received()).toBe('');
       held[0]?.socket.destroy();
-      await expect.poll(() => new Promise((resolve) => server.getConnections((_error, count) => resolve(count)))).toBe(1);
-      expect((await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+      await untilConnections(server, 1);
+      expect((await exchange(port, healthThenClose)).status).toBe(200);
       held[1]?.socket.destroy();
-    } finally {
-      await closing(server);
-      await kernel.stop();
-    }
+    });
   });
 
   it('answers a connection over http.maxConnectionsPerAddress 429 and closes it, counting each address on its own', async () => {
-    const kernel = unstartedKernel({ modules: [] });
-    const server = createApiServer({
-      fetch: limitPipelinedRequests(kernel.app.fetch),
-      hostname: '127.0.0.1',
-      maxConnections: 0,
-      maxConnectionsPerAddress: 2,
-    });
-    const port = await listening(server);
-    try {
-      const health = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
-      const held = [openConnection(port), openConnection(port)];
-      for (const connection of held) connection.socket.write(health);
-      await expect.poll(() => held.every((connection) => connection.received().includes('{"status":"ok"}'))).toBe(true);
+    await withServer({ maxConnections: 0, maxConnectionsPerAddress: 2 }, async (server, port) => {
+      const held = await holdAnswered(port, 2);
       const refused = await exchange(port, health);
       expect(refused).toMatchObject({ status: 429, closed: true, headers: { connection: 'close', 'retry-after': '1' } });
       expect(JSON.parse(refused.body)).toEqual({
@@ -252,24 +260,12 @@ describe('the connection bound', () => {
         },
       });
       // Another address is not counted with 127.0.0.1 (127.0.0.2 is loopback on Linux).
-      const fromElsewhere = await new Promise<RawAnswer>((resolve) => {
-        const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' });
-        let received = Buffer.alloc(0);
-        socket.on('data', (chunk: Buffer) => {
-          received = Buffer.concat([received, chunk]);
-        });
-        socket.on('close', () => resolve(parseAnswer(received, true)));
-        socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      });
-      expect(fromElsewhere.status).toBe(200);
+      expect((await exchange(port, healthThenClose, '127.0.0.2')).status).toBe(200);
       // A slot freed is taken again.
       held[0]?.socket.destroy();
-      await expect.poll(() => new Promise((resolve) => server.getConnections((_error, count) => resolve(count)))).toBe(1);
-      expect((await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+      await untilConnections(server, 1);
+      expect((await exchange(port, healthThenClose)).status).toBe(200);
       held[1]?.socket.destroy();
-    } finally {
-      await closing(server);
-      await kernel.stop();
-    }
+    });
   });
 });
