@@ -1,15 +1,14 @@
 import { JobInterruptedError, JobLeaseLostError, newMasterKey } from '@agentinfra/core';
 import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
 import type { GatewayConfigInput } from './config.js';
-import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
+import { pebbleRequests } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
-import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
 import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
-import { type PebbleServer, startPebble } from './test-support/pebble.js';
+import { usePebbleStack } from './test-support/pebble-stack.js';
 
 const ORDER_NOT_READY = 'urn:ietf:params:acme:error:orderNotReady';
 const UNAUTHORIZED = 'urn:ietf:params:acme:error:unauthorized';
@@ -28,27 +27,14 @@ const { finalize: isFinalize, order: isOrder, authorization: isAuthorization, ce
  */
 const acmeTools = acmeToolsAvailable('agent-gateway ACME error paths');
 describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
-  let dns: ChallTestServer;
-  let pebble: PebbleServer;
-  let proxy: AcmeProxy;
-
-  beforeAll(async () => {
-    dns = await startChallTestServer();
-    pebble = await startPebble({ alwaysValid: true, dnsServer: dns.dnsServer });
-    proxy = await startAcmeProxy({ pebble });
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await pebble?.stop();
-    await dns?.stop();
-  });
+  const stack = usePebbleStack();
 
   describe.each(sqlDatabases())('on $name', ({ name, create }) => {
-    const publish = (name: string, value: string) => dns.setTxt(name, value);
+    const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
     const gateway = (): GatewayConfigInput => ({
-      directoryUrl: proxy.directoryUrl,
-      caFile: pebble.caFile,
-      dnsServers: [dns.dnsServer],
+      directoryUrl: stack.proxy.directoryUrl,
+      caFile: stack.pebble.caFile,
+      dnsServers: [stack.dns.dnsServer],
       httpPort: 0,
       ...fastPolling,
     });
@@ -67,8 +53,8 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
       try {
         const host = 'not-ready.example.test';
         const orderId = await orderFor(test, host);
-        proxy.failNext(isFinalize, { type: ORDER_NOT_READY, detail: 'Order is not ready to be finalized', status: 403 });
-        const from = proxy.requests.length;
+        stack.proxy.failNext(isFinalize, { type: ORDER_NOT_READY, detail: 'Order is not ready to be finalized', status: 403 });
+        const from = stack.proxy.requests.length;
         await test.service.runOrder({ orderId, attempt: 1, signal: running() });
 
         expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({
@@ -77,7 +63,7 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
           last_error: null,
           problem: null,
         });
-        const seen = proxy.requests.slice(from);
+        const seen = stack.proxy.requests.slice(from);
         const refused = seen.findIndex((request) => isFinalize(request) && request.status === 403);
         const polled = seen.findIndex((request, index) => index > refused && isOrder(request) && request.status === 200);
         const accepted = seen.findIndex((request, index) => index > polled && isFinalize(request) && request.status === 200);
@@ -87,7 +73,12 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
         ).toBe(true);
         expect(seen.filter(isFinalize)).toHaveLength(2);
         const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
-        expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await pebble.root(), host, keyPem: got.body.private_key_pem });
+        expectChainToRoot({
+          chainPem: got.body.certificate_pem,
+          rootPem: await stack.pebble.root(),
+          host,
+          keyPem: got.body.private_key_pem,
+        });
       } finally {
         await test.server.stop();
         await cleanup();
@@ -108,12 +99,12 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
         const resumed = await orderFor(test, 'resumed.example.test');
         const stale = await orderFor(test, 'stale.example.test');
         for (const orderId of [resumed, stale]) {
-          proxy.failNext(isAuthorization, { type: UNAUTHORIZED, detail: 'refused for now', status: 403 });
+          stack.proxy.failNext(isAuthorization, { type: UNAUTHORIZED, detail: 'refused for now', status: 403 });
           await expect(test.service.runOrder({ orderId, attempt: 1, signal: running() })).rejects.toThrow(/refused for now/);
           expect((await order(orderId)).acme_order_url).toMatch(/\/my-order\//);
         }
 
-        await pebble.restart();
+        await stack.pebble.restart();
         // The stored order is fetched with the forgotten account: the account and the CA order are dropped.
         const gone = await test.service.runOrder({ orderId: resumed, attempt: 2, signal: running() }).catch((error: unknown) => error);
         expect(gone).toBeInstanceOf(AcmeProblemError);
@@ -134,7 +125,12 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
         expect(await accounts()).toEqual([successor]);
         for (const host of ['resumed.example.test', 'stale.example.test']) {
           const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
-          expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await pebble.root(), host, keyPem: got.body.private_key_pem });
+          expectChainToRoot({
+            chainPem: got.body.certificate_pem,
+            rootPem: await stack.pebble.root(),
+            host,
+            keyPem: got.body.private_key_pem,
+          });
         }
       } finally {
         await test.server.stop();
@@ -152,7 +148,7 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
           const host = 'slow-download.example.test';
           const orderId = await orderFor(test, host);
           // The certificate download outlives the attempt's timeout: acme-client's call goes on after the attempt gave up.
-          const heldAnswerSent = proxy.delayNext(isCertificate, 4_000);
+          const heldAnswerSent = stack.proxy.delayNext(isCertificate, 4_000);
           const firstAttempt = await test.service.runOrder({ orderId, attempt: 1, signal: running() }).then(
             () => null,
             (error: unknown) => error,
@@ -170,7 +166,7 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
           expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({ status: 'valid', attempts: 2 });
           expect(await db.knex('gateway_revocations').select('serial')).toEqual([]);
           expect((await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice')).body.serial).toBe(got.body.serial);
-          expect((await pebble.certStatus(got.body.serial))?.Status).toBe('Valid');
+          expect((await stack.pebble.certStatus(got.body.serial))?.Status).toBe('Valid');
         } finally {
           await test.server.stop();
           await cleanup();
@@ -276,7 +272,7 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
         await run(second, await orderFor(second, 'two.example.test'), 1);
         const [forgotten] = await accounts();
 
-        await pebble.restart();
+        await stack.pebble.restart();
         const three = await orderFor(first, 'three.example.test');
         await expect(run(first, three, 1)).rejects.toThrow(AcmeProblemError);
         expect(await accounts()).toEqual([]);

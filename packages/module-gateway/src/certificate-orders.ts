@@ -253,10 +253,11 @@ export function createCertificateOrders(context: GatewayContext) {
     /**
      * `{ host }`: forces an order for that host. No host: an order for every
      * certificate with less than a third of its lifetime left (the daily
-     * job's path), skipping hosts with a live order (it is returned).
-     * @throws NotFoundError for a host that is not bound.
+     * job's path), skipping hosts with a live order (it is returned); when
+     * `signal` aborts, stops before the next host (the orders already made stay).
+     * @throws NotFoundError for a host that is not bound; the abort reason once `signal` aborted.
      */
-    async renew(body: RenewCertificatesRequest): Promise<RenewCertificatesResponse> {
+    async renew(body: RenewCertificatesRequest, signal?: AbortSignal): Promise<RenewCertificatesResponse> {
       if (body.host !== undefined) return { orders: [await request(body.host, 'renew')] };
       const at = now();
       const due = (await knex()('gateway_certificates as c')
@@ -266,6 +267,7 @@ export function createCertificateOrders(context: GatewayContext) {
         .orderBy('c.not_after')) as Array<{ host: string }>;
       const orders: OrderSummary[] = [];
       for (const { host } of due) {
+        signal?.throwIfAborted();
         try {
           orders.push(await request(host, 'renew'));
         } catch (error) {
@@ -337,12 +339,15 @@ export function createCertificateOrders(context: GatewayContext) {
      * a newer order of the same host binding exists, or the host was released.
      * Each bound host keeps its latest order whatever its age. Their sealed
      * certificate keys go with them (a stored certificate keeps its own copy).
+     * Stops before the next batch once `signal` aborts.
      * @returns how many orders were deleted.
+     * @throws the abort reason once `signal` aborted.
      */
-    async pruneFinished(): Promise<number> {
+    async pruneFinished(signal?: AbortSignal): Promise<number> {
       const endedBefore = now() - FINISHED_ORDER_RETENTION_MS;
       let deleted = 0;
       for (;;) {
+        signal?.throwIfAborted();
         const ids = (
           (await knex()('gateway_orders as o')
             .select('o.order_id')
@@ -365,11 +370,17 @@ export function createCertificateOrders(context: GatewayContext) {
       }
     },
 
-    /** Checks every live order still has a running job (re-enqueues or fails the others). @returns orders found dead. */
-    async recover(): Promise<number> {
+    /**
+     * Checks every live order still has a running job (re-enqueues or fails the others); stops before the next
+     * order once `signal` aborts. @returns orders found dead. @throws the abort reason once `signal` aborted.
+     */
+    async recover(signal?: AbortSignal): Promise<number> {
       const live = (await knex()('gateway_orders').whereIn('status', ['queued', 'processing'])) as OrderRow[];
       let dead = 0;
-      for (const order of live) if (!(await ensureRunning(order))) dead += 1;
+      for (const order of live) {
+        signal?.throwIfAborted();
+        if (!(await ensureRunning(order))) dead += 1;
+      }
       return dead;
     },
   };

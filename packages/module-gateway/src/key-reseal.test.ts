@@ -1,18 +1,17 @@
 import { createAesGcmSecretBox, newMasterKey, type SqlDatabase } from '@agentinfra/core';
 import { keepOpen } from '@agentinfra/core/testing';
 import { beforeFirstTransaction, sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GatewayConfigInput } from './config.js';
 import { RESEAL_JOB } from './gateway-context.js';
 import { accountKeyContext, certificateKeyContext } from './gateway-rows.js';
 import { gatewayJobs } from './jobs/gateway-jobs.js';
 import { createKeyReseal } from './key-reseal.js';
-import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
+import { pebbleRequests } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
-import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
 import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
-import { type PebbleServer, startPebble } from './test-support/pebble.js';
+import { usePebbleStack } from './test-support/pebble-stack.js';
 
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
@@ -64,27 +63,14 @@ async function sealedKeys(db: SqlDatabase): Promise<Array<{ table: string; id: s
  */
 const acmeTools = acmeToolsAvailable('agent-gateway master key rotation');
 describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
-  let dns: ChallTestServer;
-  let pebble: PebbleServer;
-  let proxy: AcmeProxy;
-
-  beforeAll(async () => {
-    dns = await startChallTestServer();
-    pebble = await startPebble({ alwaysValid: true, dnsServer: dns.dnsServer });
-    proxy = await startAcmeProxy({ pebble });
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await pebble?.stop();
-    await dns?.stop();
-  });
+  const stack = usePebbleStack();
 
   describe.each(sqlDatabases())('on $name', ({ create }) => {
-    const publish = (name: string, value: string) => dns.setTxt(name, value);
+    const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
     const gateway = (): GatewayConfigInput => ({
-      directoryUrl: proxy.directoryUrl,
-      caFile: pebble.caFile,
-      dnsServers: [dns.dnsServer],
+      directoryUrl: stack.proxy.directoryUrl,
+      caFile: stack.pebble.caFile,
+      dnsServers: [stack.dns.dnsServer],
       httpPort: 0,
       ...fastPolling,
     });
@@ -97,7 +83,7 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
     const certificateOf = async (test: GatewayTestServer, host: string) => {
       const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
       expect(got.status, JSON.stringify(got.body)).toBe(200);
-      expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await pebble.root(), host, keyPem: got.body.private_key_pem });
+      expectChainToRoot({ chainPem: got.body.certificate_pem, rootPem: await stack.pebble.root(), host, keyPem: got.body.private_key_pem });
       return got.body as { certificate_pem: string; private_key_pem: string; serial: string };
     };
 
@@ -117,7 +103,7 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
         const pending = {} as Record<'during' | 'after', { orderId: string; keyPem: string }>;
         for (const when of ['during', 'after'] as const) {
           const orderId = await orderFor(first, `${when}.example.test`);
-          proxy.failNext(pebbleRequests.finalize, UNAUTHORIZED);
+          stack.proxy.failNext(pebbleRequests.finalize, UNAUTHORIZED);
           await expect(first.service.runOrder({ orderId, attempt: 1, signal: running() })).rejects.toThrow(/refused for now/);
           pending[when] = { orderId, keyPem: await orderKeyOf(orderId) };
         }
@@ -221,7 +207,7 @@ describe.runIf(acmeTools)('agent-gateway master key rotation', () => {
             status: 'failed',
             reason: 'issue',
             challenge: 'http-01',
-            directory_url: proxy.directoryUrl,
+            directory_url: stack.proxy.directoryUrl,
             acme_order_url: null,
             key_sealed: old.seal({ plaintext: `key of ${orderId}`, context: certificateKeyContext(orderId) }),
             job_id: null,

@@ -1,11 +1,10 @@
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
-import { type AcmeProxy, pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
+import { pebbleRequests } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
-import { type ChallTestServer, startChallTestServer } from './test-support/challtestsrv.js';
 import { claimHost, startGatewayTestServer } from './test-support/gateway-test-server.js';
-import { type PebbleServer, startPebble } from './test-support/pebble.js';
+import { usePebbleStack } from './test-support/pebble-stack.js';
 
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
@@ -21,30 +20,23 @@ const running = () => new AbortController().signal;
  */
 const acmeTools = acmeToolsAvailable('agent-gateway revocation after a new ACME account');
 describe.runIf(acmeTools)('agent-gateway revocation after a new ACME account', () => {
-  let dns: ChallTestServer;
-  let pebble: PebbleServer;
-  let proxy: AcmeProxy;
-
-  beforeAll(async () => {
-    dns = await startChallTestServer();
-    pebble = await startPebble({ alwaysValid: true, dnsServer: dns.dnsServer });
-    proxy = await startAcmeProxy({ pebble });
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await pebble?.stop();
-    await dns?.stop();
-  });
+  const stack = usePebbleStack();
 
   describe.each(sqlDatabases())('on $name', ({ create }) => {
     it('revokes a certificate ordered under the account the gateway replaced', async () => {
       const { db, cleanup } = await create();
       const test = await startGatewayTestServer({
         db,
-        gateway: { directoryUrl: proxy.directoryUrl, caFile: pebble.caFile, dnsServers: [dns.dnsServer], httpPort: 0, ...fastPolling },
+        gateway: {
+          directoryUrl: stack.proxy.directoryUrl,
+          caFile: stack.pebble.caFile,
+          dnsServers: [stack.dns.dnsServer],
+          httpPort: 0,
+          ...fastPolling,
+        },
         jobs: { enabled: false },
       });
-      const publish = (name: string, value: string) => dns.setTxt(name, value);
+      const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
       const orderFor = async (host: string): Promise<string> => {
         await claimHost(test, 'alice', host, publish);
         const issued = await test.gateway('/cert/issue', { host }, 'bridge');
@@ -57,12 +49,12 @@ describe.runIf(acmeTools)('agent-gateway revocation after a new ACME account', (
         const host = 'old-account.example.test';
         await test.service.runOrder({ orderId: await orderFor(host), attempt: 1, signal: running() });
         const { serial } = (await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice')).body as { serial: string };
-        expect((await pebble.certStatus(serial))?.Status).toBe('Valid');
+        expect((await stack.pebble.certStatus(serial))?.Status).toBe('Valid');
         const [first] = await accounts();
 
         // The CA answers that the account does not exist: the gateway forgets it and registers a new one.
         const next = await orderFor('new-account.example.test');
-        proxy.failNext(pebbleRequests.newOrder, { type: ACCOUNT_DOES_NOT_EXIST, detail: 'unknown account', status: 400 });
+        stack.proxy.failNext(pebbleRequests.newOrder, { type: ACCOUNT_DOES_NOT_EXIST, detail: 'unknown account', status: 400 });
         await expect(test.service.runOrder({ orderId: next, attempt: 1, signal: running() })).rejects.toThrow(AcmeProblemError);
         await test.service.runOrder({ orderId: next, attempt: 2, signal: running() });
         const [second] = await accounts();
@@ -72,8 +64,8 @@ describe.runIf(acmeTools)('agent-gateway revocation after a new ACME account', (
         const released = await test.gateway('/host/release', { agent_id: 'alice', host }, 'alice');
         expect(released.body.certificate_revocation).toBe('scheduled');
         const revocation = await db.knex('gateway_revocations').where({ host }).first();
-        await test.service.runRevocation({ revocationId: revocation.revocation_id, attempt: 1 });
-        expect(await pebble.certStatus(serial)).toMatchObject({ Status: 'Revoked', Reason: 5 });
+        await test.service.runRevocation({ revocationId: revocation.revocation_id, attempt: 1, signal: running() });
+        expect(await stack.pebble.certStatus(serial)).toMatchObject({ Status: 'Revoked', Reason: 5 });
         expect(await db.knex('gateway_revocations').where({ host }).first()).toMatchObject({
           status: 'revoked',
           last_error: null,

@@ -71,10 +71,15 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
     /** Forces an order for a bound host (or returns its live order). @throws NotFoundError when the host is not bound. */
     issueCertificate: (body: IssueCertificateRequest): Promise<OrderSummary> => orders.request(body.host, 'issue'),
     renewCertificates: orders.renew,
-    /** The daily job: renews every certificate with less than a third of its lifetime left, then tidies up. */
-    async renewDue() {
-      const result = await orders.renew({});
-      await service.sweep();
+    /**
+     * The daily job: renews every certificate with less than a third of its
+     * lifetime left, then tidies up (`sweep`). Stops between hosts and
+     * between steps once `signal` aborts.
+     * @throws the abort reason once `signal` aborted.
+     */
+    async renewDue(options: { signal?: AbortSignal } = {}) {
+      const result = await orders.renew({}, options.signal);
+      await service.sweep(options);
       return result;
     },
     runOrder: orders.run,
@@ -93,13 +98,18 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
 
     /**
      * Deletes expired claim tokens, stale HTTP-01 tokens and finished orders
-     * past retention that /list no longer shows, and recovers orders whose job died.
+     * past retention that /list no longer shows, and recovers orders whose
+     * job died. Stops between these steps once `signal` aborts.
+     * @throws the abort reason once `signal` aborted.
      */
-    async sweep() {
+    async sweep(options: { signal?: AbortSignal } = {}) {
+      const { signal } = options;
+      signal?.throwIfAborted();
       await hosts.sweepClaims();
+      signal?.throwIfAborted();
       await deps.sql.knex('gateway_http_tokens').where('expires_at', '<=', deps.clock.now()).delete();
-      await orders.pruneFinished();
-      await orders.recover();
+      await orders.pruneFinished(signal);
+      await orders.recover(signal);
     },
 
     /** The port of the running HTTP-01 listener, or null. */

@@ -2,9 +2,13 @@ import type { Clock, PortMap, SecretBox, SqlDatabase } from '@agentinfra/core';
 import acme from 'acme-client';
 import type { GatewayConfig } from '../config.js';
 import { type AccountRow, accountKeyContext } from '../gateway-rows.js';
-import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, asAcmeProblem } from './problem-document.js';
+import { captureAcmeProblems } from './acme-http.js';
+import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, asAcmeProblem, UNAUTHORIZED } from './problem-document.js';
 
 type Logger = PortMap['logger'];
+
+/** Account statuses after which the CA accepts no request signed for the account (RFC 8555 §7.1.2). */
+const UNUSABLE_STATUSES: ReadonlySet<string> = new Set(['deactivated', 'revoked']);
 
 /** ACME clients bound to this server's account at each directory. */
 export interface AcmeAccounts {
@@ -17,12 +21,16 @@ export interface AcmeAccounts {
    */
   client(directoryUrl?: string): Promise<acme.Client>;
   /**
-   * When `error` carries the CA's `accountDoesNotExist` problem (RFC 8555
-   * §6.7), forgets the account at `accountUrl` (the one the failed request
-   * was signed for): its row and this process's client for it, so the next
-   * {@link AcmeAccounts.client} registers anew. A successor another order or
-   * replica already registered is kept.
-   * @returns whether the CA said the account does not exist.
+   * Forgets the account at `accountUrl` (the one the failed request was
+   * signed for) when the CA no longer accepts it: `error` carries the CA's
+   * `accountDoesNotExist` problem (RFC 8555 §6.7), or its `unauthorized`
+   * problem and a fetch of the account shows it deactivated or revoked
+   * (§7.1.2, §7.3.6). Its row and this process's client for it are
+   * dropped, so the next {@link AcmeAccounts.client} registers anew. A
+   * successor another order or replica already registered is kept. An
+   * `unauthorized` answer for any other reason (the account may not act on
+   * that resource) keeps the account.
+   * @returns whether the account was found unusable.
    */
   handleAccountGone(options: { error: unknown; directoryUrl: string; accountUrl: string }): Promise<boolean>;
 }
@@ -48,13 +56,17 @@ export function createAcmeAccounts(deps: {
       ...backoff,
     });
 
+  const stored = (row: AccountRow) =>
+    clientFor(
+      row.directory_url,
+      deps.secretBox.open({ sealed: row.key_sealed, context: accountKeyContext(row.directory_url) }),
+      row.account_url,
+    );
+
   async function load(directoryUrl: string): Promise<acme.Client> {
     const knex = deps.sql.knex;
     const row = (await knex('gateway_accounts').where({ directory_url: directoryUrl }).first()) as AccountRow | undefined;
-    if (row) {
-      const key = deps.secretBox.open({ sealed: row.key_sealed, context: accountKeyContext(directoryUrl) });
-      return clientFor(directoryUrl, key, row.account_url);
-    }
+    if (row) return stored(row);
     const key = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString('utf8');
     const client = clientFor(directoryUrl, key);
     try {
@@ -78,6 +90,32 @@ export function createAcmeAccounts(deps: {
     }
   }
 
+  /**
+   * Whether the CA no longer accepts the stored account at `accountUrl`: it
+   * is fetched (POST-as-GET, RFC 8555 §7.3) and is `deactivated` or
+   * `revoked`, or the CA refuses the fetch with `unauthorized` or
+   * `accountDoesNotExist` (Boulder and pebble refuse every request of a
+   * deactivated account, this one included, §7.3.6). An account no longer
+   * stored counts as unusable: another attempt already forgot it. Any other
+   * failure of the fetch (network, server error) keeps the account.
+   */
+  async function accountUnusable(directoryUrl: string, accountUrl: string): Promise<boolean> {
+    const row = (await deps.sql.knex('gateway_accounts').where({ directory_url: directoryUrl, account_url: accountUrl }).first()) as
+      | AccountRow
+      | undefined;
+    if (!row) return true;
+    const client = stored(row);
+    return captureAcmeProblems(async (last) => {
+      try {
+        const account = await client.updateAccount();
+        return UNUSABLE_STATUSES.has(account.status);
+      } catch {
+        const type = last.problem()?.type;
+        return type === UNAUTHORIZED || type === ACCOUNT_DOES_NOT_EXIST;
+      }
+    });
+  }
+
   return {
     client(directoryUrl = config.directoryUrl) {
       let pending = clients.get(directoryUrl);
@@ -90,7 +128,9 @@ export function createAcmeAccounts(deps: {
     },
     async handleAccountGone({ error, directoryUrl, accountUrl }) {
       const problem = error instanceof AcmeProblemError ? error.problem : asAcmeProblem(error);
-      if (problem?.type !== ACCOUNT_DOES_NOT_EXIST) return false;
+      const unusable =
+        problem?.type === ACCOUNT_DOES_NOT_EXIST || (problem?.type === UNAUTHORIZED && (await accountUnusable(directoryUrl, accountUrl)));
+      if (!unusable) return false;
       const cached = clients.get(directoryUrl);
       const cachedUrl = await cached?.then(
         (client) => client.getAccountUrl(),
@@ -100,8 +140,8 @@ export function createAcmeAccounts(deps: {
       const deleted = await deps.sql.knex('gateway_accounts').where({ directory_url: directoryUrl, account_url: accountUrl }).delete();
       if (deleted > 0) {
         deps.logger.warn(
-          { directory: directoryUrl, account: accountUrl },
-          'the CA no longer knows the ACME account; a new one is registered on the next attempt',
+          { directory: directoryUrl, account: accountUrl, problem: problem?.type },
+          'the CA no longer accepts the ACME account (unknown, deactivated or revoked); a new one is registered on the next attempt',
         );
       }
       return true;

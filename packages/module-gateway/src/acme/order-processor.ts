@@ -25,9 +25,10 @@ export interface OrderProcessor {
    * the sealed certificate key before finalization), so an attempt cut
    * short by a restart resumes the same ACME order. An order the CA marked
    * invalid or no longer knows is forgotten, so the next attempt starts a
-   * new one. When the CA says the account does not exist, the account is
-   * forgotten too ({@link AcmeAccounts.handleAccountGone}) and the next
-   * attempt registers a new one.
+   * new one. When the CA no longer accepts the account (it does not exist,
+   * or it was deactivated or revoked), the account is forgotten too
+   * ({@link AcmeAccounts.handleAccountGone}) and the next attempt registers
+   * a new one.
    * @throws AcmeProblemError with the CA's problem document; Error for network or local failures.
    */
   advance(order: OrderRow, signal: AbortSignal): Promise<IssuedCertificate>;

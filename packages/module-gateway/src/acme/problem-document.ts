@@ -12,6 +12,9 @@ export type AcmeProblem = z.infer<typeof acmeProblemSchema>;
 /** RFC 8555 §6.7 `accountDoesNotExist`: the request was signed for an account the CA does not know (any more). */
 export const ACCOUNT_DOES_NOT_EXIST = 'urn:ietf:params:acme:error:accountDoesNotExist';
 
+/** RFC 8555 §6.7 `unauthorized`: the account may not do this, or (§7.3.6) it is deactivated or revoked. */
+export const UNAUTHORIZED = 'urn:ietf:params:acme:error:unauthorized';
+
 /** Problem types after which another attempt of the same order cannot succeed without a change by a person. */
 const PERMANENT_TYPES = new Set(
   [

@@ -25,15 +25,15 @@ export const gatewayJobs: readonly JobDefinition<GatewayService>[] = [
   {
     name: REVOKE_JOB,
     maxAttempts: REVOKE_MAX_ATTEMPTS,
-    run: ({ payload, attempt, service }) =>
-      service.runRevocation({ revocationId: revocationPayload.parse(payload).revocation_id, attempt }),
+    run: ({ payload, attempt, signal, service }) =>
+      service.runRevocation({ revocationId: revocationPayload.parse(payload).revocation_id, attempt, signal }),
   },
   {
     name: RENEW_DUE_JOB,
     schedule: { every: 86_400_000 },
     timeoutMs: 600_000,
-    run: async ({ service }) => {
-      await service.renewDue();
+    run: async ({ service, signal }) => {
+      await service.renewDue({ signal });
     },
   },
   {

@@ -1,0 +1,122 @@
+import { JobInterruptedError, type SqlDatabase } from '@agentinfra/core';
+import { sqlDatabases } from '@agentinfra/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RENEW_DUE_JOB, REVOKE_JOB } from './gateway-context.js';
+import type { RevocationRow } from './gateway-rows.js';
+import { gatewayJobs } from './jobs/gateway-jobs.js';
+import { type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
+
+const DAY_MS = 86_400_000;
+/** A directory nothing listens on: a job that reaches the CA fails on it (and records that failure). */
+const UNREACHABLE_DIRECTORY = 'https://127.0.0.1:1/dir';
+
+const job = (name: string) => {
+  const found = gatewayJobs.find((definition) => definition.name === name);
+  if (!found) throw new Error(`no job ${name}`);
+  return found;
+};
+
+/** A bound host with a certificate (rows only) that is due for renewal: under a third of its 90-day lifetime left. */
+async function seedDueCertificate(db: SqlDatabase, host: string, notAfter: number) {
+  const hostId = `hst_${host}`;
+  await db
+    .knex('gateway_hosts')
+    .insert({ host, host_id: hostId, agent_id: 'alice', bound_at: Date.now(), ips: '[]', ips_updated_at: null });
+  await db.knex('gateway_certificates').insert({
+    host,
+    cert_id: `crt_${host}`,
+    host_id: hostId,
+    agent_id: 'alice',
+    order_id: `ord_${host}`,
+    directory_url: UNREACHABLE_DIRECTORY,
+    chain_pem: 'not read by renewal',
+    key_sealed: 'not read by renewal',
+    serial: `serial-${host}`,
+    not_before: notAfter - 90 * DAY_MS,
+    not_after: notAfter,
+    issued_at: notAfter - 90 * DAY_MS,
+  });
+}
+
+/**
+ * The gateway's jobs stop when their signal aborts (JobDefinition in core:
+ * the runner records a timed-out attempt as failed and may start the retry
+ * while a handler that ignores the signal still runs). Rows only, `jobs`
+ * off: the handlers are called as the runner calls them.
+ */
+describe.each(sqlDatabases())('agent-gateway jobs and their signal on $name', ({ create }) => {
+  let db: SqlDatabase;
+  let cleanup: () => Promise<void>;
+  let test: GatewayTestServer;
+
+  beforeAll(async () => {
+    ({ db, cleanup } = await create());
+    test = await startGatewayTestServer({
+      db,
+      gateway: { directoryUrl: UNREACHABLE_DIRECTORY, httpPort: 0, dnsServers: ['127.0.0.1:1'] },
+      jobs: { enabled: false },
+    });
+  });
+  afterAll(async () => {
+    await test?.server.stop();
+    await cleanup?.();
+  });
+
+  it('gateway.renew-due stops between hosts once its signal aborts', async () => {
+    const hosts = ['due-1.example.test', 'due-2.example.test', 'due-3.example.test'];
+    for (const [index, host] of hosts.entries()) await seedDueCertificate(db, host, Date.now() + DAY_MS * (index + 1));
+    const controller = new AbortController();
+    const reason = new Error('the job timed out');
+    // The attempt times out while the first host's order is being stored.
+    const abortOnFirstOrder = (query: { sql: string }) => {
+      if (/^insert into [`"]gateway_orders[`"]/i.test(query.sql)) controller.abort(reason);
+    };
+    db.knex.on('query', abortOnFirstOrder);
+    try {
+      await expect(
+        job(RENEW_DUE_JOB).run({ payload: null, attempt: 1, scheduledFor: Date.now(), signal: controller.signal, service: test.service }),
+      ).rejects.toBe(reason);
+    } finally {
+      db.knex.off('query', abortOnFirstOrder);
+    }
+    const ordered = (await db.knex('gateway_orders').whereIn('host', hosts).select('host')) as Array<{ host: string }>;
+    expect(ordered.map((row) => row.host)).toEqual([hosts[0]]);
+  });
+
+  it('gateway.revoke stops before asking the CA once its signal aborted, and a shutdown records nothing', async () => {
+    const row: RevocationRow = {
+      revocation_id: 'rvk_interrupted',
+      host: 'released.example.test',
+      serial: 'abc123',
+      directory_url: UNREACHABLE_DIRECTORY,
+      chain_pem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
+      reason: 5,
+      status: 'pending',
+      attempts: 0,
+      last_error: null,
+      problem: null,
+      created_at: Date.now(),
+      revoked_at: null,
+      order_id: null,
+      key_sealed: null,
+    };
+    await db.knex('gateway_revocations').insert(row);
+    const controller = new AbortController();
+    const reason = new JobInterruptedError();
+    controller.abort(reason);
+    await expect(
+      job(REVOKE_JOB).run({
+        payload: { revocation_id: row.revocation_id },
+        attempt: 1,
+        scheduledFor: null,
+        signal: controller.signal,
+        service: test.service,
+      }),
+    ).rejects.toBe(reason);
+    expect(await db.knex('gateway_revocations').where({ revocation_id: row.revocation_id }).first()).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      last_error: null,
+    });
+  });
+});
