@@ -22,6 +22,7 @@ import { assertActsFor } from './caller-access.js';
 import { withCommitLock } from './commit-lock.js';
 import type { ArtifactsConfig } from './config.js';
 import { digestObject } from './object-digest.js';
+import { queueObjectRemovals, removeObjects, removeQueuedObjects } from './purged-objects.js';
 import type {
   ArtifactStatus,
   CommitRequest,
@@ -79,6 +80,11 @@ interface GrantRow {
   to_agent: string;
   expires_at: number;
   revoked_at: number | null;
+}
+
+/** Every blob store key `rows` (purged artifacts) may have objects at: the upload key and the committed object's. */
+function objectKeysOf(rows: ReadonlyArray<Pick<ArtifactRow, 'artifact_id' | 'object_key'>>): string[] {
+  return rows.flatMap((row) => [uploadKeyOf(row.artifact_id), ...(row.object_key ? [row.object_key] : [])]);
 }
 
 const ITEMS = 'artifacts_items';
@@ -147,9 +153,11 @@ export function createArtifactsService(deps: ArtifactsDeps) {
   /**
    * Deletes those of `ids` that are still purgeable at `at` (checked again on
    * the rows it locks, so an artifact committed meanwhile stays), with their
-   * grants, taking their bytes off their owners' usage in the same
-   * transaction, then deletes their objects. An object whose delete fails is
-   * left behind (and logged), never a row without its object.
+   * grants, taking their bytes off their owners' usage and queueing their
+   * objects' deletion ({@link queueObjectRemovals}) in the same transaction,
+   * then deletes those objects. Objects whose delete fails stay queued (and
+   * it is logged) for the next start or run of the
+   * `artifacts.remove-purged-objects` job; never a row without its object.
    * @returns how many artifacts were deleted.
    */
   async function purge(ids: readonly string[], at: number): Promise<number> {
@@ -170,6 +178,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       const found = rows.map((row) => row.artifact_id);
       await trx(GRANTS).whereIn('artifact_id', found).delete();
       await trx(ITEMS).whereIn('artifact_id', found).delete();
+      await queueObjectRemovals(trx, objectKeysOf(rows));
       const owners = new Map<string, number>();
       for (const row of rows) owners.set(row.agent_id, (owners.get(row.agent_id) ?? 0) + Number(row.size));
       // In agent order, so that two purges never wait for each other's usage rows in opposite orders.
@@ -179,12 +188,38 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       return rows;
     });
     if (deleted.length > 0) {
-      const keys = deleted.flatMap((row) => [uploadKeyOf(row.artifact_id), ...(row.object_key ? [row.object_key] : [])]);
-      await deps.blobStore.delete({ keys }).catch((error: unknown) => {
-        deps.logger.warn({ err: error, objects: keys.length }, 'artifacts: could not delete the objects of purged artifacts');
+      // Only the objects of this purge: a backlog others left waits for the job, not for this caller.
+      const keys = objectKeysOf(deleted);
+      await removeObjects(knex(), deps.blobStore, keys).catch((error: unknown) => {
+        deps.logger.warn(
+          { err: error, objects: keys.length },
+          'artifacts: could not delete the objects of purged artifacts; they stay queued and are retried',
+        );
       });
     }
     return deleted.length;
+  }
+
+  /**
+   * Deletes the objects that purges (and commits discarding their copy)
+   * queued and could not delete (the blob store failed, or the process
+   * ended after the transaction), up to
+   * {@link removeQueuedObjects}'s bound per call: at start and every ten
+   * minutes (the `artifacts.remove-purged-objects` job). A failure is logged,
+   * not thrown; the objects stay queued for the next call.
+   * @param signal checked between chunks (the job's).
+   * @throws the signal's reason once it aborted.
+   */
+  async function removePurgedObjects(signal?: AbortSignal): Promise<void> {
+    try {
+      await removeQueuedObjects(knex(), deps.blobStore, { signal });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      deps.logger.warn(
+        { err: error },
+        'artifacts: could not delete the queued objects of purged artifacts; they stay queued and are retried',
+      );
+    }
   }
 
   /**
@@ -253,6 +288,23 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       expected_size: row.size,
       actual_size: actual,
     });
+
+  /**
+   * Deletes the object a commit moved the upload to at `objectKey` once no row is to name it (its bytes failed
+   * verification, or another commit won), queueing it first: when the delete fails it stays queued for the
+   * `artifacts.remove-purged-objects` job. Never throws (the commit's answer stands); a failure is logged.
+   */
+  async function discardCommitCopy(objectKey: string): Promise<void> {
+    try {
+      await queueObjectRemovals(knex(), [objectKey]);
+      await removeObjects(knex(), deps.blobStore, [objectKey]);
+    } catch (error) {
+      deps.logger.warn(
+        { err: error, object_key: objectKey },
+        'artifacts: could not delete the discarded copy of a commit; once queued, the job retries it',
+      );
+    }
+  }
 
   /**
    * Undoes what a commit that stopped half-way (its process ended) left at `objectKey`, the key it named on the
@@ -330,7 +382,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         return count;
       });
       if (updated === 0) {
-        await deps.blobStore.delete({ keys: [objectKey] }).catch(() => undefined);
+        await discardCommitCopy(objectKey);
         kept = true;
         const current = await loadRow(row.artifact_id);
         if (!current) throw new NotFoundError(`Artifact "${row.artifact_id}" does not exist.`);
@@ -344,7 +396,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       // be read the bytes stay where the row may point.
       if (!kept) {
         if (error instanceof VerificationError) {
-          await deps.blobStore.delete({ keys: [objectKey] }).catch(() => undefined);
+          await discardCommitCopy(objectKey);
           await unnameTarget();
         } else {
           const current = bodyDone ? await loadRow(row.artifact_id).catch(() => null) : null;
@@ -620,12 +672,17 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       return counts;
     },
 
-    /** Deletes whatever was PUT to a committed artifact's upload URL (run after the URL expired). */
+    /**
+     * Deletes whatever was PUT to a committed artifact's upload URL (run after the URL expired), also when the
+     * artifact was purged meanwhile (no row names those bytes any more); a pending artifact's upload is left.
+     */
     async cleanupUpload(payload: UploadCleanupPayload): Promise<void> {
       const row = await loadRow(payload.artifact_id);
-      if (row?.status !== 'committed') return;
+      if (row !== undefined && row.status !== 'committed') return;
       await deps.blobStore.delete({ keys: [uploadKeyOf(payload.artifact_id)] });
     },
+
+    removePurgedObjects,
 
     /** Listings across agents for operators (the `/admin/*` routes). */
     admin: createArtifactsAdmin(deps),
