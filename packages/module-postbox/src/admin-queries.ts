@@ -12,8 +12,8 @@ import type {
   AdminReleaseResponse,
   AdminSummaryResponse,
 } from './admin-schemas.js';
-import { MIME_PREFIX } from './inbound.js';
 import { eventData, MAX_SEQ, type MessageRow, messageView } from './message-view.js';
+import type { MimeRemovals } from './mime-removals.js';
 import type { PostboxDeps } from './service-deps.js';
 import type { WebhookEvent, Webhooks } from './webhooks.js';
 
@@ -63,9 +63,10 @@ interface WebhookAdminRow {
  * mail across agents, newest first, with their injection scores; the
  * quarantine queue; releasing a quarantined message (it becomes a normal
  * message and the agent's `message.received` webhooks are delivered) or
- * deleting it; webhooks with their last delivery result; counts.
+ * deleting it (its raw MIME through `mimeRemovals`); webhooks with their
+ * last delivery result; counts.
  */
-export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, 'enqueue'>) {
+export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, 'enqueue'>, mimeRemovals: MimeRemovals) {
   const knex = () => deps.sql.knex;
 
   async function requireMessage(id: string): Promise<MessageRow> {
@@ -170,24 +171,22 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
     },
 
     /**
-     * Deletes a quarantined message, and the raw MIME the postbox stored for
-     * it once no other message refers to it.
+     * Deletes a quarantined message, queueing the raw MIME the postbox stored
+     * for it in the same transaction, then removes that blob unless another
+     * message refers to it (see `mime-removals.ts`). A blob the store fails
+     * to delete stays queued for the `postbox.remove-deleted-mime` job; the
+     * message is deleted either way.
      * @throws NotFoundError when it does not exist; ConflictError (409) when it is not quarantined.
      */
     async deleteQuarantined(input: AdminMessageRequest): Promise<AdminDeleteQuarantinedResponse> {
       const row = await requireQuarantined(input.id);
-      const deleted = await knex()('postbox_messages').where({ id: row.id, quarantined: true }).delete();
-      if (deleted === 0) throw new ConflictError(`Message "${input.id}" is not quarantined.`);
-      const mimeRef = row.mime_owned && row.mime_ref?.startsWith(MIME_PREFIX) ? row.mime_ref : null;
-      if (mimeRef !== null) {
-        // The message is gone: a failure to remove its raw MIME now leaves an unreferenced blob, not a failed delete.
-        try {
-          const shared = await knex()('postbox_messages').where({ mime_ref: mimeRef }).first('id');
-          if (!shared) await deps.blobStore.delete({ keys: [mimeRef] });
-        } catch (error) {
-          deps.logger.warn({ err: error, message_id: row.id }, 'postbox: could not remove the raw MIME of a deleted message');
-        }
-      }
+      const queued = await knex().transaction(async (trx) => {
+        const deleted = await trx('postbox_messages').where({ id: row.id, quarantined: true }).delete();
+        if (deleted === 0) return null;
+        return mimeRemovals.queue(trx, [row]);
+      });
+      if (queued === null) throw new ConflictError(`Message "${input.id}" is not quarantined.`);
+      await mimeRemovals.remove(queued);
       return { id: row.id, agent_id: row.agent_id, deleted: true as const };
     },
 

@@ -464,5 +464,12 @@ export function createInbound(
     return ids;
   }
 
-  return { ingest, ingestRaw, ingestSent, score };
+  return {
+    ingest,
+    ingestRaw,
+    ingestSent,
+    score,
+    /** Whether a delivery of this process is storing raw MIME under `key` now (its messages may not be committed yet). */
+    storingRaw: (key: string) => rawUsers.inUse(key),
+  };
 }

@@ -10,6 +10,8 @@ export interface RawKeyUsers {
   enter(key: string): () => void;
   /** Whether a delivery other than the caller's (which has entered) is using `key`. */
   sharedWithOthers(key: string): boolean;
+  /** Whether any delivery is using `key` (asked by a removal of raw MIME that uses none). */
+  inUse(key: string): boolean;
 }
 
 /** An empty {@link RawKeyUsers}. */
@@ -25,5 +27,6 @@ export function createRawKeyUsers(): RawKeyUsers {
       };
     },
     sharedWithOthers: (key) => (users.get(key) ?? 0) > 1,
+    inUse: (key) => users.has(key),
   };
 }

@@ -74,6 +74,15 @@ describe.each(sqlDatabases())('retention on $name', ({ create }) => {
       .update({ created_at: Date.now() - 3 * DAY });
     expect((await t.server.call('agent-identity/settings/set', { key: 'postbox_retention_days', value: 2 }, t.bridge)).status).toBe(200);
 
+    // A run whose job signal aborted (its timeout passed) stops before the next batch: here, before the first.
+    const aborted = new AbortController();
+    aborted.abort(new Error('Timed out after 600000 ms.'));
+    const job = postboxJobs.find((candidate) => candidate.name === 'postbox.retention');
+    await expect(job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: aborted.signal, service: t.service })).rejects.toThrow(
+      'Timed out after 600000 ms.',
+    );
+    expect(await db.knex('postbox_messages').count({ n: '*' }).first()).toEqual({ n: rows.length });
+
     const swept = await t.service.sweepRetention();
     expect(swept).toEqual({ messages: 3, blobs: 1 });
     const left = (await db.knex('postbox_messages').select('subject', 'to_address')) as Array<{ subject: string; to_address: string }>;

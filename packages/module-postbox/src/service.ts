@@ -12,10 +12,11 @@ import { z } from 'zod';
 import { createAcceptedRecipients } from './accepted-recipients.js';
 import { localPartProblem, normalizeAddress } from './addresses.js';
 import { createPostboxAdmin } from './admin-queries.js';
-import { createInbound, MIME_PREFIX } from './inbound.js';
+import { createInbound } from './inbound.js';
 import { createLocalSenders } from './local-senders.js';
 import { MAX_SEQ, type MessageRow, messageView } from './message-view.js';
 import { createMimeParserPool } from './mime-parser-pool.js';
+import { createMimeRemovals } from './mime-removals.js';
 import { createOutbound } from './outbound.js';
 import { createPostmasterRoute } from './postmaster.js';
 import type { RuleAction, RuleMatch } from './rules.js';
@@ -114,6 +115,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
   const localSenders = createLocalSenders({ knex, mailDomain: config.mailDomain, postmaster });
   const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, localSenders, delivered });
   const outbound = createOutbound({ ...deps, webhooks, delivered, storeLocal: inbound.ingestSent });
+  const mimeRemovals = createMimeRemovals({ knex, blobStore: deps.blobStore, logger: deps.logger, storing: inbound.storingRaw });
   let listener: SmtpListener | null = null;
   const acceptedRecipients = createAcceptedRecipients(delivered, { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() });
 
@@ -325,7 +327,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     webhooks,
 
     /** Mail across agents and the quarantine queue for operators (the `/admin/*` routes). */
-    admin: createPostboxAdmin(deps, webhooks),
+    admin: createPostboxAdmin(deps, webhooks, mimeRemovals),
 
     /**
      * A short-lived (5 minutes) download URL of a message's raw MIME (when the postbox stored it).
@@ -350,43 +352,40 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
 
     /**
      * Deletes messages older than the `postbox_retention_days` setting, in
-     * batches, and the raw MIME the postbox stored for them once no remaining
-     * message refers to it. Raw MIME referenced through /ingest's `mime_ref`
-     * belongs to the external MTA and is left alone.
+     * batches, each queueing the raw MIME the postbox stored for its messages
+     * in the transaction that deletes them, then removing those blobs no
+     * remaining message refers to (see `mime-removals.ts`; a blob the store
+     * fails to delete stays queued for the `postbox.remove-deleted-mime` job).
+     * Raw MIME referenced through /ingest's `mime_ref` belongs to the external
+     * MTA and is left alone. Stops before the next batch once `signal` (the
+     * job's) aborts.
      * @returns how many messages and blobs were deleted.
+     * @throws `signal`'s reason when it aborted (the batches before stay deleted).
      */
-    async sweepRetention(): Promise<{ messages: number; blobs: number }> {
+    async sweepRetention(options: { signal?: AbortSignal } = {}): Promise<{ messages: number; blobs: number }> {
       const days = await deps.settings.get<number>('postbox_retention_days');
       const cutoff = deps.clock.now() - days * DAY_MS;
       let messages = 0;
       let blobs = 0;
       for (;;) {
+        options.signal?.throwIfAborted();
         const rows = (await knex()('postbox_messages')
           .where('created_at', '<', cutoff)
           .orderBy('seq')
           .limit(RETENTION_BATCH)
           .select('seq', 'mime_ref', 'mime_owned')) as Array<Pick<MessageRow, 'seq' | 'mime_ref' | 'mime_owned'>>;
         if (rows.length === 0) break;
-        await knex()('postbox_messages')
-          .whereIn(
-            'seq',
-            rows.map((row) => row.seq),
-          )
-          .delete();
+        const queued = await knex().transaction(async (trx) => {
+          await trx('postbox_messages')
+            .whereIn(
+              'seq',
+              rows.map((row) => row.seq),
+            )
+            .delete();
+          return mimeRemovals.queue(trx, rows);
+        });
         messages += rows.length;
-        const refs = [
-          ...new Set(rows.filter((row) => row.mime_owned && row.mime_ref?.startsWith(MIME_PREFIX)).map((row) => row.mime_ref as string)),
-        ];
-        if (refs.length > 0) {
-          const kept = new Set(
-            ((await knex()('postbox_messages').whereIn('mime_ref', refs).distinct('mime_ref')) as Array<{ mime_ref: string }>).map(
-              (row) => row.mime_ref,
-            ),
-          );
-          const orphans = refs.filter((ref) => !kept.has(ref));
-          if (orphans.length > 0) await deps.blobStore.delete({ keys: orphans });
-          blobs += orphans.length;
-        }
+        blobs += await mimeRemovals.remove(queued);
         if (rows.length < RETENTION_BATCH) break;
       }
       if (messages > 0) deps.logger.info({ messages, blobs, retention_days: days }, 'postbox retention sweep');
@@ -394,7 +393,17 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     },
 
     /**
-     * Warns (once, at `warn`) when `postbox.postmasterAgent` names no agent,
+     * Removes the raw MIME of deleted messages still queued because its
+     * removal failed or was cut short (at start and every ten minutes by the
+     * `postbox.remove-deleted-mime` job), a bounded part of the queue per
+     * call. A failure is logged, not thrown; the entries stay queued.
+     * @returns the number of blobs deleted.
+     */
+    removeDeletedMime: () => mimeRemovals.remove(),
+
+    /**
+     * Removes the raw MIME that deletions left queued (see `removeDeletedMime`),
+     * warns (once, at `warn`) when `postbox.postmasterAgent` names no agent,
      * then starts the bundled MTA unless `smtp.port` is 0. A port that is taken
      * (EADDRINUSE) or not allowed (EACCES) is skipped with one warning: the
      * API keeps serving, mail can still arrive through /ingest, and
@@ -402,6 +411,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * @throws Error for any other failure to start it (e.g. unreadable TLS certificate files).
      */
     async start(): Promise<void> {
+      await mimeRemovals.remove();
       if (config.postmasterAgent !== undefined && !(await agentExists(config.postmasterAgent))) {
         deps.logger.warn(
           { postmaster_agent: config.postmasterAgent },

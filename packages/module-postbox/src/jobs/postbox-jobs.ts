@@ -5,11 +5,15 @@ import { SEND_JOB } from '../outbound.js';
 import type { PostboxService } from '../service.js';
 import { WEBHOOK_JOB } from '../webhooks.js';
 
+/** The job removing the raw MIME of deleted messages that is still queued. */
+export const REMOVE_DELETED_MIME_JOB = 'postbox.remove-deleted-mime';
+
 /**
  * The postbox's background work, run by the core durable job runner:
  * outbound delivery over the relay and webhook deliveries (one job each,
  * retried with exponential back-off and jitter, attempts set per job from
- * config), the daily retention sweep (03:30 UTC, once across replicas), and
+ * config), the daily retention sweep (03:30 UTC, once across replicas), the
+ * removal of raw MIME that deletions left queued (every ten minutes), and
  * the hourly reseal of webhook secrets after a master-key rotation.
  */
 export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
@@ -32,8 +36,17 @@ export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
     schedule: { cron: '30 3 * * *' },
     timeoutMs: 600_000,
     maxAttempts: 3,
+    run: async ({ service, signal }) => {
+      await service.sweepRetention({ signal });
+    },
+  },
+  {
+    // Retries the raw MIME removals a failed or interrupted deletion left queued (their messages are gone already).
+    name: REMOVE_DELETED_MIME_JOB,
+    schedule: { every: 600_000 },
+    timeoutMs: 600_000,
     run: async ({ service }) => {
-      await service.sweepRetention();
+      await service.removeDeletedMime();
     },
   },
   {

@@ -2,7 +2,7 @@ import { migrationRoundTrip, moduleMigrator, sqlDatabases } from '@agentinfra/te
 import { describe, expect, it } from 'vitest';
 import { postboxMigrations } from './index.js';
 
-const TABLES = ['postbox_addresses', 'postbox_messages', 'postbox_rules', 'postbox_webhooks'];
+const TABLES = ['postbox_addresses', 'postbox_messages', 'postbox_rules', 'postbox_webhooks', 'postbox_mime_removals'];
 
 const config = moduleMigrator('agent-postbox', postboxMigrations);
 

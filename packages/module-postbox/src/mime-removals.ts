@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { chunks, SQL_ID_CHUNK } from '@agentinfra/core';
+import type { Knex } from 'knex';
+import { MIME_PREFIX } from './inbound.js';
+import type { MessageRow } from './message-view.js';
+import type { PostboxDeps } from './service-deps.js';
+
+/** Raw MIME blobs of deleted messages that may still be in the blob store. */
+const QUEUE = 'postbox_mime_removals';
+/** Chunks of {@link SQL_ID_CHUNK} entries one drain of the whole queue works through at most. */
+const MAX_BACKLOG_CHUNKS = 10;
+
+interface QueueEntry {
+  mime_ref: string;
+  token: string;
+}
+
+/**
+ * The distinct raw MIME keys of `rows` that the postbox stored itself
+ * (`mime_owned`, under {@link MIME_PREFIX}); a `mime_ref` given to /ingest
+ * belongs to the external MTA and is never the postbox's to delete.
+ */
+function ownedMimeRefs(rows: ReadonlyArray<Pick<MessageRow, 'mime_ref' | 'mime_owned'>>): string[] {
+  const refs = rows.filter((row) => row.mime_owned && row.mime_ref?.startsWith(MIME_PREFIX)).map((row) => row.mime_ref as string);
+  return [...new Set(refs)];
+}
+
+/**
+ * The removal queue of raw MIME: a deletion of messages queues their blobs
+ * ({@link MimeRemovals.queue}) in its own transaction, so the queue commits
+ * exactly when the rows are gone and no failure or crash after the commit
+ * can lose track of a blob; {@link MimeRemovals.remove} deletes queued blobs
+ * no message refers to any more and dequeues them.
+ */
+export interface MimeRemovals {
+  /**
+   * Queues the owned raw MIME of `rows` (see {@link ownedMimeRefs}) in `trx`, the transaction deleting them.
+   * @returns the keys queued, for {@link MimeRemovals.remove} once `trx` committed.
+   */
+  queue(trx: Knex.Transaction, rows: ReadonlyArray<Pick<MessageRow, 'mime_ref' | 'mime_owned'>>): Promise<string[]>;
+  /**
+   * Removes queued blobs: those of `refs` (what a deletion just queued), or
+   * without `refs` the queue in key order, at most
+   * {@link MAX_BACKLOG_CHUNKS} × {@link SQL_ID_CHUNK} entries per call (the
+   * module's start and its `postbox.remove-deleted-mime` job). A failure is
+   * logged, not thrown; what was not done stays queued for the next call.
+   * @returns the number of blobs deleted from the blob store.
+   */
+  remove(refs?: readonly string[]): Promise<number>;
+}
+
+/**
+ * {@link MimeRemovals} over the postbox tables. Whether a queued blob is
+ * still used is checked when it is removed, not when it was queued: a blob
+ * that a message stored meanwhile refers to (the same bytes delivered again;
+ * one SMTP delivery to several recipients shares it), or that a delivery of
+ * this process (`storing`) is writing, is kept. Deleting a missing blob is
+ * fine (the blob store ignores missing keys), so concurrent drains (a route,
+ * the job, another replica) may share entries.
+ */
+export function createMimeRemovals(deps: {
+  knex: () => Knex;
+  blobStore: PostboxDeps['blobStore'];
+  logger: PostboxDeps['logger'];
+  /** Whether a delivery of this process is storing raw MIME under this key now. */
+  storing: (key: string) => boolean;
+}): MimeRemovals {
+  /** Deletes the blobs of `entries` no message refers to, then dequeues them. @returns the blobs deleted. */
+  async function removeEntries(entries: readonly QueueEntry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const refs = entries.map((entry) => entry.mime_ref);
+    const rows = (await deps.knex()('postbox_messages').whereIn('mime_ref', refs).distinct('mime_ref')) as Array<{ mime_ref: string }>;
+    const referenced = new Set(rows.map((row) => row.mime_ref));
+    // Read with no await before the delete: a delivery of this process that starts storing the same bytes after
+    // this check writes them after the delete was issued. One storing them now keeps its entry queued.
+    const busy = new Set(refs.filter((ref) => !referenced.has(ref) && deps.storing(ref)));
+    const orphans = refs.filter((ref) => !referenced.has(ref) && !busy.has(ref));
+    if (orphans.length > 0) await deps.blobStore.delete({ keys: orphans });
+    const done = entries.filter((entry) => !busy.has(entry.mime_ref)).map((entry) => entry.token);
+    // By token: an entry queued again meanwhile (a new token) stays for its own deletion's drain.
+    if (done.length > 0) await deps.knex()(QUEUE).whereIn('token', done).delete();
+    return orphans.length;
+  }
+
+  async function removeListed(refs: readonly string[]): Promise<number> {
+    let removed = 0;
+    for (const chunk of chunks(refs, SQL_ID_CHUNK)) {
+      removed += await removeEntries((await deps.knex()(QUEUE).whereIn('mime_ref', chunk).select('mime_ref', 'token')) as QueueEntry[]);
+    }
+    return removed;
+  }
+
+  async function removeBacklog(): Promise<number> {
+    let removed = 0;
+    let after = '';
+    for (let chunk = 0; chunk < MAX_BACKLOG_CHUNKS; chunk++) {
+      const entries = (await deps
+        .knex()(QUEUE)
+        .where('mime_ref', '>', after)
+        .orderBy('mime_ref')
+        .limit(SQL_ID_CHUNK)
+        .select('mime_ref', 'token')) as QueueEntry[];
+      removed += await removeEntries(entries);
+      if (entries.length < SQL_ID_CHUNK) break;
+      after = entries[entries.length - 1]?.mime_ref ?? after;
+    }
+    return removed;
+  }
+
+  return {
+    async queue(trx, rows) {
+      const refs = ownedMimeRefs(rows);
+      for (const chunk of chunks(refs, SQL_ID_CHUNK)) {
+        await trx(QUEUE)
+          .insert(chunk.map((mimeRef) => ({ mime_ref: mimeRef, token: randomUUID() })))
+          .onConflict('mime_ref')
+          .merge(['token']);
+      }
+      return refs;
+    },
+
+    async remove(refs) {
+      try {
+        return refs === undefined ? await removeBacklog() : await removeListed(refs);
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'postbox: could not remove the raw MIME of deleted messages; it stays queued and is retried');
+        return 0;
+      }
+    },
+  };
+}
