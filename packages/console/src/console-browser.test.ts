@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { embeddedDatabase } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ async function eventually<T>(check: () => Promise<T | undefined>, what: string, 
   }
 }
 
-describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ name: database, create }) => {
+describe.each(embeddedDatabase())('operator console in chromium on $name (#16)', ({ create }) => {
   let fixture: ConsoleBrowserFixture;
   let t: ConsoleTestServer;
   let context: BrowserContext;
@@ -47,7 +47,7 @@ describe.each(sqlDatabases())('operator console in chromium on $name (#16)', ({ 
 
   /** Saves a screenshot to {@link SCREENSHOTS} (from the SQLite run only, so one set is kept). */
   const shot = async (file: string, fullPage = true) => {
-    if (database === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}${file}.png`, fullPage });
+    await page.screenshot({ path: `${SCREENSHOTS}${file}.png`, fullPage });
   };
   const nav = (name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true });
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { embeddedDatabase } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './test-support/browser.js';
 import { type ConsoleBrowserFixture, startConsoleBrowserFixture } from './test-support/browser-fixture.js';
@@ -12,7 +12,7 @@ const SCREENSHOTS = `${resolve(process.env.AGENTINFRA_CONSOLE_SCREENSHOTS ?? joi
 /** A memory that would ring, recolour, clear, reverse and erase what the operator reads if shown raw. */
 const HOSTILE = 'ring\u0007 \u001b[31mred\u001b[0m \u001b[2J invoice\u202egpj.exe ok\u0008\u0008no';
 
-describe.each(sqlDatabases())('control characters on the memory page in chromium on $name', ({ name: database, create }) => {
+describe.each(embeddedDatabase())('control characters on the memory page in chromium on $name', ({ create }) => {
   let fixture: ConsoleBrowserFixture;
   const dialogs: string[] = [];
 
@@ -39,7 +39,7 @@ describe.each(sqlDatabases())('control characters on the memory page in chromium
     );
     expect(await cell.locator('mark.hidden-text').count()).toBe(6);
     expect(await seriousViolations(page)).toEqual([]);
-    if (database === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}control-characters-memory.png`, fullPage: true });
+    await page.screenshot({ path: `${SCREENSHOTS}control-characters-memory.png`, fullPage: true });
     await page.getByRole('button', { name: 'Forget 1 memories from import[U+202E]' }).click();
     await page.getByText('Forgot 1 memories of alice from import[U+202E].').waitFor();
     expect(dialogs).toEqual(['Forget all 1 memories of alice from import[U+202E]? This cannot be undone.']);

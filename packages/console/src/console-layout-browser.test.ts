@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { embeddedDatabase } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ function graphGeometry(page: Page): Promise<{
  * per pair of peers, ICMP without a port, and audit targets wrapping at
  * their separators.
  */
-describe.each(sqlDatabases())('operator console layout in chromium on $name', ({ name: database, create }) => {
+describe.each(embeddedDatabase())('operator console layout in chromium on $name', ({ create }) => {
   let fixture: ConsoleBrowserFixture;
   let t: ConsoleTestServer;
   let page: Page;
@@ -134,7 +134,7 @@ describe.each(sqlDatabases())('operator console layout in chromium on $name', ({
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${file} overflows at ${width} px`).toBeLessThanOrEqual(
         width,
       );
-      if (database === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}${file}-${width}.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}${file}-${width}.png`, fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   };

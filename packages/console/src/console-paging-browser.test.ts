@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { embeddedDatabase } from '@agentinfra/testkit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './test-support/browser.js';
@@ -21,7 +21,7 @@ const PAGE_BUDGET_BYTES = 250 * 1024;
  * the ACLs pager; the Mesh page stays inside the budget and says why it
  * draws no graph.
  */
-describe.each(sqlDatabases())('operator console at scale in chromium on $name', ({ name: database, create }) => {
+describe.each(embeddedDatabase())('operator console at scale in chromium on $name', ({ create }) => {
   let fixture: ConsoleBrowserFixture;
   let t: ConsoleTestServer;
   let page: Page;
@@ -46,7 +46,7 @@ describe.each(sqlDatabases())('operator console at scale in chromium on $name', 
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${file} overflows at ${width} px`).toBeLessThanOrEqual(
         width,
       );
-      if (database === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}${file}-${width}.png`, fullPage: true });
+      await page.screenshot({ path: `${SCREENSHOTS}${file}-${width}.png`, fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(fixture.cspErrors).toEqual([]);
@@ -80,13 +80,11 @@ describe.each(sqlDatabases())('operator console at scale in chromium on $name', 
     expect(await page.getByRole('img', { name: 'Mesh ACL graph' }).count()).toBe(0);
     await page.getByText('The graph is drawn for a mesh of up to 24 agents').waitFor();
     await atBothWidths('scale-mesh');
-    if (database === 'sqlite') {
-      // The full-page shots are tall (100 peers and 100 ACLs a page): also the top and the start of the ACLs as seen.
-      await page.screenshot({ path: `${SCREENSHOTS}scale-mesh-top-1280.png` });
-      await page.locator('#acls').scrollIntoViewIfNeeded();
-      await page.evaluate("document.getElementById('acls').scrollIntoView()");
-      await page.screenshot({ path: `${SCREENSHOTS}scale-mesh-acls-1280.png` });
-    }
+    // The full-page shots are tall (100 peers and 100 ACLs a page): also the top and the start of the ACLs as seen.
+    await page.screenshot({ path: `${SCREENSHOTS}scale-mesh-top-1280.png` });
+    await page.locator('#acls').scrollIntoViewIfNeeded();
+    await page.evaluate("document.getElementById('acls').scrollIntoView()");
+    await page.screenshot({ path: `${SCREENSHOTS}scale-mesh-acls-1280.png` });
     let flows = 0;
     for (let pages = 1; ; pages++) {
       flows += await page.getByRole('region', { name: 'ACLs' }).locator('ul.flows li').count();

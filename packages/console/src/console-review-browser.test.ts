@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { embeddedDatabase } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ const SCREENSHOTS = `${resolve(process.env.AGENTINFRA_CONSOLE_SCREENSHOTS ?? joi
  * at 1280 px, the agent id rule, the sign-in page, the artifact detail page,
  * an ended session returning to the requested page, and the small things.
  */
-describe.each(sqlDatabases())('operator console review in chromium on $name', ({ name: database, create }) => {
+describe.each(embeddedDatabase())('operator console review in chromium on $name', ({ create }) => {
   let fixture: ConsoleBrowserFixture;
   let t: ConsoleTestServer;
   let context: BrowserContext;
@@ -45,11 +45,11 @@ describe.each(sqlDatabases())('operator console review in chromium on $name', ({
   /** Screenshots at 1280 and 390 px (SQLite run only); checks axe and that the page does not overflow at 390 px. */
   const shots = async (file: string) => {
     expect(await seriousViolations(page), `${file} at 1280 px`).toEqual([]);
-    if (database === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}${file}.png`, fullPage: true });
+    await page.screenshot({ path: `${SCREENSHOTS}${file}.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${file} overflows at 390 px`).toBeLessThanOrEqual(390);
     expect(await seriousViolations(page), `${file} at 390 px`).toEqual([]);
-    if (database === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}${file}-390.png`, fullPage: true });
+    await page.screenshot({ path: `${SCREENSHOTS}${file}-390.png`, fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
   };
   const signIn = async () => {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { sqlDatabases } from '@agentinfra/testkit';
+import { embeddedDatabase } from '@agentinfra/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type CallToolResult, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -33,7 +33,8 @@ async function launch(url: string, key: string): Promise<{ client: Client; stder
   return { client, stderr: () => `${stderr}${problems.map((problem) => problem.message).join('\n')}` };
 }
 
-describe.each(sqlDatabases())('agentinfra mcp over stdio on $name (#14)', ({ create }) => {
+// The stdio proxy forwards to /mcp whatever the engine behind it: mcp-http.test.ts runs the same server on both.
+describe.each(embeddedDatabase())('agentinfra mcp over stdio on $name (#14)', ({ create }) => {
   let t: McpTestServer;
   let cleanup: () => Promise<void>;
   const clients: Client[] = [];

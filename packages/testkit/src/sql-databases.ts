@@ -66,3 +66,14 @@ export function sqlDatabases(): SqlDatabaseEntry[] {
   if (postgresAvailability().available) entries.push({ name: 'postgres', create: createTestPostgres });
   return entries;
 }
+
+/**
+ * The embedded default alone (SQLite), for tests of a surface whose
+ * behaviour does not depend on the SQL engine under it (pages in a browser,
+ * the stdio MCP transport): the queries behind it run on both engines in
+ * their own tests, so a second engine here repeats them at the cost of the
+ * slowest files of the suite (a browser or a CLI process per test).
+ */
+export function embeddedDatabase(): SqlDatabaseEntry[] {
+  return [{ name: 'sqlite', create: createTestSqlite }];
+}
