@@ -48,6 +48,21 @@ export class RepeatedOriginatorError extends Error {
   }
 }
 
+/**
+ * Mail over the bundled MTA whose header holds a bare CR (a CR not followed
+ * by LF), which RFC 5322 §2.2 allows only in CRLF. Refused whole: the
+ * postbox, like mailparser, ends header lines at LF only, while other
+ * readers of the raw message (Python's `email` package, some mail clients)
+ * end one at a bare CR too, so `Subject: x\rFrom: bob@…` passed the checks
+ * as a subject and reached them as a `From` of this server.
+ */
+export class BareCrHeaderError extends Error {
+  override readonly name = 'BareCrHeaderError';
+  constructor() {
+    super('Message header has a bare CR (a CR not followed by LF); RFC 5322 section 2.2 allows CR only in CRLF');
+  }
+}
+
 /** Dot-atom text: what a quoted local part may hold and still be the same mailbox unquoted. */
 const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 
@@ -84,13 +99,14 @@ export interface LocalSenders {
    */
   firstLocal(addresses: readonly string[]): Promise<string | null>;
   /**
-   * Throws when the header has more than one `From` or `Sender` field, or when the
+   * Throws when the header has a bare CR, more than one `From` or `Sender` field, or when the
    * envelope sender or an address of a `From` or `Sender` field is local.
-   * @param sender.from the text of each `From` field (`"Name" <a@b>, …`, as the parsed message's `originators`); `sender.sender` likewise.
-   * @throws RepeatedOriginatorError when `from` or `sender` has more than one field (checked first, `From` before `Sender`);
-   *   LocalSenderError naming the first local address found, envelope first.
+   * @param sender.from the text of each `From` field (`"Name" <a@b>, …`, as the parsed message's `originators`); `sender.sender` likewise;
+   *   `sender.bareCr` whether the header has a CR not followed by LF (then other readers may find other fields).
+   * @throws BareCrHeaderError when `bareCr` (checked first); RepeatedOriginatorError when `from` or `sender` has more than one
+   *   field (`From` before `Sender`); LocalSenderError naming the first local address found, envelope first.
    */
-  check(sender: { envelopeFrom: string | null; from: readonly string[]; sender: readonly string[] }): Promise<void>;
+  check(sender: { envelopeFrom: string | null; from: readonly string[]; sender: readonly string[]; bareCr: boolean }): Promise<void>;
 }
 
 /**
@@ -120,6 +136,7 @@ export function createLocalSenders(options: { knex: () => Knex; mailDomain: stri
   return {
     firstLocal,
     async check(sender) {
+      if (sender.bareCr) throw new BareCrHeaderError();
       for (const [field, texts] of [
         ['From', sender.from],
         ['Sender', sender.sender],

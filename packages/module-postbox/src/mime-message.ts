@@ -59,9 +59,11 @@ export interface ParsedMessage {
    * The mailboxes of every `From` and of every `Sender` field of the header, one
    * text per field in order (as `from`, but not cut), found as `originator-fields.ts`
    * reads the header: a field mailparser does not read included. What the SMTP path
-   * checks (RFC 5322 §3.6 allows one `From` and at most one `Sender`). Not stored.
+   * checks (RFC 5322 §3.6 allows one `From` and at most one `Sender`), with `bareCr`:
+   * whether that header has a CR not followed by LF, where other readers find fields
+   * these lists do not hold (see `OriginatorLines`). Not stored.
    */
-  originators: { from: string[]; sender: string[] };
+  originators: { from: string[]; sender: string[]; bareCr: boolean };
 }
 
 /**
@@ -256,6 +258,7 @@ export async function parseMimeMessage(raw: Buffer, options: { maxBodyBytes: num
     originators: {
       from: originators.from.map((line) => addressValueText(lineValue(line, line.length))),
       sender: originators.sender.map((line) => addressValueText(lineValue(line, line.length))),
+      bareCr: originators.bareCr,
     },
   };
 }

@@ -2,13 +2,22 @@
 export interface OriginatorLines {
   from: string[];
   sender: string[];
+  /**
+   * Whether the header block holds a CR not followed by LF (RFC 5322 §2.2
+   * allows CR only in CRLF). Such a CR ends no line here, as in mailparser,
+   * but ends one for other readers of the raw message (Python's `email`
+   * package, some mail clients): to them `Subject: x\rFrom: bob@…` is a
+   * `From` field, and what `from` and `sender` list is not what they see.
+   */
+  bareCr: boolean;
 }
 
 const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * Every `From` and every `Sender` field of the top-level header of `raw`, as
+ * Every `From` and every `Sender` field of the top-level header of `raw`, and
+ * whether that header has a bare CR. The fields are
  * raw lines (`Name: value`, folded lines joined by CRLF, one character per
  * byte as mailparser hands header lines over). The header block is read as
  * mailparser's splitter reads it: lines end at LF, the block at the first
@@ -19,10 +28,12 @@ const CR = 0x0d;
  * `From ` as an mbox separator, so `From : bob@…` there is a `From` field it
  * never reads (and the message's stored `from` is another one or empty),
  * while a mail client reading the raw message may show it as the sender.
+ * A CR is a line's end only right before its LF; any other CR in the block
+ * (`bareCr`) is part of the line, as mailparser reads it.
  * Linear in the header block's size.
  */
 export function originatorLines(raw: Buffer): OriginatorLines {
-  const found: OriginatorLines = { from: [], sender: [] };
+  const found: OriginatorLines = { from: [], sender: [], bareCr: false };
   let field: string | null = null;
   const close = () => {
     if (field === null) return;
@@ -37,6 +48,8 @@ export function originatorLines(raw: Buffer): OriginatorLines {
     const end = stop > start && raw[stop - 1] === CR ? stop - 1 : stop;
     // The empty line that ends the header block.
     if (newline !== -1 && end === start) break;
+    // Without a final LF, a last CR is followed by none.
+    found.bareCr ||= raw.subarray(start, newline === -1 ? stop : end).includes(CR);
     const line = raw.toString('latin1', start, end);
     start = stop + 1;
     if (field !== null && (line.startsWith(' ') || line.startsWith('\t'))) {

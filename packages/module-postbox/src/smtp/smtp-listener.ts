@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { addressGroup, dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { LocalSenderError, RepeatedOriginatorError } from '../local-senders.js';
+import { BareCrHeaderError, LocalSenderError, RepeatedOriginatorError } from '../local-senders.js';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
 import type { RefusedRecipients } from './refused-recipients.js';
@@ -48,7 +48,8 @@ export interface SmtpHandlers {
    * Stores, scores and files one message for the envelope recipients; `raw` is backed by a
    * SharedArrayBuffer ({@link createSharedBytes}), so worker threads read it without a copy.
    * @returns the message ids.
-   * @throws MalformedMessageError (answered 554 5.6.0), RepeatedOriginatorError (550 5.6.0) and LocalSenderError (550 5.7.1);
+   * @throws MalformedMessageError (answered 554 5.6.0), BareCrHeaderError and RepeatedOriginatorError (550 5.6.0),
+   *   LocalSenderError (550 5.7.1);
    *   anything else is answered 451 or 452.
    */
   deliver(options: { raw: Buffer; recipients: readonly string[]; envelopeFrom: string | null }): Promise<string[]>;
@@ -94,7 +95,7 @@ export interface SmtpListener {
  * RCPT time rather than by a later bounce; a sender address of this postbox
  * refused with 550 5.7.1 (`local-senders.ts`): at MAIL FROM for the envelope,
  * after DATA for the `From` and `Sender` headers (`MAIL FROM:<>` is accepted); a header with more than one
- * `From` or `Sender` field refused with 550 5.6.0 after DATA; a DATA transfer longer than
+ * `From` or `Sender` field, or with a CR not followed by LF, refused with 550 5.6.0 after DATA; a DATA transfer longer than
  * `dataTimeoutMs` answered 421 4.4.2 and closed; per-client limits of
  * `session-limits.ts` (recipients per message, refused recipients per
  * session, sessions per address) and refused recipients per client address
@@ -255,6 +256,13 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
               metrics?.messages.inc({ outcome: 'rejected' });
               logger.info({ field: error.field, count: error.count }, 'smtp: refused a message with a repeated originator field');
               // RFC 3463 5.6.0 (media error): the message is not the one RFC 5322 allows; permanent.
+              callback(smtpReply(550, `5.6.0 ${error.message}`));
+              return;
+            }
+            if (error instanceof BareCrHeaderError) {
+              metrics?.messages.inc({ outcome: 'rejected' });
+              logger.info('smtp: refused a message with a bare CR in its header');
+              // RFC 3463 5.6.0, as above: RFC 5322 §2.2 allows CR in a header only as part of CRLF.
               callback(smtpReply(550, `5.6.0 ${error.message}`));
               return;
             }
