@@ -1,5 +1,5 @@
 import { JobInterruptedError, JobLeaseLostError } from '@agentinfra/core';
-import { captureAcmeProblems } from './acme/acme-http.js';
+import { AcmeUnreachableError, captureAcmeProblems } from './acme/acme-http.js';
 import { revokeWithCertificateKey } from './acme/certificate-key-revocation.js';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, UNAUTHORIZED } from './acme/problem-document.js';
 import { ERROR_TEXT_LIMIT, type GatewayContext, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
@@ -20,6 +20,7 @@ export function createRevocations(context: GatewayContext) {
   /**
    * Runs one revocation request. @returns null when the CA revoked the certificate (or had already),
    * else the refusal as an AcmeProblemError saying `what` was refused.
+   * @throws AcmeUnreachableError when the CA did not answer.
    */
   const attempt = (what: string, request: () => Promise<unknown>): Promise<AcmeProblemError | null> =>
     captureAcmeProblems(async (last) => {
@@ -27,6 +28,7 @@ export function createRevocations(context: GatewayContext) {
         await request();
         return null;
       } catch (error) {
+        if (error instanceof AcmeUnreachableError) throw error;
         const problem = last.problem();
         if (problem?.type === ALREADY_REVOKED) return null;
         return new AcmeProblemError(what, problem, { cause: error });

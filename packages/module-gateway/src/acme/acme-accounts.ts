@@ -2,7 +2,7 @@ import type { Clock, PortMap, SecretBox, SqlDatabase } from '@agentinfra/core';
 import acme from 'acme-client';
 import type { GatewayConfig } from '../config.js';
 import { type AccountRow, accountKeyContext } from '../gateway-rows.js';
-import { captureAcmeProblems } from './acme-http.js';
+import { AcmeUnreachableError, captureAcmeProblems, installAcmeInterceptors } from './acme-http.js';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, asAcmeProblem, UNAUTHORIZED } from './problem-document.js';
 
 type Logger = PortMap['logger'];
@@ -17,7 +17,7 @@ export interface AcmeAccounts {
    * default): loaded from the database, or registered at the CA (with the
    * configured contact and External Account Binding) and stored with its
    * key sealed by the SecretBox.
-   * @throws AcmeProblemError when the CA refuses the registration.
+   * @throws AcmeProblemError when the CA refuses the registration; AcmeUnreachableError when it does not answer.
    */
   client(directoryUrl?: string): Promise<acme.Client>;
   /**
@@ -47,14 +47,16 @@ export function createAcmeAccounts(deps: {
   const clients = new Map<string, Promise<acme.Client>>();
   const backoff = { backoffMin: config.acmePollMinMs, backoffMax: config.acmePollMaxMs, backoffAttempts: config.acmePollAttempts };
 
-  const clientFor = (directoryUrl: string, accountKey: string, accountUrl?: string) =>
-    new acme.Client({
+  const clientFor = (directoryUrl: string, accountKey: string, accountUrl?: string) => {
+    installAcmeInterceptors();
+    return new acme.Client({
       directoryUrl,
       accountKey,
       ...(accountUrl ? { accountUrl } : {}),
       ...(config.eab && directoryUrl === config.directoryUrl ? { externalAccountBinding: config.eab } : {}),
       ...backoff,
     });
+  };
 
   const stored = (row: AccountRow) =>
     clientFor(
@@ -72,6 +74,7 @@ export function createAcmeAccounts(deps: {
     try {
       await client.createAccount({ termsOfServiceAgreed: true, ...(config.email ? { contact: [`mailto:${config.email}`] } : {}) });
     } catch (error) {
+      if (error instanceof AcmeUnreachableError) throw error;
       throw new AcmeProblemError(`The CA at ${directoryUrl} refused to register the ACME account`, null, { cause: error });
     }
     const accountUrl = client.getAccountUrl();

@@ -5,7 +5,7 @@ import acme from 'acme-client';
 import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
 
 /**
- * acme-client sends every request through one shared axios instance. Two
+ * acme-client sends every request through one shared axios instance. Three
  * interceptors are installed on it once per process:
  * - CA trust per origin: requests to an ACME server's origin registered
  *   with {@link trustAcmeServerCa} use an HTTPS agent that trusts the
@@ -17,14 +17,60 @@ import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
  *   latest answer are recorded in the {@link captureAcmeProblems} context
  *   that made the request (each new request clears them, so a `badNonce`
  *   that acme-client retried never shows up as the cause of a later failure).
+ * - Fail fast: a request that got no answer (connection refused, host not
+ *   found, TLS failure, reset) fails at once with an
+ *   {@link AcmeUnreachableError}. acme-client retries it 5 times, 5 to 25 s
+ *   apart (75 s in all), which would hold a job attempt far past its
+ *   purpose; the job runner's back-off retries the attempt instead. The
+ *   interceptor runs ahead of acme-client's own, and only answers (429 and
+ *   5xx with `Retry-After`) reach that one's retries.
  */
 const agents = new Map<string, { pems: string[]; agent: Agent }>();
 const problems = new AsyncLocalStorage<{ problem: AcmeProblem | null; status: number | null }>();
 let installed = false;
 
-function install(): void {
+/** A request to an ACME server that got no answer: connection refused, host not found, TLS failure, reset, timeout. */
+export class AcmeUnreachableError extends Error {
+  override readonly name = 'AcmeUnreachableError';
+  /**
+   * @param url the URL requested (the directory URL for the first request of a client).
+   * @param reason the network error's message, with its code when the message lacks it (`connect ECONNREFUSED 127.0.0.1:1`).
+   */
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    options: { cause: unknown },
+  ) {
+    super(`The ACME server at ${url} did not answer (${reason})`, options);
+  }
+}
+
+/** What axios hands acme-client's response interceptors: every answer (its status check is off) and every network failure. */
+interface AxiosFailure {
+  config?: { url?: string };
+  response?: unknown;
+  code?: string;
+  message?: string;
+}
+
+/** `failure` as an {@link AcmeUnreachableError} when the request got no answer (no config: acme-client passes it on), else unchanged. */
+function failFast(failure: AxiosFailure): Promise<never> {
+  if (failure.response !== undefined || !failure.config) return Promise.reject(failure);
+  const code = failure.code ?? 'network error';
+  const reason = failure.message?.includes(code) ? failure.message : [code, failure.message].filter(Boolean).join(': ');
+  return Promise.reject(new AcmeUnreachableError(failure.config.url ?? 'unknown URL', reason, { cause: failure }));
+}
+
+/** Installs the interceptors (once per process); runs before any request acme-client makes for this module. */
+export function installAcmeInterceptors(): void {
   if (installed) return;
   installed = true;
+  // Ahead of acme-client's retry interceptor (axios runs response interceptors in the array's order, and lets the array be replaced).
+  const responses = acme.axios.interceptors.response;
+  responses.handlers = [
+    { fulfilled: (response) => response, rejected: failFast, synchronous: false, runWhen: null },
+    ...(responses.handlers ?? []),
+  ];
   acme.axios.interceptors.request.use((config) => {
     const store = problems.getStore();
     if (store) {
@@ -53,7 +99,7 @@ function install(): void {
  * roots. Idempotent per (origin, PEM).
  */
 export function trustAcmeServerCa(options: { directoryUrl: string; caPem: string }): void {
-  install();
+  installAcmeInterceptors();
   const origin = new URL(options.directoryUrl).origin;
   const pems = agents.get(origin)?.pems ?? [];
   if (pems.includes(options.caPem)) return;
@@ -75,7 +121,7 @@ export interface LastAcmeAnswer {
  * reads it, also after `work` failed.
  */
 export async function captureAcmeProblems<T>(work: (last: LastAcmeAnswer) => Promise<T>): Promise<T> {
-  install();
+  installAcmeInterceptors();
   const store = { problem: null as AcmeProblem | null, status: null as number | null };
   return problems.run(store, () => work({ problem: () => store.problem, status: () => store.status }));
 }
