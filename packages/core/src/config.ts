@@ -156,10 +156,11 @@ export const coreConfigSchema = z.object({
       maxConnections: z.number().int().min(0).default(10_000),
       /**
        * Most connections one client address keeps open at once (an IPv6
-       * address counts by its /64), by the socket's peer address (behind a
-       * reverse proxy, the proxy's: raise it or set 0 there). A connection
-       * over it has its first request answered 429 and is closed, so one
-       * address cannot hold all of `maxConnections`; 0 turns the bound off.
+       * address counts by its /64), by the socket's peer address. A
+       * connection over it has its first request answered 429 and is closed,
+       * so one address cannot hold all of `maxConnections`; 0 turns the bound
+       * off, and so does `trustProxyHops` > 0 (every connection then comes
+       * from a proxy, which should bound its clients' connections itself).
        */
       maxConnectionsPerAddress: z.number().int().min(0).default(1_000),
       /** Requests per minute per device key, and per granting and receiving agent for delegation tokens (429 above); 0 turns the limit off. The bridge key is not limited. */

@@ -467,7 +467,8 @@ export function createKernel(options: KernelOptions): Kernel {
         fetch: limitPipelinedRequests(app.fetch),
         hostname,
         maxConnections: config.http.maxConnections,
-        maxConnectionsPerAddress: config.http.maxConnectionsPerAddress,
+        // Behind reverse proxies every connection comes from a proxy: the bound is theirs to keep.
+        maxConnectionsPerAddress: config.http.trustProxyHops > 0 ? 0 : config.http.maxConnectionsPerAddress,
       });
       closeQuietConnections(instance, config.http.idleTimeoutMs);
       connections = trackConnectionDrain(instance);
