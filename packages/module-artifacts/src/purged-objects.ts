@@ -39,25 +39,68 @@ export async function removeObjects(knex: Knex, store: BlobStore, keys: readonly
 
 /**
  * Deletes queued objects and their queue entries, {@link SQL_ID_CHUNK} keys
- * at a time, until a read finds less than a full chunk or
- * {@link MAX_CHUNKS_PER_DRAIN} chunks are done (the next call goes on).
+ * at a time in key order, until a read finds less than a full chunk or
+ * {@link MAX_CHUNKS_PER_DRAIN} chunks are done (the next call goes on). Keys
+ * the store refuses stay queued, and the drain goes on past them (reported
+ * to `options.onRefused` with the error and how many).
  * Deleting is idempotent (the store ignores missing keys), so concurrent
  * calls (other replicas, a purge's own removal) may share entries.
  * @param options.signal checked between chunks.
  * @returns the number of queue entries done.
  * @throws the blob store's or the database's error, or the signal's reason once it aborted; what was not done stays queued.
  */
-export async function removeQueuedObjects(knex: Knex, store: BlobStore, options: { signal?: AbortSignal } = {}): Promise<number> {
+export async function removeQueuedObjects(
+  knex: Knex,
+  store: BlobStore,
+  options: { signal?: AbortSignal; onRefused?: (error: unknown, keys: number) => void } = {},
+): Promise<number> {
   let done = 0;
+  let after = '';
   for (let chunk = 0; chunk < MAX_CHUNKS_PER_DRAIN; chunk++) {
     options.signal?.throwIfAborted();
-    const rows = (await knex(QUEUE).select('object_key').orderBy('object_key').limit(SQL_ID_CHUNK)) as Array<{ object_key: string }>;
+    const rows = (await knex(QUEUE)
+      .select('object_key')
+      .where('object_key', '>', after)
+      .orderBy('object_key')
+      .limit(SQL_ID_CHUNK)) as Array<{
+      object_key: string;
+    }>;
     const keys = rows.map((row) => row.object_key);
-    if (keys.length > 0) {
-      await removeObjects(knex, store, keys);
-      done += keys.length;
-    }
+    done += await removeChunk(knex, store, keys, options.onRefused);
     if (keys.length < SQL_ID_CHUNK) break;
+    after = keys[keys.length - 1] ?? after;
   }
   return done;
+}
+
+/**
+ * {@link removeObjects} of `keys`, and when the blob store refuses the
+ * chunk, each key on its own: an object the store keeps refusing (an object
+ * lock, a permission) stays queued without holding up the others, and the
+ * drain goes on after it.
+ * @returns the keys done.
+ */
+async function removeChunk(
+  knex: Knex,
+  store: BlobStore,
+  keys: readonly string[],
+  onRefused: ((error: unknown, keys: number) => void) | undefined,
+): Promise<number> {
+  if (keys.length === 0) return 0;
+  try {
+    await removeObjects(knex, store, keys);
+    return keys.length;
+  } catch (error) {
+    let done = 0;
+    for (const key of keys) {
+      try {
+        await removeObjects(knex, store, [key]);
+        done += 1;
+      } catch {
+        // Stays queued.
+      }
+    }
+    onRefused?.(error, keys.length - done);
+    return done;
+  }
 }

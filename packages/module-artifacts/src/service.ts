@@ -212,7 +212,11 @@ export function createArtifactsService(deps: ArtifactsDeps) {
    */
   async function removePurgedObjects(signal?: AbortSignal): Promise<void> {
     try {
-      await removeQueuedObjects(knex(), deps.blobStore, { signal });
+      await removeQueuedObjects(knex(), deps.blobStore, {
+        signal,
+        onRefused: (error, keys) =>
+          deps.logger.warn({ err: error, objects: keys }, 'artifacts: the blob store refused to delete queued objects; they stay queued'),
+      });
     } catch (error) {
       if (signal?.aborted) throw error;
       deps.logger.warn(

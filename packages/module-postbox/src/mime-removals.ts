@@ -69,11 +69,14 @@ export function createMimeRemovals(deps: {
   async function removeEntries(entries: readonly QueueEntry[]): Promise<number> {
     if (entries.length === 0) return 0;
     const refs = entries.map((entry) => entry.mime_ref);
+    // Also before the query: a delivery of this process storing the same bytes now may commit (and end) while the
+    // query runs, unseen by it.
+    const storingBefore = new Set(refs.filter((ref) => deps.storing(ref)));
     const rows = (await deps.knex()('postbox_messages').whereIn('mime_ref', refs).distinct('mime_ref')) as Array<{ mime_ref: string }>;
     const referenced = new Set(rows.map((row) => row.mime_ref));
     // Read with no await before the delete: a delivery of this process that starts storing the same bytes after
-    // this check writes them after the delete was issued. One storing them now keeps its entry queued.
-    const busy = new Set(refs.filter((ref) => !referenced.has(ref) && deps.storing(ref)));
+    // this check writes them after the delete was issued. One storing them now, or before the query, keeps its entry.
+    const busy = new Set(refs.filter((ref) => !referenced.has(ref) && (storingBefore.has(ref) || deps.storing(ref))));
     const orphans = refs.filter((ref) => !referenced.has(ref) && !busy.has(ref));
     if (orphans.length > 0) await deps.blobStore.delete({ keys: orphans });
     const done = entries.filter((entry) => !busy.has(entry.mime_ref)).map((entry) => entry.token);
@@ -90,6 +93,32 @@ export function createMimeRemovals(deps: {
     return removed;
   }
 
+  /**
+   * {@link removeEntries}, and when the blob store refuses the chunk, each
+   * entry on its own: one blob the store keeps refusing (an object lock, a
+   * permission) stays queued without holding up the others.
+   */
+  async function removeChunk(entries: readonly QueueEntry[]): Promise<number> {
+    try {
+      return await removeEntries(entries);
+    } catch (error) {
+      let removed = 0;
+      let refused = 0;
+      for (const entry of entries) {
+        try {
+          removed += await removeEntries([entry]);
+        } catch {
+          refused += 1;
+        }
+      }
+      deps.logger.warn(
+        { err: error, refused },
+        'postbox: the blob store refused to remove some raw MIME of deleted messages; it stays queued',
+      );
+      return removed;
+    }
+  }
+
   async function removeBacklog(): Promise<number> {
     let removed = 0;
     let after = '';
@@ -100,7 +129,7 @@ export function createMimeRemovals(deps: {
         .orderBy('mime_ref')
         .limit(SQL_ID_CHUNK)
         .select('mime_ref', 'token')) as QueueEntry[];
-      removed += await removeEntries(entries);
+      removed += await removeChunk(entries);
       if (entries.length < SQL_ID_CHUNK) break;
       after = entries[entries.length - 1]?.mime_ref ?? after;
     }
