@@ -3,7 +3,7 @@ import { PHRASE_FAMILIES, type PhraseMatch } from './instruction-phrasing.js';
 import { segmentBucketSet } from './segment-bucket-set.js';
 import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
 import { placeFeatures } from './segment-place.js';
-import { type TopicTable, topicCounter } from './segment-topics.js';
+import { TOPIC_MAX_SEGMENTS, type TopicTable, topicCounter } from './segment-topics.js';
 import { forEachNgram, MAX_SEGMENT_WORDS, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
 
 /** The kind of a word unigram, read once (under tsx, as the benchmarks run, each read of an imported binding is a getter call). */
@@ -83,6 +83,8 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
     const firstLine = ends.start ? scored.indexOf('\n') : -1;
     let firstBody = -1;
     seen.clear();
+    // The topic counter reads only the first TOPIC_MAX_SEGMENTS segments: later ones are not handed to it
+    // (the segment being read is number `cuedSegments.length`), which spares a call per word of a long text.
     const readAll = forEachNgram(
       scored,
       (hash, kind, start, end) => {
@@ -91,7 +93,7 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
         sink.feature(bucket);
         if (kind === WORD_KIND) {
           novelty.word(bucket, end - start);
-          topic?.word(hash);
+          if (topic !== null && cuedSegments.length < TOPIC_MAX_SEGMENTS) topic.word(hash);
         }
       },
       (start, end, next) => {
@@ -105,22 +107,23 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
         cuedSegments.push(cued ? 1 : 0);
         cued = false;
         novelty.endSegment();
-        topic?.endSegment();
+        if (topic !== null && cuedSegments.length <= TOPIC_MAX_SEGMENTS) topic.endSegment();
         sink.end(start, end, scored);
         seen.clear();
       },
     );
     const segmentCount = cuedSegments.length;
+    const last = ends.end ? segmentCount - 1 : -1;
     for (let k = 0; k < segmentCount; k += 1) {
-      const extra = noveltyBuckets(novelty.share(k), segmentCount, cuedSegments.values[k] === 1);
+      const segmentCued = cuedSegments.values[k] === 1;
+      const extra = noveltyBuckets(novelty.share(k), segmentCount, segmentCued);
       for (let e = 0; e < extra.length; e += 1) sink.late(k, extra[e] ?? 0);
-      const place = placeBuckets(
-        k === firstBody ? 'first' : k === segmentCount - 1 && ends.end ? 'last' : 'inner',
-        cuedSegments.values[k] === 1,
-      );
-      for (let e = 0; e < place.length; e += 1) sink.late(k, place[e] ?? 0);
-      if (topic === null) continue;
-      const topical = topic.features(k, cuedSegments.values[k] === 1);
+      if (segmentCued && (k === firstBody || k === last)) {
+        const place = placeBuckets(k === firstBody ? 'first' : 'last', true);
+        for (let e = 0; e < place.length; e += 1) sink.late(k, place[e] ?? 0);
+      }
+      if (topic === null || k >= TOPIC_MAX_SEGMENTS) continue;
+      const topical = topic.features(k, segmentCued);
       for (let e = 0; e < topical.length; e += 1) sink.late(k, topical[e] ?? 0);
     }
     return readAll && scored === text;

@@ -132,10 +132,12 @@ export function topicCounter(table: TopicTable, mask: number): TopicCounter {
       const norm = Math.sqrt(squares);
       norms[segments] = norm;
       const from = segments * dimensions;
-      for (let d = 0; d < dimensions; d += 1) sums[from + d] = norm === 0 ? 0 : (current[d] ?? 0) / norm;
+      for (let d = 0; d < dimensions; d += 1) {
+        sums[from + d] = norm === 0 ? 0 : (current[d] ?? 0) / norm;
+        current[d] = 0;
+      }
       if (norm > 0) withTopic += 1;
       segments += 1;
-      current.fill(0);
     },
     features: (index, cued) => {
       if (withTopic < TOPIC_MIN_SEGMENTS || index >= segments || norms[index] === 0) return none;

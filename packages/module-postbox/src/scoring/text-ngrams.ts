@@ -244,6 +244,12 @@ export type NgramVisitor = (hash: number, kind: NgramKind, start: number, end: n
 /** Called at the end of each segment with its character span `[start, end)` and where the next segment's text starts (`next`, the text's length after the last). */
 export type SegmentVisitor = (start: number, end: number, next: number) => void;
 
+/** Ends the segment `[start, end)` that `terminator` (a character code, 0 for none) ended: its `end` feature, then `endSegment` (the next segment's text starts at `next`). */
+function closeSegment(visit: NgramVisitor, endSegment: SegmentVisitor, terminator: number, start: number, end: number, next: number): void {
+  visit(mix(Math.imul(FNV_OFFSET ^ terminator ^ (NGRAM_KIND.end << 16), FNV_PRIME)), NGRAM_KIND.end, end, end);
+  endSegment(start, end, next);
+}
+
 /**
  * Calls `visit` for every n-gram of `text` (already prepared with
  * {@link scoredText}), in text order, duplicates included: per word its
@@ -265,18 +271,16 @@ export function forEachNgram(text: string, visit: NgramVisitor, endSegment: Segm
   let words = 0;
   let i = 0;
   const length = text.length;
-  const closeSegment = (terminator: number, next: number) => {
-    visit(mix(Math.imul(FNV_OFFSET ^ terminator ^ (NGRAM_KIND.end << 16), FNV_PRIME)), NGRAM_KIND.end, lastEnd, lastEnd);
-    endSegment(segmentStart, lastEnd, next);
-    segmentStart = -1;
-  };
   while (i < length && words < MAX_WORDS) {
     let terminator = 0;
     while (i < length && !isWordChar(text.charCodeAt(i))) {
       if (terminator === 0 && segmentStart !== -1 && endsSegment(text, i)) terminator = text.charCodeAt(i);
       i += 1;
     }
-    if (segmentStart !== -1 && (terminator !== 0 || segmentWords >= MAX_SEGMENT_WORDS || i >= length)) closeSegment(terminator, i);
+    if (segmentStart !== -1 && (terminator !== 0 || segmentWords >= MAX_SEGMENT_WORDS || i >= length)) {
+      closeSegment(visit, endSegment, terminator, segmentStart, lastEnd, i);
+      segmentStart = -1;
+    }
     if (i >= length) break;
     const start = i;
     let hash = FNV_OFFSET;
@@ -292,7 +296,9 @@ export function forEachNgram(text: string, visit: NgramVisitor, endSegment: Segm
       if (i - start === STEM_LENGTH) stemHash = hash;
     }
     words += 1;
-    const wordHash = Math.imul(hash ^ NGRAM_KIND.word, FNV_PRIME) >>> 0;
+    // Kept signed (as Math.imul gives it): only 32-bit operations read it, and as an unsigned
+    // value (`>>> 0`) half the words' hashes were over 2^31, a heap number per word once carried to the next.
+    const wordHash = Math.imul(hash ^ NGRAM_KIND.word, FNV_PRIME);
     visit(mix(wordHash), NGRAM_KIND.word, start, i);
     if (i - start > STEM_LENGTH) visit(mix(Math.imul(stemHash ^ NGRAM_KIND.stem, FNV_PRIME)), NGRAM_KIND.stem, start, i);
     if (segmentStart === -1) {
@@ -300,7 +306,7 @@ export function forEachNgram(text: string, visit: NgramVisitor, endSegment: Segm
       segmentWords = 0;
       visit(mix(Math.imul(hash ^ NGRAM_KIND.first, FNV_PRIME)), NGRAM_KIND.first, start, i);
     } else {
-      const bigram = Math.imul(Math.imul(previousHash, 0x9e3779b1) ^ wordHash ^ NGRAM_KIND.bigram, FNV_PRIME) >>> 0;
+      const bigram = Math.imul(Math.imul(previousHash, 0x9e3779b1) ^ wordHash ^ NGRAM_KIND.bigram, FNV_PRIME);
       visit(mix(bigram), NGRAM_KIND.bigram, previousStart, i);
     }
     segmentWords += 1;
@@ -308,7 +314,7 @@ export function forEachNgram(text: string, visit: NgramVisitor, endSegment: Segm
     previousStart = start;
     lastEnd = i;
   }
-  if (segmentStart !== -1) closeSegment(0, length);
+  if (segmentStart !== -1) closeSegment(visit, endSegment, 0, segmentStart, lastEnd, length);
   while (i < length && !isWordChar(text.charCodeAt(i))) i += 1;
   return i >= length;
 }
