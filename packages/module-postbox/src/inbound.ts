@@ -2,7 +2,7 @@ import { createGroupCommit, type ItemOutcome, NotFoundError, newId } from '@agen
 import { bareAddress, normalizeAddress, senderAddress } from './addresses.js';
 import { contentDigest, dedupeKeyOf } from './dedupe-key.js';
 import { headerRecord } from './header-record.js';
-import { BareCrHeaderError, LocalSenderError, type LocalSenders, RepeatedOriginatorError } from './local-senders.js';
+import { LocalSenderError, type LocalSenders, OriginatorFormError } from './local-senders.js';
 import { generatedMessageId, ingestedIdentity } from './message-id.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
@@ -372,8 +372,8 @@ export function createInbound(
    * @throws the blob store's error when the raw message could not be stored (nothing is then stored);
    *   MalformedMessageError when mailparser refuses the message (nothing is then stored: the raw
    *   blob is removed again unless a stored message refers to it, so mail that is refused with 554
-   *   cannot fill the blob store); BareCrHeaderError when the header has a CR not followed by LF,
-   *   RepeatedOriginatorError when it has more than one `From` or `Sender` field, and LocalSenderError
+   *   cannot fill the blob store); an OriginatorFormError when the header has a CR not followed by LF,
+   *   more than one `From` or `Sender` field or one of too many mailboxes, and LocalSenderError
    *   when the envelope sender or an address of a `From` or `Sender` field is one of this postbox's
    *   (`local-senders.ts`; nothing is then stored for any of them, the raw blob removed as for
    *   MalformedMessageError).
@@ -424,12 +424,7 @@ export function createInbound(
       }
     } catch (error) {
       await stored.catch(() => undefined);
-      if (
-        error instanceof MalformedMessageError ||
-        error instanceof LocalSenderError ||
-        error instanceof RepeatedOriginatorError ||
-        error instanceof BareCrHeaderError
-      ) {
+      if (error instanceof MalformedMessageError || error instanceof LocalSenderError || error instanceof OriginatorFormError) {
         await dropUnreferencedRaw(mimeRef);
       }
       throw error;

@@ -1,5 +1,4 @@
 import { domainToASCII } from 'node:url';
-import { chunks, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { normalizeAddress } from './addresses.js';
 import { headerAddresses } from './bare-addresses.js';
@@ -27,6 +26,16 @@ export class LocalSenderError extends Error {
 }
 
 /**
+ * A header whose originator fields the bundled MTA refuses whole, answered
+ * `550 5.6.0` (RFC 3463: the message is not one RFC 5322 allows, or not one
+ * this server reads the same way as other readers of the raw message).
+ */
+export class OriginatorFormError extends Error {}
+
+/** Mailboxes a `From` or `Sender` field may list at most (every one is looked up as a possible local sender). */
+export const MAX_ORIGINATOR_MAILBOXES = 100;
+
+/**
  * Mail over the bundled MTA whose header has more than one `From` field or
  * more than one `Sender` field: RFC 5322 §3.6 allows exactly one `From` and
  * at most one `Sender`. Refused whole rather than checked field by field:
@@ -34,7 +43,7 @@ export class LocalSenderError extends Error {
  * message shows is anyone's guess (a second `From` naming an agent of this
  * server passed the local-sender check when only the first was read).
  */
-export class RepeatedOriginatorError extends Error {
+export class RepeatedOriginatorError extends OriginatorFormError {
   override readonly name = 'RepeatedOriginatorError';
   constructor(
     /** The field that is repeated. */
@@ -56,10 +65,29 @@ export class RepeatedOriginatorError extends Error {
  * end one at a bare CR too, so `Subject: x\rFrom: bob@…` passed the checks
  * as a subject and reached them as a `From` of this server.
  */
-export class BareCrHeaderError extends Error {
+export class BareCrHeaderError extends OriginatorFormError {
   override readonly name = 'BareCrHeaderError';
   constructor() {
     super('Message header has a bare CR (a CR not followed by LF); RFC 5322 section 2.2 allows CR only in CRLF');
+  }
+}
+
+/**
+ * Mail over the bundled MTA whose `From` or `Sender` field lists more than
+ * {@link MAX_ORIGINATOR_MAILBOXES} mailboxes (a `Sender` may name one, RFC
+ * 5322 §3.6.2; a `From` of a hundred authors is already far past real mail):
+ * every mailbox is looked up as a possible local sender, so an
+ * unauthenticated client could otherwise make each message cost hundreds of
+ * queries.
+ */
+export class CrowdedOriginatorError extends OriginatorFormError {
+  override readonly name = 'CrowdedOriginatorError';
+  constructor(
+    readonly field: 'From' | 'Sender',
+    /** How many mailboxes it lists. */
+    readonly count: number,
+  ) {
+    super(`Message ${field} field lists ${count} mailboxes; at most ${MAX_ORIGINATOR_MAILBOXES} are accepted`);
   }
 }
 
@@ -104,7 +132,8 @@ export interface LocalSenders {
    * @param sender.from the text of each `From` field (`"Name" <a@b>, …`, as the parsed message's `originators`); `sender.sender` likewise;
    *   `sender.bareCr` whether the header has a CR not followed by LF (then other readers may find other fields).
    * @throws BareCrHeaderError when `bareCr` (checked first); RepeatedOriginatorError when `from` or `sender` has more than one
-   *   field (`From` before `Sender`); LocalSenderError naming the first local address found, envelope first.
+   *   field (`From` before `Sender`); CrowdedOriginatorError when one lists more than {@link MAX_ORIGINATOR_MAILBOXES}
+   *   mailboxes; LocalSenderError naming the first local address found, envelope first.
    */
   check(sender: { envelopeFrom: string | null; from: readonly string[]; sender: readonly string[]; bareCr: boolean }): Promise<void>;
 }
@@ -124,14 +153,9 @@ export function createLocalSenders(options: { knex: () => Knex; mailDomain: stri
     if (candidates.length === 0) return null;
     const atDomain = candidates.find((address) => address.endsWith(domainSuffix));
     if (atDomain !== undefined) return atDomain;
-    // A From field may list tens of thousands of addresses: more than one statement may bind.
-    for (const chunk of chunks(candidates, SQL_ID_CHUNK)) {
-      const rows = (await options.knex()('postbox_addresses').whereIn('address', chunk).select('address')) as Array<{ address: string }>;
-      const held = new Set(rows.map((row) => row.address));
-      const local = chunk.find((address) => held.has(address));
-      if (local !== undefined) return local;
-    }
-    return null;
+    const rows = (await options.knex()('postbox_addresses').whereIn('address', candidates).select('address')) as Array<{ address: string }>;
+    const held = new Set(rows.map((row) => row.address));
+    return candidates.find((address) => held.has(address)) ?? null;
   }
   return {
     firstLocal,
@@ -148,6 +172,9 @@ export function createLocalSenders(options: { knex: () => Knex; mailDomain: stri
         ['From', sender.from.flatMap(headerAddresses)],
         ['Sender', sender.sender.flatMap(headerAddresses)],
       ] as const;
+      for (const [field, addresses] of fields) {
+        if (field !== 'MAIL FROM' && addresses.length > MAX_ORIGINATOR_MAILBOXES) throw new CrowdedOriginatorError(field, addresses.length);
+      }
       for (const [field, addresses] of fields) {
         const local = await firstLocal(addresses);
         if (local !== null) throw new LocalSenderError(field, local);

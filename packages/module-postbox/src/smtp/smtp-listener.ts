@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { addressGroup, dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { BareCrHeaderError, LocalSenderError, RepeatedOriginatorError } from '../local-senders.js';
+import { LocalSenderError, OriginatorFormError } from '../local-senders.js';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
 import type { RefusedRecipients } from './refused-recipients.js';
@@ -48,7 +48,7 @@ export interface SmtpHandlers {
    * Stores, scores and files one message for the envelope recipients; `raw` is backed by a
    * SharedArrayBuffer ({@link createSharedBytes}), so worker threads read it without a copy.
    * @returns the message ids.
-   * @throws MalformedMessageError (answered 554 5.6.0), BareCrHeaderError and RepeatedOriginatorError (550 5.6.0),
+   * @throws MalformedMessageError (answered 554 5.6.0), OriginatorFormError (550 5.6.0),
    *   LocalSenderError (550 5.7.1);
    *   anything else is answered 451 or 452.
    */
@@ -252,17 +252,10 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
               callback(localSenderRefusal(error));
               return;
             }
-            if (error instanceof RepeatedOriginatorError) {
+            if (error instanceof OriginatorFormError) {
               metrics?.messages.inc({ outcome: 'rejected' });
-              logger.info({ field: error.field, count: error.count }, 'smtp: refused a message with a repeated originator field');
-              // RFC 3463 5.6.0 (media error): the message is not the one RFC 5322 allows; permanent.
-              callback(smtpReply(550, `5.6.0 ${error.message}`));
-              return;
-            }
-            if (error instanceof BareCrHeaderError) {
-              metrics?.messages.inc({ outcome: 'rejected' });
-              logger.info('smtp: refused a message with a bare CR in its header');
-              // RFC 3463 5.6.0, as above: RFC 5322 §2.2 allows CR in a header only as part of CRLF.
+              logger.info({ reason: error.message }, 'smtp: refused a message whose originator fields it does not take');
+              // RFC 3463 5.6.0 (media error): the header is not one RFC 5322 allows, or not one read alike by all; permanent.
               callback(smtpReply(550, `5.6.0 ${error.message}`));
               return;
             }
