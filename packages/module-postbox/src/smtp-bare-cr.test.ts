@@ -1,6 +1,6 @@
-import type { BlobStore } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveBlobs } from './test-support/live-blobs.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 import { smtpClient } from './test-support/smtp-client.js';
 
@@ -17,20 +17,7 @@ describe.each(sqlDatabases())('SMTP mail with a bare CR on $name', ({ create }) 
   let t: PostboxTestServer;
   let cleanup: () => Promise<void>;
   /** Blob keys written and not deleted since the server started. */
-  const liveBlobs = new Set<string>();
-  const recordBlobs = (store: BlobStore): BlobStore => ({
-    ...store,
-    async put(options) {
-      const result = await store.put(options);
-      liveBlobs.add(options.key);
-      return result;
-    },
-    async delete(options) {
-      const result = await store.delete(options);
-      for (const key of options.keys) liveBlobs.delete(key);
-      return result;
-    },
-  });
+  const { keys: liveBlobKeys, wrap: recordBlobs } = liveBlobs();
 
   beforeAll(async () => {
     const fixture = await create();
@@ -74,7 +61,7 @@ describe.each(sqlDatabases())('SMTP mail with a bare CR on $name', ({ create }) 
 
   it('refuses a header with a bare CR with 550 5.6.0 and stores nothing, raw bytes included', async () => {
     const before = await inbox();
-    const blobsBefore = new Set(liveBlobs);
+    const blobsBefore = new Set(liveBlobKeys);
     const to = `To: ${alice}`;
     for (const headers of [
       // A second From, naming an agent of this server, that only a reader splitting at CR sees.
@@ -90,7 +77,7 @@ describe.each(sqlDatabases())('SMTP mail with a bare CR on $name', ({ create }) 
       expect(await send(message(headers, 'Pay the new account.')), JSON.stringify(headers)).toBe(bareCrRefusal);
     }
     expect(await inbox()).toEqual(before);
-    expect(liveBlobs).toEqual(blobsBefore);
+    expect(liveBlobKeys).toEqual(blobsBefore);
   });
 
   // smtp-server passes DATA on as sent (only dot-stuffing is undone): bare CRs and bare LFs reach the postbox.

@@ -1,6 +1,6 @@
-import type { BlobStore } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveBlobs } from './test-support/live-blobs.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 import { smtpClient } from './test-support/smtp-client.js';
 
@@ -16,20 +16,7 @@ describe.each(sqlDatabases())('SMTP mail from an address of this server on $name
   let t: PostboxTestServer;
   let cleanup: () => Promise<void>;
   /** Blob keys written and not deleted since the server started. */
-  const liveBlobs = new Set<string>();
-  const recordBlobs = (store: BlobStore): BlobStore => ({
-    ...store,
-    async put(options) {
-      const result = await store.put(options);
-      liveBlobs.add(options.key);
-      return result;
-    },
-    async delete(options) {
-      const result = await store.delete(options);
-      for (const key of options.keys) liveBlobs.delete(key);
-      return result;
-    },
-  });
+  const { keys: liveBlobKeys, wrap: recordBlobs } = liveBlobs();
 
   beforeAll(async () => {
     const fixture = await create();
@@ -87,7 +74,7 @@ describe.each(sqlDatabases())('SMTP mail from an address of this server on $name
 
   it('refuses a From or Sender header of this server after DATA with 550 5.7.1 and stores nothing, raw bytes included', async () => {
     const before = await inbox();
-    const blobsBefore = new Set(liveBlobs);
+    const blobsBefore = new Set(liveBlobKeys);
     for (const [headers, field, local] of [
       [['From: Bob <bob@agents.test>'], 'From', bob],
       [['From: "Accounts" <accounts@vendor.example>, BOB@Agents.Test'], 'From', bob],
@@ -101,13 +88,13 @@ describe.each(sqlDatabases())('SMTP mail from an address of this server on $name
       expect(replies.data).toBe(`550 5.7.1 ${field} <${local}> is an address of this server; mail from it is not accepted over SMTP\r\n`);
     }
     expect(await inbox()).toEqual(before);
-    expect(liveBlobs).toEqual(blobsBefore);
+    expect(liveBlobKeys).toEqual(blobsBefore);
   });
 
   // The postbox is the mail domain's only MTA: RCPT TO any address there that no agent holds is refused, so no one sends as one.
   it('refuses any address at the mail domain, held or not, in MAIL FROM, From and Sender with 550 5.7.1', async () => {
     const before = await inbox();
-    const blobsBefore = new Set(liveBlobs);
+    const blobsBefore = new Set(liveBlobKeys);
     const unassigned = await smtpClient(t.smtpPort);
     try {
       await unassigned.command('EHLO client.example');
@@ -141,13 +128,13 @@ describe.each(sqlDatabases())('SMTP mail from an address of this server on $name
       );
     }
     expect(await inbox()).toEqual(before);
-    expect(liveBlobs).toEqual(blobsBefore);
+    expect(liveBlobKeys).toEqual(blobsBefore);
   });
 
   // RFC 5322 §3.6: one From, at most one Sender. Only the first was checked, and a second one survived in the raw message.
   it('refuses a header with more than one From or Sender field with 550 5.6.0 and stores nothing', async () => {
     const before = await inbox();
-    const blobsBefore = new Set(liveBlobs);
+    const blobsBefore = new Set(liveBlobKeys);
     const twoFrom = '550 5.6.0 Message has 2 From header fields; exactly one is allowed (RFC 5322 section 3.6)\r\n';
     for (const [headers, reply] of [
       [['From: Accounts <accounts@vendor.example>', `From: Bob <${bob}>`], twoFrom],
@@ -169,7 +156,7 @@ describe.each(sqlDatabases())('SMTP mail from an address of this server on $name
       expect(replies.data, headers.join(' ')).toBe(reply);
     }
     expect(await inbox()).toEqual(before);
-    expect(liveBlobs).toEqual(blobsBefore);
+    expect(liveBlobKeys).toEqual(blobsBefore);
   });
 
   it('checks a From field mailparser does not read and every address of a From longer than the stored text', async () => {
