@@ -121,6 +121,7 @@ describe.each(sqlDatabases())('agent-gateway with an unreachable ACME directory 
         revoked_at: null,
         order_id: null,
         key_sealed: null,
+        job_id: null,
       };
       await withGateway(directory, async (test, db) => {
         await db.knex('gateway_revocations').insert(row);

@@ -186,6 +186,13 @@ export function createCertificateOrders(context: GatewayContext) {
       }
       if (current?.status !== 'processing' || !binding || binding.host_id !== order.host_id) {
         revocationId = newId('rvk_');
+        const { id: jobId } = await deps.jobs.enqueue({
+          name: REVOKE_JOB,
+          payload: { revocation_id: revocationId },
+          dedupeKey: `${REVOKE_JOB}:${revocationId}`,
+          maxAttempts: REVOKE_MAX_ATTEMPTS,
+          trx,
+        });
         await trx('gateway_revocations').insert({
           revocation_id: revocationId,
           host: order.host,
@@ -201,18 +208,12 @@ export function createCertificateOrders(context: GatewayContext) {
           revoked_at: null,
           order_id: order.order_id,
           key_sealed: keySealed,
+          job_id: jobId,
         });
         await trx('gateway_orders')
           .where({ order_id: order.order_id })
           .whereIn('status', ['queued', 'processing'])
           .update({ status: 'cancelled', active_host: null, key_sealed: null, finished_at: at, updated_at: at });
-        await deps.jobs.enqueue({
-          name: REVOKE_JOB,
-          payload: { revocation_id: revocationId },
-          dedupeKey: `${REVOKE_JOB}:${revocationId}`,
-          maxAttempts: REVOKE_MAX_ATTEMPTS,
-          trx,
-        });
         return;
       }
       const values = {

@@ -84,6 +84,8 @@ export interface RevocationRow {
   order_id: string | null;
   /** The certificate's private key, sealed, until the revocation is done or failed for good. */
   key_sealed: string | null;
+  /** The `gateway.revoke` job that runs it; null on rows from before it was kept. */
+  job_id: string | null;
 }
 
 /** SecretBox context of a certificate private key (bound to its order, so a sealed key moved to another row fails to open). */

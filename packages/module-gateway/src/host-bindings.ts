@@ -195,6 +195,13 @@ export function createHostBindings(context: GatewayContext) {
         if (certificate) {
           await trx('gateway_certificates').where({ host }).delete();
           const revocationId = newId('rvk_');
+          const { id: jobId } = await deps.jobs.enqueue({
+            name: REVOKE_JOB,
+            payload: { revocation_id: revocationId },
+            dedupeKey: `${REVOKE_JOB}:${revocationId}`,
+            maxAttempts: REVOKE_MAX_ATTEMPTS,
+            trx,
+          });
           await trx('gateway_revocations').insert({
             revocation_id: revocationId,
             host,
@@ -210,13 +217,7 @@ export function createHostBindings(context: GatewayContext) {
             revoked_at: null,
             order_id: certificate.order_id,
             key_sealed: certificate.key_sealed,
-          });
-          await deps.jobs.enqueue({
-            name: REVOKE_JOB,
-            payload: { revocation_id: revocationId },
-            dedupeKey: `${REVOKE_JOB}:${revocationId}`,
-            maxAttempts: REVOKE_MAX_ATTEMPTS,
-            trx,
+            job_id: jobId,
           });
           revocation = true;
         }

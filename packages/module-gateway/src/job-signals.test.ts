@@ -99,6 +99,7 @@ describe.each(sqlDatabases())('agent-gateway jobs and their signal on $name', ({
       revoked_at: null,
       order_id: null,
       key_sealed: null,
+      job_id: null,
     };
     await db.knex('gateway_revocations').insert(row);
     const controller = new AbortController();
@@ -118,5 +119,35 @@ describe.each(sqlDatabases())('agent-gateway jobs and their signal on $name', ({
       attempts: 0,
       last_error: null,
     });
+  });
+
+  // Review: a gateway.revoke job whose last attempt's process died is marked failed by the runner, but the handler
+  // never recorded it, so the revocation stayed pending and kept the certificate's sealed key at rest for good.
+  it('the sweep ends pending revocations whose job failed or is gone, and drops their keys', async () => {
+    const hosts = { failed: 'revoke-failed.example.test', gone: 'revoke-gone.example.test', queued: 'revoke-queued.example.test' };
+    type Case = keyof typeof hosts;
+    const revocations = {} as Record<Case, RevocationRow>;
+    for (const name of Object.keys(hosts) as Case[]) {
+      const host = hosts[name];
+      await seedDueCertificate(db, host, Date.now() + 60 * DAY_MS);
+      const released = await test.gateway('/host/release', { agent_id: 'alice', host }, 'alice');
+      expect(released.body.certificate_revocation).toBe('scheduled');
+      revocations[name] = (await db.knex('gateway_revocations').where({ host }).first()) as RevocationRow;
+      expect(revocations[name]).toMatchObject({ status: 'pending', key_sealed: 'not read by renewal', job_id: expect.any(String) });
+    }
+    // As the runner leaves them: the last attempt's lease expired with no attempt left, or the job was deleted.
+    await db.knex('core_jobs').where({ id: revocations.failed.job_id }).update({ status: 'failed', last_error: 'lease expired' });
+    await db.knex('core_jobs').where({ id: revocations.gone.job_id }).delete();
+
+    await test.service.sweep();
+    const row = async (name: Case) => db.knex('gateway_revocations').where({ revocation_id: revocations[name].revocation_id }).first();
+    for (const name of ['failed', 'gone'] as const) {
+      expect(await row(name)).toMatchObject({
+        status: 'failed',
+        key_sealed: null,
+        last_error: expect.stringContaining('The job running this revocation ended without finishing it'),
+      });
+    }
+    expect(await row('queued')).toMatchObject({ status: 'pending', key_sealed: 'not read by renewal', last_error: null });
   });
 });

@@ -76,5 +76,60 @@ describe.runIf(acmeTools)('agent-gateway revocation after a new ACME account', (
         await cleanup();
       }
     }, 90_000);
+
+    // Review: when the CA refused to register a new account (after the old one was forgotten), every attempt failed
+    // on getting the account's client, although the certificate's own key needs no account.
+    it('revokes with the certificate key when the CA refuses to register a new account', async () => {
+      const { db, cleanup } = await create();
+      const test = await startGatewayTestServer({
+        db,
+        gateway: {
+          directoryUrl: stack.proxy.directoryUrl,
+          caFile: stack.pebble.caFile,
+          dnsServers: [stack.dns.dnsServer],
+          httpPort: 0,
+          ...fastPolling,
+        },
+        jobs: { enabled: false },
+      });
+      const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
+      const orderFor = async (host: string): Promise<string> => {
+        await claimHost(test, 'alice', host, publish);
+        const issued = await test.gateway('/cert/issue', { host }, 'bridge');
+        expect(issued.status).toBe(200);
+        return issued.body.order_id as string;
+      };
+      try {
+        const host = 'no-account.example.test';
+        await test.service.runOrder({ orderId: await orderFor(host), attempt: 1, signal: running() });
+        const { serial } = (await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice')).body as { serial: string };
+
+        // The CA answers that the account does not exist: the gateway forgets it.
+        const next = await orderFor('forgotten-account.example.test');
+        stack.proxy.failNext(pebbleRequests.newOrder, { type: ACCOUNT_DOES_NOT_EXIST, detail: 'unknown account', status: 400 });
+        await expect(test.service.runOrder({ orderId: next, attempt: 1, signal: running() })).rejects.toThrow(AcmeProblemError);
+        expect(Number((await db.knex('gateway_accounts').count({ n: '*' }).first())?.n)).toBe(0);
+
+        const released = await test.gateway('/host/release', { agent_id: 'alice', host }, 'alice');
+        expect(released.body.certificate_revocation).toBe('scheduled');
+        const revocation = await db.knex('gateway_revocations').where({ host }).first();
+        stack.proxy.failNext(pebbleRequests.newAccount, {
+          type: 'urn:ietf:params:acme:error:externalAccountRequired',
+          detail: 'an external account binding is required',
+          status: 403,
+        });
+        await test.service.runRevocation({ revocationId: revocation.revocation_id, attempt: 1, signal: running() });
+        expect(stack.proxy.requests.filter(pebbleRequests.newAccount).at(-1)?.status).toBe(403);
+        expect(await stack.pebble.certStatus(serial)).toMatchObject({ Status: 'Revoked', Reason: 5 });
+        expect(await db.knex('gateway_revocations').where({ host }).first()).toMatchObject({
+          status: 'revoked',
+          last_error: null,
+          key_sealed: null,
+        });
+      } finally {
+        await test.server.stop();
+        await cleanup();
+      }
+    }, 90_000);
   });
 });

@@ -36,38 +36,66 @@ export function createRevocations(context: GatewayContext) {
     });
 
   /**
-   * Revokes the certificate of `row` with the server's account at its directory; when the CA answers that this
-   * account may not (a successor of the account that ordered it) or does not exist, signs the request with the
-   * certificate's own key instead, if the row keeps it. An account the CA no longer accepts (unknown, deactivated or
-   * revoked) is also forgotten ({@link GatewayContext.accounts}), so orders register a new one.
-   * `signal` is checked before each request to the CA (their calls cannot be cancelled).
-   * @throws AcmeProblemError with the CA's last refusal; the abort reason once `signal` aborted.
+   * Asks the CA to revoke `leaf` with the server's account at the row's directory (registered there first when
+   * none is stored). An account the CA no longer accepts (unknown, deactivated or revoked) is forgotten
+   * ({@link GatewayContext.accounts}), so orders register a new one.
+   * @returns null when the CA revoked the certificate (or had already); else the refusal, the account it was
+   * signed for (null when the CA refused to register one), and whether the certificate's own key may get past it:
+   * the CA refused the registration, or answered that this account may not (a successor of the account that
+   * ordered it) or does not exist.
+   * @throws AcmeUnreachableError when the CA did not answer.
    */
-  async function revoke(row: RevocationRow, signal: AbortSignal): Promise<void> {
-    const leaf = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(row.chain_pem)?.[0] ?? row.chain_pem;
-    signal.throwIfAborted();
-    const client = await context.accounts.client(row.directory_url);
+  async function revokeWithAccount(
+    row: RevocationRow,
+    leaf: string,
+  ): Promise<{ refused: AcmeProblemError; accountUrl: string | null; keyMayPass: boolean } | null> {
+    let client: Awaited<ReturnType<GatewayContext['accounts']['client']>>;
+    try {
+      client = await context.accounts.client(row.directory_url);
+    } catch (error) {
+      if (error instanceof AcmeProblemError) return { refused: error, accountUrl: null, keyMayPass: true };
+      throw error;
+    }
     const accountUrl = client.getAccountUrl();
     const refused = await attempt(`The CA refused to revoke the certificate of ${row.host}`, () =>
       client.revokeCertificate(leaf, { reason: row.reason }),
     );
-    if (!refused) return;
+    if (!refused) return null;
     await context.accounts.handleAccountGone({ error: refused, directoryUrl: row.directory_url, accountUrl });
-    if (row.key_sealed === null || row.order_id === null || !NOT_THIS_ACCOUNTS.has(refused.problem?.type ?? '')) throw refused;
+    return { refused, accountUrl, keyMayPass: NOT_THIS_ACCOUNTS.has(refused.problem?.type ?? '') };
+  }
+
+  /**
+   * Revokes the certificate of `row` with the server's account at its directory ({@link revokeWithAccount});
+   * when the CA refuses to register that account, or answers that this account may not or does not exist,
+   * signs the request with the certificate's own key instead, if the row keeps it (RFC 8555 §7.6: no account needed).
+   * `signal` is checked before each request to the CA (their calls cannot be cancelled).
+   * @throws AcmeProblemError with the CA's last refusal; AcmeUnreachableError when the CA did not answer;
+   * the abort reason once `signal` aborted.
+   */
+  async function revoke(row: RevocationRow, signal: AbortSignal): Promise<void> {
+    const leaf = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(row.chain_pem)?.[0] ?? row.chain_pem;
+    signal.throwIfAborted();
+    const byAccount = await revokeWithAccount(row, leaf);
+    if (!byAccount) return;
+    if (row.key_sealed === null || row.order_id === null || !byAccount.keyMayPass) throw byAccount.refused;
     signal.throwIfAborted();
     const keyPem = deps.secretBox.open({ sealed: row.key_sealed, context: certificateKeyContext(row.order_id) });
     const refusedAgain = await attempt(`The CA refused to revoke the certificate of ${row.host}, signed with its own key`, () =>
       revokeWithCertificateKey({ directoryUrl: row.directory_url, certificatePem: leaf, keyPem, reason: row.reason }),
     );
     if (refusedAgain) throw refusedAgain;
-    logger.info({ host: row.host, serial: row.serial, account: accountUrl }, 'certificate revoked with its own key, not the account');
+    logger.info(
+      { host: row.host, serial: row.serial, account: byAccount.accountUrl, refused: byAccount.refused.message },
+      'certificate revoked with its own key, not the account',
+    );
   }
 
   return {
     /**
      * One attempt of the `gateway.revoke` job: revokes the certificate with
      * the account at its directory, or with the certificate's own key when
-     * that account may not (see {@link revoke}). `alreadyRevoked` counts as
+     * that account may not or the CA refuses to register one (see {@link revoke}). `alreadyRevoked` counts as
      * done. The stored certificate key is dropped once the revocation is done
      * or failed for good. Failures are recorded and rethrown (the runner
      * retries with back-off). Stops between its requests to the CA once
@@ -101,6 +129,40 @@ export function createRevocations(context: GatewayContext) {
         logger.warn({ host: row.host, serial: row.serial, attempt: input.attempt, final, err: error }, 'certificate revocation failed');
         throw error;
       }
+    },
+
+    /**
+     * Ends the pending revocations whose `gateway.revoke` job will not run again (failed for good, e.g. its last
+     * attempt's process died before recording anything, or deleted): each is marked failed and its sealed
+     * certificate key dropped. Rows without a job id (from before it was kept) are left as they are. Stops before the
+     * next revocation once `signal` aborts.
+     * @returns how many revocations were found dead.
+     * @throws the abort reason once `signal` aborted.
+     */
+    async recover(signal?: AbortSignal): Promise<number> {
+      const pending = (await knex()('gateway_revocations').where({ status: 'pending' }).whereNotNull('job_id')) as Array<
+        RevocationRow & { job_id: string }
+      >;
+      let dead = 0;
+      for (const row of pending) {
+        signal?.throwIfAborted();
+        const job = await deps.jobs.get({ id: row.job_id });
+        if (job && (job.status === 'queued' || job.status === 'running')) continue;
+        const ended = `The job running this revocation ended without finishing it: the certificate was not revoked, and its stored key is dropped.${
+          row.last_error ? ` Last error: ${row.last_error}` : ''
+        }`;
+        const updated = await knex()('gateway_revocations')
+          .where({ revocation_id: row.revocation_id, status: 'pending' })
+          .update({ status: 'failed', key_sealed: null, last_error: ended.slice(0, ERROR_TEXT_LIMIT) });
+        if (updated > 0) {
+          dead += 1;
+          logger.warn(
+            { host: row.host, serial: row.serial, job: row.job_id, jobStatus: job?.status ?? null },
+            'certificate revocation ended by its job',
+          );
+        }
+      }
+      return dead;
     },
   };
 }

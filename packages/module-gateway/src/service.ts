@@ -98,8 +98,9 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
 
     /**
      * Deletes expired claim tokens, stale HTTP-01 tokens and finished orders
-     * past retention that /list no longer shows, and recovers orders whose
-     * job died. Stops between these steps once `signal` aborts.
+     * past retention that /list no longer shows, recovers orders whose
+     * job died and ends revocations whose job died (dropping their sealed
+     * certificate keys). Stops between these steps once `signal` aborts.
      * @throws the abort reason once `signal` aborted.
      */
     async sweep(options: { signal?: AbortSignal } = {}) {
@@ -110,6 +111,7 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
       await deps.sql.knex('gateway_http_tokens').where('expires_at', '<=', deps.clock.now()).delete();
       await orders.pruneFinished(signal);
       await orders.recover(signal);
+      await revocations.recover(signal);
     },
 
     /** The port of the running HTTP-01 listener, or null. */

@@ -15,8 +15,9 @@ export interface ProxiedRequest {
 /** What {@link AcmeProxy.failNext} matches requests on. */
 export type RequestMatcher = (request: { method: string; path: string }) => boolean;
 
-/** Matchers for POSTs to pebble's resources (its wfe.go paths): new orders, order finalization, orders, authorizations, certificates. */
-export const pebbleRequests: Record<'newOrder' | 'finalize' | 'order' | 'authorization' | 'certificate', RequestMatcher> = {
+/** Matchers for POSTs to pebble's resources (its wfe.go paths): new accounts, new orders, order finalization, orders, authorizations, certificates. */
+export const pebbleRequests: Record<'newAccount' | 'newOrder' | 'finalize' | 'order' | 'authorization' | 'certificate', RequestMatcher> = {
+  newAccount: (request) => request.method === 'POST' && request.path === '/sign-me-up',
   newOrder: (request) => request.method === 'POST' && request.path === '/order-plz',
   finalize: (request) => request.method === 'POST' && request.path.startsWith('/finalize-order/'),
   order: (request) => request.method === 'POST' && request.path.startsWith('/my-order/'),
