@@ -4,7 +4,7 @@ import { sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
 import type { GatewayConfigInput } from './config.js';
-import { pebbleRequests } from './test-support/acme-proxy.js';
+import { pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
 import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
@@ -143,12 +143,18 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
       'stores nothing from an attempt that timed out, so it cannot revoke what the next attempt stored',
       async () => {
         const { db, cleanup } = await create();
-        const test = await startGatewayTestServer({ db, gateway: { ...gateway(), orderTimeoutMs: 2_500 }, jobs: { enabled: false } });
+        // A proxy of its own: a call an earlier test abandoned (acme-client's calls go on) could take the held slot.
+        const proxy = await startAcmeProxy({ pebble: stack.pebble });
+        const test = await startGatewayTestServer({
+          db,
+          gateway: { ...gateway(), directoryUrl: proxy.directoryUrl, orderTimeoutMs: 2_500 },
+          jobs: { enabled: false },
+        });
         try {
           const host = 'slow-download.example.test';
           const orderId = await orderFor(test, host);
           // The certificate download outlives the attempt's timeout: acme-client's call goes on after the attempt gave up.
-          const heldAnswerSent = stack.proxy.delayNext(isCertificate, 4_000);
+          const heldAnswerSent = proxy.delayNext(isCertificate, 4_000);
           const firstAttempt = await test.service.runOrder({ orderId, attempt: 1, signal: running() }).then(
             () => null,
             (error: unknown) => error,
@@ -169,6 +175,7 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
           expect((await stack.pebble.certStatus(got.body.serial))?.Status).toBe('Valid');
         } finally {
           await test.server.stop();
+          await proxy.stop();
           await cleanup();
         }
       },
