@@ -2,16 +2,9 @@ import { type EnqueueOptions, JobInterruptedError, JobLeaseLostError, NotFoundEr
 import { inspectCertificateChain } from './acme/certificate-chain.js';
 import type { IssuedCertificate } from './acme/order-processor.js';
 import { AcmeProblemError } from './acme/problem-document.js';
-import {
-  ERROR_TEXT_LIMIT,
-  type GatewayContext,
-  hostLockKey,
-  ORDER_JOB,
-  REASON_CESSATION_OF_OPERATION,
-  REVOKE_JOB,
-  REVOKE_MAX_ATTEMPTS,
-} from './gateway-context.js';
+import { ERROR_TEXT_LIMIT, type GatewayContext, hostLockKey, ORDER_JOB } from './gateway-context.js';
 import { type CertificateRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
+import { scheduleRevocation } from './revocation-schedule.js';
 import type { OrderSummary, RenewCertificatesRequest, RenewCertificatesResponse } from './schemas.js';
 
 /** Finished orders are kept this long (ms, 30 days) before the daily sweep may delete them. */
@@ -185,31 +178,19 @@ export function createCertificateOrders(context: GatewayContext) {
         return;
       }
       if (current?.status !== 'processing' || !binding || binding.host_id !== order.host_id) {
-        revocationId = newId('rvk_');
-        const { id: jobId } = await deps.jobs.enqueue({
-          name: REVOKE_JOB,
-          payload: { revocation_id: revocationId },
-          dedupeKey: `${REVOKE_JOB}:${revocationId}`,
-          maxAttempts: REVOKE_MAX_ATTEMPTS,
+        revocationId = await scheduleRevocation(
+          deps.jobs,
           trx,
-        });
-        await trx('gateway_revocations').insert({
-          revocation_id: revocationId,
-          host: order.host,
-          serial: facts.serial,
-          directory_url: order.directory_url,
-          chain_pem: issued.chainPem,
-          reason: REASON_CESSATION_OF_OPERATION,
-          status: 'pending',
-          attempts: 0,
-          last_error: null,
-          problem: null,
-          created_at: at,
-          revoked_at: null,
-          order_id: order.order_id,
-          key_sealed: keySealed,
-          job_id: jobId,
-        });
+          {
+            host: order.host,
+            serial: facts.serial,
+            directoryUrl: order.directory_url,
+            chainPem: issued.chainPem,
+            orderId: order.order_id,
+            keySealed,
+          },
+          at,
+        );
         await trx('gateway_orders')
           .where({ order_id: order.order_id })
           .whereIn('status', ['queued', 'processing'])

@@ -9,9 +9,10 @@ import {
   SQL_ID_CHUNK,
   VerificationError,
 } from '@agentinfra/core';
-import { type GatewayContext, hostLockKey, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
+import { type GatewayContext, hostLockKey } from './gateway-context.js';
 import { type CertificateRow, type ClaimRow, certificateKeyContext, type HostRow, type OrderRow } from './gateway-rows.js';
 import { CLAIM_RECORD_PREFIX } from './hostname.js';
+import { scheduleRevocation } from './revocation-schedule.js';
 import type {
   AgentHostRequest,
   ClaimHostResponse,
@@ -194,31 +195,19 @@ export function createHostBindings(context: GatewayContext) {
         const certificate = (await trx('gateway_certificates').where({ host }).first()) as CertificateRow | undefined;
         if (certificate) {
           await trx('gateway_certificates').where({ host }).delete();
-          const revocationId = newId('rvk_');
-          const { id: jobId } = await deps.jobs.enqueue({
-            name: REVOKE_JOB,
-            payload: { revocation_id: revocationId },
-            dedupeKey: `${REVOKE_JOB}:${revocationId}`,
-            maxAttempts: REVOKE_MAX_ATTEMPTS,
+          await scheduleRevocation(
+            deps.jobs,
             trx,
-          });
-          await trx('gateway_revocations').insert({
-            revocation_id: revocationId,
-            host,
-            serial: certificate.serial,
-            directory_url: certificate.directory_url,
-            chain_pem: certificate.chain_pem,
-            reason: REASON_CESSATION_OF_OPERATION,
-            status: 'pending',
-            attempts: 0,
-            last_error: null,
-            problem: null,
-            created_at: releasedAt,
-            revoked_at: null,
-            order_id: certificate.order_id,
-            key_sealed: certificate.key_sealed,
-            job_id: jobId,
-          });
+            {
+              host,
+              serial: certificate.serial,
+              directoryUrl: certificate.directory_url,
+              chainPem: certificate.chain_pem,
+              orderId: certificate.order_id,
+              keySealed: certificate.key_sealed,
+            },
+            releasedAt,
+          );
           revocation = true;
         }
         if (cancelledJobs.length > 0) await deps.jobs.cancel({ ids: cancelledJobs, trx });
