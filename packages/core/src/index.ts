@@ -86,6 +86,7 @@ export { requestIdFrom } from './observability/request-observer.js';
 export { createListCursor, type ListCursor } from './pagination/list-cursor.js';
 export * from './ports/index.js';
 export { assertWithinQuota } from './quota.js';
+export { drainRemovalQueue, queueRemovals, type RemovalDrain } from './removal-queue.js';
 export { agentIdSchema, instantSchema, permissionNameSchema, scopeEntrySchema, teamNameSchema, timestampSchema } from './schemas.js';
 export { createGroupCommit, type GroupCommit, type ItemOutcome } from './services/group-commit.js';
 export type { LockAcquire, MemoryLock, MemoryLockOptions } from './services/memory-lock.js';

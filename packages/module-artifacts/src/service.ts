@@ -22,7 +22,7 @@ import { assertActsFor } from './caller-access.js';
 import { withCommitLock } from './commit-lock.js';
 import type { ArtifactsConfig } from './config.js';
 import { digestObject } from './object-digest.js';
-import { queueObjectRemovals, removeObjects, removeQueuedObjects } from './purged-objects.js';
+import { queueObjectRemovals, removeQueuedObjects } from './purged-objects.js';
 import type {
   ArtifactStatus,
   CommitRequest,
@@ -189,36 +189,30 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     });
     if (deleted.length > 0) {
       // Only the objects of this purge: a backlog others left waits for the job, not for this caller.
-      const keys = objectKeysOf(deleted);
-      await removeObjects(knex(), deps.blobStore, keys).catch((error: unknown) => {
-        deps.logger.warn(
-          { err: error, objects: keys.length },
-          'artifacts: could not delete the objects of purged artifacts; they stay queued and are retried',
-        );
-      });
+      await removePurgedObjects({ only: objectKeysOf(deleted) });
     }
     return deleted.length;
   }
 
   /**
    * Deletes the objects that purges (and commits discarding their copy)
-   * queued and could not delete (the blob store failed, or the process
-   * ended after the transaction), up to
-   * {@link removeQueuedObjects}'s bound per call: at start and every ten
-   * minutes (the `artifacts.remove-purged-objects` job). A failure is logged,
-   * not thrown; the objects stay queued for the next call.
-   * @param signal checked between chunks (the job's).
+   * queued ({@link removeQueuedObjects}): those of `only` right after they
+   * were queued, else the ones left (the blob store failed, or the process
+   * ended after the transaction), up to its bound per call, at start and
+   * every ten minutes (the `artifacts.remove-purged-objects` job). A failure
+   * is logged, not thrown; the objects stay queued for the next call.
+   * @param options.signal checked between chunks (the job's).
    * @throws the signal's reason once it aborted.
    */
-  async function removePurgedObjects(signal?: AbortSignal): Promise<void> {
+  async function removePurgedObjects(options: { only?: readonly string[]; signal?: AbortSignal } = {}): Promise<void> {
     try {
       await removeQueuedObjects(knex(), deps.blobStore, {
-        signal,
+        ...options,
         onRefused: (error, keys) =>
           deps.logger.warn({ err: error, objects: keys }, 'artifacts: the blob store refused to delete queued objects; they stay queued'),
       });
     } catch (error) {
-      if (signal?.aborted) throw error;
+      if (options.signal?.aborted) throw error;
       deps.logger.warn(
         { err: error },
         'artifacts: could not delete the queued objects of purged artifacts; they stay queued and are retried',
@@ -301,7 +295,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
   async function discardCommitCopy(objectKey: string): Promise<void> {
     try {
       await queueObjectRemovals(knex(), [objectKey]);
-      await removeObjects(knex(), deps.blobStore, [objectKey]);
+      await removePurgedObjects({ only: [objectKey] });
     } catch (error) {
       deps.logger.warn(
         { err: error, object_key: objectKey },

@@ -7,23 +7,28 @@ import type { MemoryService } from './service.js';
 import { createBagOfWordsEmbedder } from './test-support/bag-of-words-embedder.js';
 import { createMemoryKernel, type MemoryTestServer, startMemoryTestServer } from './test-support/memory-test-server.js';
 
-/** When the next `VectorIndex.remove` fails: before it removes anything, after it removed the vectors, or not at all. */
+/**
+ * How `VectorIndex.remove` fails: `fail` before it removes anything or after
+ * it removed the vectors, on every call until set back to null; `refuse`,
+ * every call naming this id (an index that keeps refusing one vector).
+ */
 interface RemovalPlan {
-  failNext: 'before' | 'after' | null;
+  fail: 'before' | 'after' | null;
+  refuse?: string;
 }
 
-/** `db` whose vector indexes (the real ones) fail their next `remove` once as `plan` says. */
+/** `db` whose vector indexes (the real ones) fail their `remove` as `plan` says. */
 function withFailingRemoval(db: SqlDatabase, plan: RemovalPlan): SqlDatabase {
   return Object.assign(Object.create(db) as SqlDatabase, {
     vectorIndex(options: { table: string }): VectorIndex {
       const index = db.vectorIndex(options);
       return Object.assign(Object.create(index) as VectorIndex, {
         async remove(removal: { ids: readonly string[] }): Promise<number> {
-          const failure = plan.failNext;
-          plan.failNext = null;
-          if (failure === 'before') throw new Error('planned failure before removing vectors');
+          if (plan.fail === 'before' || (plan.refuse !== undefined && removal.ids.includes(plan.refuse))) {
+            throw new Error('planned failure before removing vectors');
+          }
           const removed = await index.remove(removal);
-          if (failure === 'after') throw new Error('planned failure after removing vectors');
+          if (plan.fail === 'after') throw new Error('planned failure after removing vectors');
           return removed;
         },
       });
@@ -72,11 +77,11 @@ async function countRows(db: SqlDatabase, table: string): Promise<number> {
 describe.each(sqlDatabases())('/mem/forget when removing vectors fails, on $name', ({ create }) => {
   it('leaves no stored memory without its vector when the failure comes after the vectors went', async () => {
     const { db, cleanup } = await create();
-    const plan: RemovalPlan = { failNext: null };
+    const plan: RemovalPlan = { fail: null };
     const t = await startMemoryTestServer({ db: withFailingRemoval(db, plan), embedder: createBagOfWordsEmbedder() });
     try {
       const keptId = await writeMemories(t);
-      plan.failNext = 'after';
+      plan.fail = 'after';
       const forgotten = await t.memory('mem/forget', { agent_id: 'alice', provenance: 'orchard' }, 'alice');
       // Forgotten whole: not three memories of which two have no vector.
       expect({
@@ -94,11 +99,11 @@ describe.each(sqlDatabases())('/mem/forget when removing vectors fails, on $name
 
   it('removes the vectors it could not remove at the next run of its job, with no forget or restart', async () => {
     const { db, cleanup } = await create();
-    const plan: RemovalPlan = { failNext: null };
+    const plan: RemovalPlan = { fail: null };
     const t = await startMemoryTestServer({ db: withFailingRemoval(db, plan), embedder: createBagOfWordsEmbedder() });
     try {
       await writeMemories(t);
-      plan.failNext = 'before';
+      plan.fail = 'before';
       await forgetOrchard(t);
       expect(await countRows(db, 'memory_vector_removals')).toBe(2);
       const job = memoryModule.jobs?.find((candidate) => candidate.name === 'memory.remove-forgotten-vectors');
@@ -111,6 +116,7 @@ describe.each(sqlDatabases())('/mem/forget when removing vectors fails, on $name
         'Timed out after 60000 ms.',
       );
       expect(await countRows(db, 'memory_vector_removals')).toBe(2);
+      plan.fail = null;
       await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: new AbortController().signal, service });
       expect({
         vectors: await db.vectorIndex({ table: 'memory_vectors' }).count(),
@@ -122,14 +128,37 @@ describe.each(sqlDatabases())('/mem/forget when removing vectors fails, on $name
     }
   });
 
+  it('removes the other queued vectors when the index keeps refusing one, which stays queued', async () => {
+    const { db, cleanup } = await create();
+    const plan: RemovalPlan = { fail: null };
+    const t = await startMemoryTestServer({ db: withFailingRemoval(db, plan), embedder: createBagOfWordsEmbedder() });
+    try {
+      await writeMemories(t);
+      const [refused] = (await db.knex('memory_records').where({ provenance: 'orchard' }).orderBy('id').pluck('id')) as string[];
+      plan.refuse = refused;
+      await forgetOrchard(t);
+      // The forget's own removal is tried once; both stay queued.
+      expect(await countRows(db, 'memory_vector_removals')).toBe(2);
+      const service = t.server.kernel.service<MemoryService>('agent-memory');
+      await service.removeForgottenVectors({ signal: new AbortController().signal });
+      expect({
+        vectors: await db.vectorIndex({ table: 'memory_vectors' }).count(),
+        queued: await db.knex('memory_vector_removals').pluck('id'),
+      }).toEqual({ vectors: 2, queued: [refused] });
+    } finally {
+      await t.server.stop();
+      await cleanup();
+    }
+  });
+
   it('hides the vectors it could not remove from queries, and removes them at the next start', async () => {
     const { db, cleanup } = await create();
-    const plan: RemovalPlan = { failNext: null };
+    const plan: RemovalPlan = { fail: null };
     const t = await startMemoryTestServer({ db: withFailingRemoval(keepOpen(db), plan), embedder: createBagOfWordsEmbedder() });
     const restarted = createMemoryKernel({ db: keepOpen(db), embedder: createBagOfWordsEmbedder() });
     try {
       const keptId = await writeMemories(t);
-      plan.failNext = 'before';
+      plan.fail = 'before';
       await forgetOrchard(t);
       expect(await countRows(db, 'memory_records')).toBe(1);
       expect(await db.vectorIndex({ table: 'memory_vectors' }).count()).toBe(3);

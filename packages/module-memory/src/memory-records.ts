@@ -87,16 +87,24 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
 
   /**
    * Removes the queued vectors of forgotten memories from every index that
-   * may hold them ({@link removeQueuedVectors}): after each forget, at
-   * start, and every ten minutes (the module's job) for those a failed or
-   * interrupted forget left. A failure is logged
-   * and leaves them queued for the next call; their memories are already
-   * gone, so they match no query meanwhile. Once `signal` (the job's)
-   * aborts, it stops between chunks and throws the signal's reason.
+   * may hold them ({@link removeQueuedVectors}): those of `options.only`
+   * after a forget, else the queue's backlog, at start and every ten minutes
+   * (the module's job) for those a failed or interrupted forget left. A
+   * failure is logged and leaves them queued for the next call; their
+   * memories are already gone, so they match no query meanwhile. Once
+   * `signal` (the job's) aborts, it stops between chunks and throws the
+   * signal's reason.
    */
-  async function removeForgottenVectors(options: { signal?: AbortSignal } = {}): Promise<void> {
+  async function removeForgottenVectors(options: { only?: readonly string[]; signal?: AbortSignal } = {}): Promise<void> {
     try {
-      await removeQueuedVectors(knex(), await startup.vectorIndexes(), options.signal);
+      await removeQueuedVectors(knex(), await startup.vectorIndexes(), {
+        ...options,
+        onRefused: (error, refused) =>
+          deps.logger.warn(
+            { err: error, refused },
+            'memory: a vector index refused to remove the vectors of forgotten memories; they stay queued',
+          ),
+      });
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       deps.logger.warn({ err: error }, 'memory: could not remove the vectors of forgotten memories; they stay queued and are retried');
@@ -143,10 +151,10 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
      * Deletes every memory of `agent_id` whose provenance equals `provenance`
      * (all kinds) with their lexical entries (by trigger) and set memberships
      * in one transaction, which also queues the removal of their vectors
-     * ({@link queueVectorRemovals}); after it commits, the vectors are removed
+     * ({@link queueVectorRemovals}); after it commits, its vectors are removed
      * from the active index and from that of an unfinished re-embed. A vector
      * outlives its memory only until then (or, when that removal fails, until
-     * the next forget or start retries it) and matches no query meanwhile:
+     * the next start or run of the `memory.remove-forgotten-vectors` job retries it) and matches no query meanwhile:
      * `/mem/query` drops hits without a stored memory before ranking.
      * @returns `{ deleted }`, the number of memories deleted (0 when none matched).
      */
@@ -157,6 +165,7 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
       if (rows.length === 0) return { deleted: 0 };
       const semanticIds = new Set(rows.filter((row) => row.kind === 'semantic').map((row) => row.id));
       let deleted = 0;
+      let forgotten: string[] = [];
       await knex().transaction(async (trx) => {
         const locked = await lockOwnMemories(
           deps.sql,
@@ -167,15 +176,13 @@ export function createMemoryRecords(deps: MemoryDeps, config: MemoryConfig, star
         for (const chunk of chunks([...locked], SQL_ID_CHUNK)) {
           deleted += await trx('memory_records').where({ agent_id: input.agent_id }).whereIn('id', chunk).delete();
         }
-        await queueVectorRemovals(
-          trx,
-          [...locked].filter((id) => semanticIds.has(id)),
-        );
+        forgotten = [...locked].filter((id) => semanticIds.has(id));
+        await queueVectorRemovals(trx, forgotten);
       });
       quota.release(input.agent_id, deleted);
       // A running re-embed that wrote one of these vectors into its index before this loses it here; one that
       // writes it later finds the memory gone and removes the vector itself.
-      await removeForgottenVectors();
+      await removeForgottenVectors({ only: forgotten });
       return { deleted };
     },
 

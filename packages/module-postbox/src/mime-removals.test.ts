@@ -80,11 +80,11 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
   const messageExists = async (id: string) => (await db.knex('postbox_messages').where({ id }).first('id')) !== undefined;
   const blobExists = async (key: string) => (await t.blobStore.stat({ key })) !== null;
 
-  /** Runs the job as the job runner would. */
-  async function runRemovalJob(): Promise<void> {
+  /** Runs the job as the job runner would, with `signal` (one that never aborts by default). */
+  async function runRemovalJob(signal = new AbortController().signal): Promise<void> {
     const job = postboxJobs.find((candidate) => candidate.name === REMOVE_DELETED_MIME_JOB);
     expect(job?.schedule).toEqual({ every: 600_000 });
-    await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: new AbortController().signal, service: t.service });
+    await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal, service: t.service });
   }
 
   /** Quarantines `id` and deletes it through `/admin/quarantine/delete` while the blob store's delete fails once. */
@@ -110,6 +110,9 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
       queued: [message.mime_ref],
     });
 
+    // A run whose signal aborted (its timeout passed) stops and leaves the queue as it is.
+    await expect(runRemovalJob(AbortSignal.abort(new Error('Timed out after 600000 ms.')))).rejects.toThrow('Timed out after 600000 ms.');
+    expect(await queued()).toEqual([message.mime_ref]);
     await runRemovalJob();
     expect({ blob: await blobExists(message.mime_ref), queued: await queued() }).toEqual({ blob: false, queued: [] });
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chunks, SQL_ID_CHUNK } from '@agentinfra/core';
+import { chunks, drainRemovalQueue, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { MIME_PREFIX } from './inbound.js';
 import type { MessageRow } from './message-view.js';
@@ -44,9 +44,11 @@ export interface MimeRemovals {
    * {@link MAX_BACKLOG_CHUNKS} × {@link SQL_ID_CHUNK} entries per call (the
    * module's start and its `postbox.remove-deleted-mime` job). A failure is
    * logged, not thrown; what was not done stays queued for the next call.
+   * @param signal checked between chunks (the job's).
    * @returns the number of blobs deleted from the blob store.
+   * @throws the signal's reason once it aborted.
    */
-  remove(refs?: readonly string[]): Promise<number>;
+  remove(refs?: readonly string[], signal?: AbortSignal): Promise<number>;
 }
 
 /**
@@ -85,55 +87,22 @@ export function createMimeRemovals(deps: {
     return orphans.length;
   }
 
-  async function removeListed(refs: readonly string[]): Promise<number> {
-    let removed = 0;
-    for (const chunk of chunks(refs, SQL_ID_CHUNK)) {
-      removed += await removeEntries((await deps.knex()(QUEUE).whereIn('mime_ref', chunk).select('mime_ref', 'token')) as QueueEntry[]);
-    }
-    return removed;
-  }
-
-  /**
-   * {@link removeEntries}, and when the blob store refuses the chunk, each
-   * entry on its own: one blob the store keeps refusing (an object lock, a
-   * permission) stays queued without holding up the others.
-   */
-  async function removeChunk(entries: readonly QueueEntry[]): Promise<number> {
-    try {
-      return await removeEntries(entries);
-    } catch (error) {
-      let removed = 0;
-      let refused = 0;
-      for (const entry of entries) {
-        try {
-          removed += await removeEntries([entry]);
-        } catch {
-          refused += 1;
-        }
-      }
-      deps.logger.warn(
-        { err: error, refused },
-        'postbox: the blob store refused to remove some raw MIME of deleted messages; it stays queued',
-      );
-      return removed;
-    }
-  }
-
-  async function removeBacklog(): Promise<number> {
-    let removed = 0;
-    let after = '';
-    for (let chunk = 0; chunk < MAX_BACKLOG_CHUNKS; chunk++) {
-      const entries = (await deps
-        .knex()(QUEUE)
-        .where('mime_ref', '>', after)
-        .orderBy('mime_ref')
-        .limit(SQL_ID_CHUNK)
-        .select('mime_ref', 'token')) as QueueEntry[];
-      removed += await removeChunk(entries);
-      if (entries.length < SQL_ID_CHUNK) break;
-      after = entries[entries.length - 1]?.mime_ref ?? after;
-    }
-    return removed;
+  /** {@link drainRemovalQueue} of the entries of `refs`, or without `refs` of the queue in key order. */
+  async function drain(refs: readonly string[] | undefined, signal: AbortSignal | undefined): Promise<number> {
+    return await drainRemovalQueue<QueueEntry>(deps.knex(), {
+      signal,
+      table: QUEUE,
+      key: 'mime_ref',
+      columns: ['mime_ref', 'token'],
+      only: refs,
+      maxChunks: MAX_BACKLOG_CHUNKS,
+      remove: removeEntries,
+      onRefused: (error, refused) =>
+        deps.logger.warn(
+          { err: error, refused },
+          'postbox: the blob store refused to remove some raw MIME of deleted messages; it stays queued',
+        ),
+    });
   }
 
   return {
@@ -148,10 +117,11 @@ export function createMimeRemovals(deps: {
       return refs;
     },
 
-    async remove(refs) {
+    async remove(refs, signal) {
       try {
-        return refs === undefined ? await removeBacklog() : await removeListed(refs);
+        return await drain(refs, signal);
       } catch (error) {
+        if (signal?.aborted) throw signal.reason;
         deps.logger.warn({ err: error }, 'postbox: could not remove the raw MIME of deleted messages; it stays queued and is retried');
         return 0;
       }

@@ -397,9 +397,11 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * removal failed or was cut short (at start and every ten minutes by the
      * `postbox.remove-deleted-mime` job), a bounded part of the queue per
      * call. A failure is logged, not thrown; the entries stay queued.
+     * @param signal checked between chunks (the job's).
      * @returns the number of blobs deleted.
+     * @throws the signal's reason once it aborted.
      */
-    removeDeletedMime: () => mimeRemovals.remove(),
+    removeDeletedMime: (signal?: AbortSignal) => mimeRemovals.remove(undefined, signal),
 
     /**
      * Removes the raw MIME that deletions left queued (see `removeDeletedMime`),

@@ -11,6 +11,6 @@ export const removePurgedObjectsJob: JobDefinition<ArtifactsService> = {
   name: 'artifacts.remove-purged-objects',
   schedule: { every: 600_000 },
   run: async ({ service, signal }) => {
-    await service.removePurgedObjects(signal);
+    await service.removePurgedObjects({ signal });
   },
 };

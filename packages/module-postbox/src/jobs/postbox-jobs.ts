@@ -45,8 +45,8 @@ export const postboxJobs: readonly JobDefinition<PostboxService>[] = [
     name: REMOVE_DELETED_MIME_JOB,
     schedule: { every: 600_000 },
     timeoutMs: 600_000,
-    run: async ({ service }) => {
-      await service.removeDeletedMime();
+    run: async ({ service, signal }) => {
+      await service.removeDeletedMime(signal);
     },
   },
   {
