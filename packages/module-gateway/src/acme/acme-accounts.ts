@@ -1,8 +1,8 @@
 import type { Clock, PortMap, SecretBox, SqlDatabase } from '@agentinfra/core';
-import acme from 'acme-client';
+import type acme from 'acme-client';
 import type { GatewayConfig } from '../config.js';
 import { type AccountRow, accountKeyContext } from '../gateway-rows.js';
-import { AcmeUnreachableError, captureAcmeProblems, installAcmeInterceptors } from './acme-http.js';
+import { AcmeUnreachableError, acmeClient, captureAcmeProblems } from './acme-http.js';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, asAcmeProblem, UNAUTHORIZED } from './problem-document.js';
 
 type Logger = PortMap['logger'];
@@ -47,9 +47,9 @@ export function createAcmeAccounts(deps: {
   const clients = new Map<string, Promise<acme.Client>>();
   const backoff = { backoffMin: config.acmePollMinMs, backoffMax: config.acmePollMaxMs, backoffAttempts: config.acmePollAttempts };
 
-  const clientFor = (directoryUrl: string, accountKey: string, accountUrl?: string) => {
-    installAcmeInterceptors();
-    return new acme.Client({
+  const clientFor = async (directoryUrl: string, accountKey: string, accountUrl?: string): Promise<acme.Client> => {
+    const { Client } = await acmeClient();
+    return new Client({
       directoryUrl,
       accountKey,
       ...(accountUrl ? { accountUrl } : {}),
@@ -69,8 +69,8 @@ export function createAcmeAccounts(deps: {
     const knex = deps.sql.knex;
     const row = (await knex('gateway_accounts').where({ directory_url: directoryUrl }).first()) as AccountRow | undefined;
     if (row) return stored(row);
-    const key = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString('utf8');
-    const client = clientFor(directoryUrl, key);
+    const key = (await (await acmeClient()).crypto.createPrivateEcdsaKey('P-256')).toString('utf8');
+    const client = await clientFor(directoryUrl, key);
     try {
       await client.createAccount({ termsOfServiceAgreed: true, ...(config.email ? { contact: [`mailto:${config.email}`] } : {}) });
     } catch (error) {
@@ -107,7 +107,7 @@ export function createAcmeAccounts(deps: {
       | AccountRow
       | undefined;
     if (!row) return true;
-    const client = stored(row);
+    const client = await stored(row);
     return captureAcmeProblems(async (last) => {
       try {
         const account = await client.updateAccount();

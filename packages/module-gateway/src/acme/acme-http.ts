@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import acme from 'acme-client';
+import { type AcmeClientModule, loadAcmeClient } from './acme-client-loader.js';
 import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
 
 /**
  * acme-client sends every request through one shared axios instance. Three
- * interceptors are installed on it once per process:
+ * interceptors are installed on it once per process, when {@link acmeClient}
+ * first loads it (before any request this module makes):
  * - CA trust per origin: requests to an ACME server's origin registered
  *   with {@link trustAcmeServerCa} use an HTTPS agent that trusts the
  *   system roots plus that server's extra CA (pebble's, a private CA's).
@@ -61,8 +62,8 @@ function failFast(failure: AxiosFailure): Promise<never> {
   return Promise.reject(new AcmeUnreachableError(failure.config.url ?? 'unknown URL', reason, { cause: failure }));
 }
 
-/** Installs the interceptors (once per process); runs before any request acme-client makes for this module. */
-export function installAcmeInterceptors(): void {
+/** Installs the interceptors on `acme`'s axios instance (once per process). */
+function installAcmeInterceptors(acme: AcmeClientModule): void {
   if (installed) return;
   installed = true;
   // Ahead of acme-client's retry interceptor (axios runs response interceptors in the array's order, and lets the array be replaced).
@@ -94,12 +95,23 @@ export function installAcmeInterceptors(): void {
 }
 
 /**
+ * acme-client (imported on first use, see ./acme-client-loader.ts) with the
+ * interceptors installed: what every part of this module that talks to a CA
+ * builds its clients from.
+ */
+export async function acmeClient(): Promise<AcmeClientModule> {
+  const acme = await loadAcmeClient();
+  installAcmeInterceptors(acme);
+  return acme;
+}
+
+/**
  * Trusts `caPem` (one or more PEM certificates) for HTTPS requests that
  * acme-client makes to the origin of `directoryUrl`, on top of the system
- * roots. Idempotent per (origin, PEM).
+ * roots. Idempotent per (origin, PEM). Synchronous, and loads nothing: the
+ * trust is read by the interceptors at each request.
  */
 export function trustAcmeServerCa(options: { directoryUrl: string; caPem: string }): void {
-  installAcmeInterceptors();
   const origin = new URL(options.directoryUrl).origin;
   const pems = agents.get(origin)?.pems ?? [];
   if (pems.includes(options.caPem)) return;
@@ -121,7 +133,7 @@ export interface LastAcmeAnswer {
  * reads it, also after `work` failed.
  */
 export async function captureAcmeProblems<T>(work: (last: LastAcmeAnswer) => Promise<T>): Promise<T> {
-  installAcmeInterceptors();
+  await acmeClient();
   const store = { problem: null as AcmeProblem | null, status: null as number | null };
   return problems.run(store, () => work({ problem: () => store.problem, status: () => store.status }));
 }

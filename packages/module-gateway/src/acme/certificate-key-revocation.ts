@@ -1,4 +1,4 @@
-import acme from 'acme-client';
+import { acmeClient } from './acme-http.js';
 
 /**
  * The part of acme-client's client this module reaches past its typed
@@ -33,7 +33,8 @@ export async function revokeWithCertificateKey(options: {
   keyPem: string;
   reason: number;
 }): Promise<void> {
-  const client = new acme.Client({ directoryUrl: options.directoryUrl, accountKey: options.keyPem }) as unknown as AcmeApiInternals;
+  const { Client } = await acmeClient();
+  const client = new Client({ directoryUrl: options.directoryUrl, accountKey: options.keyPem }) as unknown as AcmeApiInternals;
   const certificate = Buffer.from(
     options.certificatePem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, ''),
     'base64',

@@ -1,4 +1,4 @@
-import { dnsCodecs as packet } from './dns-packet-codecs.js';
+import { dnsCodecs } from './dns-packet-codecs.js';
 
 /**
  * A domain name in canonical wire form (RFC 4034 §6.2: uncompressed,
@@ -6,7 +6,7 @@ import { dnsCodecs as packet } from './dns-packet-codecs.js';
  * `name` may end with a dot.
  */
 export function canonicalNameWire(name: string): Buffer {
-  return Buffer.from(packet.name.encode(name.toLowerCase()));
+  return Buffer.from(dnsCodecs().name.encode(name.toLowerCase()));
 }
 
 /** `name` lowercased without a trailing dot (`Example.COM.` → `example.com`). */

@@ -1,4 +1,5 @@
-import dnsPacket from 'dns-packet';
+import { createRequire } from 'node:module';
+import type dnsPacket from 'dns-packet';
 
 /** A dns-packet decoder: the value, and the bytes it read in `.bytes`. */
 interface Decoder<T> {
@@ -35,5 +36,17 @@ export interface DnsPacketCodecs {
   decode(buffer: Buffer): { answers?: DecodedRecord[]; authorities?: DecodedRecord[] };
 }
 
-/** dns-packet with the typed codecs of {@link DnsPacketCodecs}. */
-export const dnsCodecs = dnsPacket as unknown as DnsPacketCodecs;
+let codecs: DnsPacketCodecs | undefined;
+
+/**
+ * dns-packet with the typed codecs of {@link DnsPacketCodecs}, loaded on
+ * the first call. Every `agentinfra` CLI command imports this package for
+ * its migrations and config schema only, which must not load dns-packet
+ * (only DNS-01 through RFC 2136 uses it); its callers (TSIG signing, message
+ * building and parsing) are synchronous, so the CommonJS package is
+ * required, not imported.
+ */
+export function dnsCodecs(): DnsPacketCodecs {
+  codecs ??= createRequire(import.meta.url)('dns-packet') as DnsPacketCodecs;
+  return codecs;
+}

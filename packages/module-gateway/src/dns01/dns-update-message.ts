@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { canonicalNameWire } from './dns-names.js';
-import { dnsCodecs as packet } from './dns-packet-codecs.js';
+import { dnsCodecs } from './dns-packet-codecs.js';
 
 /** Opcode UPDATE (RFC 2136 §2.2) in the header's flag bits. */
 const OPCODE_UPDATE = 5 << 11;
@@ -26,7 +26,7 @@ function resourceRecord(change: TxtChange): Buffer {
   fixed.writeUInt16BE(TYPE_TXT, 0);
   fixed.writeUInt16BE(change.action === 'add' ? CLASS_IN : CLASS_NONE, 2);
   fixed.writeUInt32BE(change.action === 'add' ? change.ttl : 0, 4);
-  return Buffer.concat([canonicalNameWire(change.name), fixed, Buffer.from(packet.txt.encode(txtStrings(change.value)))]);
+  return Buffer.concat([canonicalNameWire(change.name), fixed, Buffer.from(dnsCodecs().txt.encode(txtStrings(change.value)))]);
 }
 
 /**
@@ -49,7 +49,9 @@ export function buildTxtUpdate(options: { zone: string; changes: readonly TxtCha
 
 /** A plain SOA query for `name` (no recursion wanted), to find the zone that holds it. */
 export function buildSoaQuery(name: string): Buffer {
-  return Buffer.from(packet.encode({ type: 'query', id: randomInt(0, 65_536), flags: 0, questions: [{ name, type: 'SOA', class: 'IN' }] }));
+  return Buffer.from(
+    dnsCodecs().encode({ type: 'query', id: randomInt(0, 65_536), flags: 0, questions: [{ name, type: 'SOA', class: 'IN' }] }),
+  );
 }
 
 /** Response codes of RFC 1035 §4.1.1 and RFC 2136 §2.2 by value. */
@@ -67,7 +69,7 @@ export function responseCode(message: Buffer): string {
  * @returns `null` when the answer holds no SOA record.
  */
 export function zoneFromSoaAnswer(message: Buffer): string | null {
-  const decoded = packet.decode(message);
+  const decoded = dnsCodecs().decode(message);
   const soa = [...(decoded.answers ?? []), ...(decoded.authorities ?? [])].find((record) => record.type === 'SOA');
   return soa ? soa.name : null;
 }

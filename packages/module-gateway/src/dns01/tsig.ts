@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalNameWire, plainName } from './dns-names.js';
-import { dnsCodecs as packet } from './dns-packet-codecs.js';
+import { dnsCodecs } from './dns-packet-codecs.js';
 
 /** TSIG algorithms (RFC 8945 §6) by their configuration name, with the HMAC hash and the wire algorithm name. */
 const ALGORITHMS = {
@@ -94,6 +94,7 @@ export function signTsig(options: { message: Buffer; key: TsigKey; timeSigned?: 
 
 /** Byte offset where the last record of the additional section starts, or -1 when it is empty. */
 function lastAdditionalOffset(message: Buffer): number {
+  const packet = dnsCodecs();
   const counts = [4, 6, 8, 10].map((offset) => message.readUInt16BE(offset)) as [number, number, number, number];
   let offset = 12;
   for (let i = 0; i < counts[0]; i += 1) {
@@ -120,6 +121,7 @@ function lastAdditionalOffset(message: Buffer): number {
  */
 export function verifyTsigResponse(options: { response: Buffer; requestMac: Buffer; key: TsigKey; now?: number }): void {
   const { response, key } = options;
+  const packet = dnsCodecs();
   const start = lastAdditionalOffset(response);
   if (start < 0) throw new Error('The DNS server answered without a TSIG signature.');
   const record = packet.answer.decode(response, start);
