@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { senderAddress } from './addresses.js';
-import type { AttachmentInfo } from './mime-message.js';
+import type { AttachmentInfo } from './parsed-message.js';
 
 /** What an agent is shown of an inbound message, as stored (bodies already cut to `maxBodyBytes`). */
 export interface DedupeContent {

@@ -6,8 +6,8 @@ import { LocalSenderError, type LocalSenders, OriginatorFormError } from './loca
 import { generatedMessageId, ingestedIdentity } from './message-id.js';
 import { lockMessageOrder } from './message-order-lock.js';
 import { eventData, type MessageRow, messageView } from './message-view.js';
-import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './mime-message.js';
 import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.js';
+import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './parsed-message.js';
 import type { PostmasterRoute } from './postmaster.js';
 import { createRawKeyUsers } from './raw-key-users.js';
 import { readRecipientContext } from './recipient-context.js';

@@ -4,8 +4,8 @@ export { type PostboxConfig, type PostboxConfigInput, postboxConfigSchema, postb
 export type { InboundMessage, IngestResult } from './inbound.js';
 export { composeMessage, createMailRelay, type MailRelay, RelayError } from './mail-relay.js';
 export { type MessageStatus, type MessageView, messageViewSchema } from './message-view.js';
-export { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './mime-message.js';
 export { postboxModule, postboxModule as default } from './module.js';
+export { type AttachmentInfo, type ParsedMessage, parseMimeMessage } from './parsed-message.js';
 export { type PostboxPermission, postboxPermissions } from './permissions.js';
 export { postboxRoutes } from './routes.js';
 export {

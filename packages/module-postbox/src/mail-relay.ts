@@ -1,5 +1,37 @@
-import nodemailer from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer';
+import type { Transporter } from 'nodemailer';
+
+/**
+ * nodemailer's transports and MailComposer, imported by the first relay send or
+ * composed message (the module loader keeps them): loading them takes about 0.1 s
+ * of CPU, which CLI commands (they import every module) and servers that send no
+ * mail never need.
+ */
+const loadNodemailer = async () => (await import('nodemailer')).default;
+const loadMailComposer = async () => (await import('nodemailer/lib/mail-composer')).default;
+
+/**
+ * A transport created from nodemailer on first use (`get`), so that a relay
+ * that never sends never loads it. `close` closes it at once when it exists,
+ * or as soon as a later `get` creates it (which then sends on a closed
+ * transport, as the first `send` after `close` did when it was created eagerly).
+ */
+function lazyTransport(create: (nodemailer: Awaited<ReturnType<typeof loadNodemailer>>) => Transporter) {
+  let created: Promise<Transporter> | undefined;
+  let transport: Transporter | undefined;
+  let closed = false;
+  return {
+    get: () =>
+      (created ??= loadNodemailer().then((nodemailer) => {
+        transport = create(nodemailer);
+        if (closed) transport.close();
+        return transport;
+      })),
+    close: () => {
+      closed = true;
+      transport?.close();
+    },
+  };
+}
 
 /**
  * Longest one hand-over to the relay may take, in ms, from connecting to the
@@ -58,11 +90,11 @@ interface NodemailerFailure {
 export function createMailRelay(options: { relayUrl: string; rejectUnauthorized: boolean; sendTimeoutMs?: number }): MailRelay {
   const sendTimeoutMs = options.sendTimeoutMs ?? RELAY_SEND_TIMEOUT_MS;
   if (options.relayUrl === 'json') {
-    const transport = nodemailer.createTransport({ jsonTransport: true });
+    const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ jsonTransport: true }));
     return {
       description: 'json',
       async send({ from, to, raw, signal }) {
-        await transport.sendMail({ envelope: { from, to: [...to] }, raw, signal });
+        await (await transport.get()).sendMail({ envelope: { from, to: [...to] }, raw, signal });
       },
       close: () => transport.close(),
     };
@@ -73,22 +105,24 @@ export function createMailRelay(options: { relayUrl: string; rejectUnauthorized:
   const user = decodeURIComponent(url.username);
   const pass = decodeURIComponent(url.password);
   const description = `${url.protocol}//${url.hostname}:${port}`;
-  const transport = nodemailer.createTransport({
-    pool: true,
-    maxConnections: 5,
-    host: url.hostname,
-    port,
-    secure,
-    ...(user ? { auth: { user, pass } } : {}),
-    tls: { rejectUnauthorized: options.rejectUnauthorized, servername: url.hostname },
-    connectionTimeout: 30_000,
-    greetingTimeout: 30_000,
-    socketTimeout: 60_000,
-    // Closing a connection destroys its socket rather than ending it: ending flushes what is
-    // still buffered, so an abandoned delivery could send the rest of its message, final dot
-    // included, after the job gave up on it.
-    socketCloseTimeout: 0,
-  });
+  const transport = lazyTransport((nodemailer) =>
+    nodemailer.createTransport({
+      pool: true,
+      maxConnections: 5,
+      host: url.hostname,
+      port,
+      secure,
+      ...(user ? { auth: { user, pass } } : {}),
+      tls: { rejectUnauthorized: options.rejectUnauthorized, servername: url.hostname },
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+      // Closing a connection destroys its socket rather than ending it: ending flushes what is
+      // still buffered, so an abandoned delivery could send the rest of its message, final dot
+      // included, after the job gave up on it.
+      socketCloseTimeout: 0,
+    }),
+  );
   const redact = (text: string) => {
     let clean = text;
     for (const secret of [pass, user]) if (secret.length >= 3) clean = clean.split(secret).join('***');
@@ -98,9 +132,10 @@ export function createMailRelay(options: { relayUrl: string; rejectUnauthorized:
     description,
     async send({ from, to, raw, signal }) {
       const deadline = AbortSignal.timeout(sendTimeoutMs);
+      const pool = await transport.get();
       try {
         // nodemailer's pool closes the connection of a send whose signal aborts and fails that send.
-        await transport.sendMail({ envelope: { from, to: [...to] }, raw, signal: AbortSignal.any([signal, deadline]) });
+        await pool.sendMail({ envelope: { from, to: [...to] }, raw, signal: AbortSignal.any([signal, deadline]) });
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (deadline.aborted) {
@@ -128,6 +163,7 @@ export async function composeMessage(options: {
   date: Date;
   inReplyTo?: string | undefined;
 }): Promise<Buffer> {
+  const MailComposer = await loadMailComposer();
   const composer = new MailComposer({
     from: options.from,
     to: options.to,

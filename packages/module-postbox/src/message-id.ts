@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AttachmentInfo } from './mime-message.js';
+import type { AttachmentInfo } from './parsed-message.js';
 
 /** Hex characters of a message's identity kept in a generated Message-ID (128 bits). */
 const ID_HEX_CHARS = 32;

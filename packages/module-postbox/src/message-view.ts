@@ -1,7 +1,7 @@
 import { isoTimestamp } from '@agentinfra/core';
 import { z } from 'zod';
 import { bareAddresses } from './bare-addresses.js';
-import { type AttachmentInfo, TRUNCATED_HEADER } from './mime-message.js';
+import { type AttachmentInfo, TRUNCATED_HEADER } from './parsed-message.js';
 import { INJECTION_HEADER } from './scoring/injection-headers.js';
 
 /**

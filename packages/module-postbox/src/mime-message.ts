@@ -3,6 +3,9 @@ import { type AddressObject, type HeaderLines, parseAddressHeader, simpleParser 
 import { addressListText } from './address-text.js';
 import { headerRecord } from './header-record.js';
 import { originatorLines } from './originator-fields.js';
+import type { ParsedMessage } from './parsed-message.js';
+
+export { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './parsed-message.js';
 
 /** Headers kept per message at most, and characters per header value. */
 const MAX_HEADERS = 200;
@@ -15,56 +18,6 @@ const MAX_SUBJECT_CHARS = 16_384;
  * empty text body.
  */
 export const MAX_HTML_TO_TEXT_CHARS = 1_048_576;
-
-/**
- * Header the postbox adds to a message whose text or HTML body was cut to
- * `postbox.maxBodyBytes` when it was stored (`body` and/or `html`, comma
- * separated); the raw message at `mime_ref` keeps all of it. A copy a sender
- * wrote is dropped.
- */
-export const TRUNCATED_HEADER = 'x-agentinfra-truncated';
-
-/** An attachment as listed on a message (its bytes stay in the raw MIME). */
-export interface AttachmentInfo {
-  filename: string | null;
-  content_type: string;
-  size: number;
-  content_id: string | null;
-}
-
-/** What the postbox keeps of a parsed RFC 5322 message. */
-export interface ParsedMessage {
-  /**
-   * The `From` header's mailboxes (`"Shop" <news@shop.test>`, see {@link addressListText}), or
-   * empty when it names none (an entry with a display name only names none).
-   */
-  from: string;
-  subject: string;
-  /** The text/plain body; for HTML-only mail, the text mailparser derives from the HTML. */
-  text: string;
-  /** The text/html body, or `null`. */
-  html: string | null;
-  /** Lower-case header name → decoded value; repeated headers joined by newlines. */
-  headers: Record<string, string>;
-  attachments: AttachmentInfo[];
-  /**
-   * The SHA-256 (hex) of each attachment's decoded bytes, in the order of
-   * `attachments`: what tells two messages apart whose attachments differ in
-   * content only (see `contentDigest`). Not stored.
-   */
-  attachmentChecksums: string[];
-  /** Which of `text` (`body`) and `html` were cut to the byte limit, in that order. */
-  truncated: Array<'body' | 'html'>;
-  /**
-   * The mailboxes of every `From` and of every `Sender` field of the header, one
-   * text per field in order (as `from`, but not cut), found as `originator-fields.ts`
-   * reads the header: a field mailparser does not read included. What the SMTP path
-   * checks (RFC 5322 §3.6 allows one `From` and at most one `Sender`), with `bareCr`:
-   * whether that header has a CR not followed by LF, where other readers find fields
-   * these lists do not hold (see `OriginatorLines`). Not stored.
-   */
-  originators: { from: string[]; sender: string[]; bareCr: boolean };
-}
 
 /**
  * `text` cut to at most `maxBytes` bytes of UTF-8, at a character boundary,

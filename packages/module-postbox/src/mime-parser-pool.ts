@@ -1,7 +1,7 @@
 import { workerScript } from '@agentinfra/core/threads';
 import { Piscina } from 'piscina';
-import type { ParsedMessage } from './mime-message.js';
 import type { MimeParseOutcome, MimeParseTask } from './mime-parse-worker.js';
+import type { ParsedMessage } from './parsed-message.js';
 import type { ScoringInput } from './scoring/injection-scorer.js';
 import type { InjectionExplanation } from './scoring/local-scorer.js';
 

@@ -39,9 +39,9 @@ import type {
   RawMessageRequest,
   RawMessageResponse,
 } from './schemas.js';
+import { deferredLocalScorer } from './scoring/deferred-local-scorer.js';
 import { createHttpInjectionScorer } from './scoring/http-scorer.js';
 import type { InjectionScorer } from './scoring/injection-scorer.js';
-import { createLocalInjectionScorer } from './scoring/local-scorer.js';
 import type { PostboxDeps } from './service-deps.js';
 import { createRefusedRecipients } from './smtp/refused-recipients.js';
 import { type SmtpListener, startSmtpListener } from './smtp/smtp-listener.js';
@@ -86,7 +86,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
   const knex = () => deps.sql.knex;
   const config = deps.moduleConfig;
   const reserved = new Set(config.reservedLocalParts.map((part) => part.toLowerCase()));
-  const fallbackScorer = createLocalInjectionScorer();
+  const fallbackScorer = deferredLocalScorer();
   const scorer: InjectionScorer =
     options.scorer ??
     (config.scorer.kind === 'http'
@@ -154,8 +154,10 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
   };
 
   return {
-    /** The scorer in use (`local-v1`, `http:<origin>`, …). */
-    scorerId: scorer.id,
+    /** The scorer in use (`local-v1`, `http:<origin>`, …); reading it loads the local model when that is the scorer. */
+    get scorerId() {
+      return scorer.id;
+    },
     /** Scores a message without storing it. */
     score: inbound.score,
 
@@ -404,7 +406,7 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     removeDeletedMime: (signal?: AbortSignal) => mimeRemovals.remove(undefined, signal),
 
     /**
-     * Removes the raw MIME that deletions left queued (see `removeDeletedMime`),
+     * Reads the local injection model, removes the raw MIME that deletions left queued (see `removeDeletedMime`),
      * warns (once, at `warn`) when `postbox.postmasterAgent` names no agent,
      * then starts the bundled MTA unless `smtp.port` is 0. A port that is taken
      * (EADDRINUSE) or not allowed (EACCES) is skipped with one warning: the
@@ -413,6 +415,8 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
      * @throws Error for any other failure to start it (e.g. unreadable TLS certificate files).
      */
     async start(): Promise<void> {
+      // Read now, not by the first message scored (/score, /ingest, an SMTP delivery's fallback).
+      fallbackScorer.load();
       await mimeRemovals.remove();
       if (config.postmasterAgent !== undefined && !(await agentExists(config.postmasterAgent))) {
         deps.logger.warn(

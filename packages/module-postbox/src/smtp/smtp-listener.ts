@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { addressGroup, dependencyFailure, InsufficientStorageError, type PortMap } from '@agentinfra/core';
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import { LocalSenderError, OriginatorFormError } from '../local-senders.js';
 import { MalformedMessageError } from '../mime-parser-pool.js';
 import { createReadPacing, SMTP_BYTES_PER_TURN } from './read-pacing.js';
@@ -114,6 +114,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       ? { cert: await readFile(options.tlsCertFile), key: await readFile(options.tlsKeyFile) }
       : null;
   const { logger, handlers, metrics, refusedRecipients } = options;
+  // Imported here, not with this file: CLI commands import every module, and only a running server listens (smtp-server takes ~0.08 s of CPU to load).
+  const { SMTPServer } = await import('smtp-server');
   const pacing = createReadPacing(SMTP_BYTES_PER_TURN);
   const limits = createSessionLimits();
   const server = new SMTPServer({
