@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshKeys, runCli } from './serve-process.test-support.js';
+import { freshKeys, runCli, runCliInProcess } from './serve-process.test-support.js';
 
 /**
  * Preloaded into the backup process (`--require`): before each `fs.write` /
@@ -42,12 +42,13 @@ require('node:module').syncBuiltinESMExports();
 // Probe on a real server: `backup` wrote FILE.partial with tar's default mode (0644 under umask 022) and made it 0600
 // only once complete, so another user could open it meanwhile and keep reading; and it followed a FILE.partial that
 // was a symbolic link, overwriting its target and leaving FILE a link to it.
+// The write hook needs a process of its own; the other backups run in this one (runCliInProcess).
 describe.runIf(process.platform === 'linux')('agentinfra backup writes its archive where no one else can read it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-backup-partial-'));
   const keys = { ...freshKeys(), AGENTINFRA_DATA_DIR: join(dir, 'data') };
 
   beforeAll(async () => {
-    expect((await runCli(['migrate'], { cwd: dir, env: keys })).code).toBe(0);
+    expect((await runCliInProcess(['migrate'], { cwd: dir, env: keys })).code).toBe(0);
     // Incompressible blobs: the archive takes many writes.
     for (const prefix of ['0a', '1b', '2c', '3d']) {
       mkdirSync(join(dir, 'data', 'blobs', 'objects', prefix), { recursive: true });
@@ -93,7 +94,7 @@ describe.runIf(process.platform === 'linux')('agentinfra backup writes its archi
     writeFileSync(victim, 'the victim’s notes\n');
     const out = join(outDir, 'b6.tar.gz');
     symlinkSync(victim, `${out}.partial`);
-    const result = await runCli(['backup', '--out', out], { cwd: dir, env: keys });
+    const result = await runCliInProcess(['backup', '--out', out], { cwd: dir, env: keys });
     expect(result.stderr).not.toContain('agentinfra:');
     expect(result.code).toBe(0);
     expect(readFileSync(victim, 'utf8')).toBe('the victim’s notes\n');
@@ -110,14 +111,14 @@ describe.runIf(process.platform === 'linux')('agentinfra backup writes its archi
     mkdirSync(outDir);
     const out = join(outDir, 'b.tar.gz');
     writeFileSync(`${out}.partial`, 'half an archive');
-    const made = await runCli(['backup', '--out', out], { cwd: dir, env: keys });
+    const made = await runCliInProcess(['backup', '--out', out], { cwd: dir, env: keys });
     expect(made.code).toBe(0);
     expect(readFileSync(`${out}.partial`, 'utf8')).toBe('half an archive');
     expect(lstatSync(out).isFile()).toBe(true);
 
     const dangling = join(outDir, 'dangling.tar.gz');
     symlinkSync(join(dir, 'nowhere.tar.gz'), dangling);
-    const refused = await runCli(['backup', '--out', dangling], { cwd: dir, env: keys });
+    const refused = await runCliInProcess(['backup', '--out', dangling], { cwd: dir, env: keys });
     expect(refused.stderr).toContain('already exists');
     expect(refused.code).toBe(2);
     expect(lstatSync(dangling).isSymbolicLink()).toBe(true);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNLOCKED_STAGE_GRACE_MS } from './commands/stage-lock.js';
-import { binPath, freshKeys, runCli } from './serve-process.test-support.js';
+import { binPath, freshKeys, runCliInProcess } from './serve-process.test-support.js';
 
 /**
  * Preloaded into a backup or restore (`--require`): the first call of
@@ -47,7 +47,8 @@ const named = (dir: string, prefix: string) => readdirSync(dir).filter((name) =>
 
 // Probe: a backup killed with SIGKILL left .agentinfra-backup-… (the database snapshot, secrets sealed but there) next
 // to the archive for ever, and a restore killed while unpacking left .agentinfra-restore-… that every later restore
-// refused to run past.
+// refused to run past. Only the runs stopped midway need a process of their own; the others, which find what those
+// left, run in this one (runCliInProcess).
 describe.runIf(process.platform === 'linux')('staging folders of killed backups and restores', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-stale-stage-'));
   const keys = { ...freshKeys(), AGENTINFRA_DATA_DIR: join(dir, 'data') };
@@ -77,7 +78,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
 
   beforeAll(async () => {
     writeFileSync(hook, STOP_HOOK);
-    expect((await runCli(['migrate'], { cwd: dir, env: keys })).code).toBe(0);
+    expect((await runCliInProcess(['migrate'], { cwd: dir, env: keys })).code).toBe(0);
     for (const prefix of ['0a', '1b']) {
       mkdirSync(join(dir, 'data', 'blobs', 'objects', prefix), { recursive: true });
       writeFileSync(join(dir, 'data', 'blobs', 'objects', prefix, `${prefix}${randomBytes(8).toString('hex')}`), randomBytes(4096));
@@ -107,7 +108,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     mkdirSync(join(out, '.agentinfra-backup-older'));
     writeFileSync(join(out, '.agentinfra-backup-older', 'agentinfra.db'), 'older');
 
-    const next = await runCli(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
+    const next = await runCliInProcess(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
     expect(next.stderr).toContain(`removed ${join(out, dead as string)}, left by a backup killed midway`);
     expect(next.code).toBe(0);
     expect(named(out, '').sort()).toEqual(['.agentinfra-backup-older', liveStage, 'next.tar.gz'].sort());
@@ -145,7 +146,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     writeFileSync(join(out, emptyLock, 'run.serve-lock'), '');
     for (const stage of [killedLongAgo, emptyLock]) age(join(out, stage), UNLOCKED_STAGE_GRACE_MS + 60_000);
 
-    const next = await runCli(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
+    const next = await runCliInProcess(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
     expect(next.code).toBe(0);
     for (const stage of [killedLongAgo, emptyLock])
       expect(next.stderr).toContain(`removed ${join(out, stage)}, left by a backup killed midway`);
@@ -162,7 +163,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     const stalled = await startStopped(['backup', '--out', join(out, 'stalled.tar.gz')], 'mkdtemp', { STOP_WHEN: 'after' });
     const [stage] = named(out, '.agentinfra-backup-');
     age(join(out, stage as string), UNLOCKED_STAGE_GRACE_MS + 60_000);
-    const next = await runCli(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
+    const next = await runCliInProcess(['backup', '--out', join(out, 'next.tar.gz')], { cwd: dir, env: keys });
     expect(next.code).toBe(0);
     expect(next.stderr).toContain(`removed ${join(out, stage as string)}`);
 
@@ -173,7 +174,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
 
   it('a restore goes on past the folder of one killed before locking it, once past the grace period', async () => {
     const archive = join(dir, 'restore-unlocked-from.tar.gz');
-    expect((await runCli(['backup', '--out', archive], { cwd: dir, env: keys })).code).toBe(0);
+    expect((await runCliInProcess(['backup', '--out', archive], { cwd: dir, env: keys })).code).toBe(0);
     const target = join(dir, 'restored-unlocked');
     const env = { AGENTINFRA_DATA_DIR: target };
     const killed = await startStopped(['restore', '--from', archive], 'mkdtemp', { ...env, STOP_WHEN: 'after' });
@@ -183,12 +184,12 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     expect(readdirSync(target)).toEqual([dead]);
     expect(readdirSync(join(target, dead as string))).toEqual([]);
 
-    const tooSoon = await runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
+    const tooSoon = await runCliInProcess(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
     expect(tooSoon.stderr).toContain(`holds ${dead}, left by an interrupted restore`);
     expect(tooSoon.code).toBe(2);
 
     age(join(target, dead as string), UNLOCKED_STAGE_GRACE_MS + 60_000);
-    const next = await runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
+    const next = await runCliInProcess(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
     expect(next.stderr).not.toContain('agentinfra:');
     expect(next.code).toBe(0);
     expect(readdirSync(target).sort()).toEqual(['agentinfra.db', 'blobs']);
@@ -196,7 +197,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
 
   it('a restore goes on past the folder of one killed while unpacking, and refuses one still running', async () => {
     const archive = join(dir, 'restore-from.tar.gz');
-    expect((await runCli(['backup', '--out', archive], { cwd: dir, env: keys })).code).toBe(0);
+    expect((await runCliInProcess(['backup', '--out', archive], { cwd: dir, env: keys })).code).toBe(0);
     const target = join(dir, 'restored');
     const env = { AGENTINFRA_DATA_DIR: target };
 
@@ -205,13 +206,13 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     expect(readdirSync(target)).toEqual([dead]);
     expect(statSync(join(target, dead as string, 'agentinfra.db')).size).toBeGreaterThan(0);
 
-    const whileLive = await runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
+    const whileLive = await runCliInProcess(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
     expect(whileLive.stderr).toContain(`holds ${dead}, which a running restore is writing`);
     expect(whileLive.code).toBe(2);
 
     killed.kill('SIGKILL');
     await exitOf(killed);
-    const next = await runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
+    const next = await runCliInProcess(['restore', '--from', archive], { cwd: dir, env: { ...keys, ...env } });
     expect(next.stderr).not.toContain('agentinfra:');
     expect(next.code).toBe(0);
     expect(readdirSync(target).sort()).toEqual(['agentinfra.db', 'blobs']);

@@ -6,8 +6,10 @@ import { newMasterKey } from '@agentinfra/core';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { post, runCli, type ServeProcess, startServe } from './serve-process.test-support.js';
+import { post, runCli, runCliInProcess, type ServeProcess, startServe } from './serve-process.test-support.js';
 
+// `serve` and the concurrent migrations run as processes of their own; the commands that finish and need no other
+// process run in this one (runCliInProcess), against the same files.
 describe('agentinfra CLI on the embedded default', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-cli-'));
   const env = {
@@ -20,7 +22,7 @@ describe('agentinfra CLI on the embedded default', () => {
   let server: ServeProcess;
 
   beforeAll(async () => {
-    const init = await runCli(['init'], { cwd: dir, env });
+    const init = await runCliInProcess(['init'], { cwd: dir, env });
     expect(init.code).toBe(0);
     bridgeKey = JSON.parse(readFileSync(env.AGENTINFRA_CONFIG, 'utf8')).bridgeKey;
     expect(init.stdout).toContain(bridgeKey);
@@ -34,7 +36,7 @@ describe('agentinfra CLI on the embedded default', () => {
   it('init writes a 0600 config and refuses to overwrite it (exit 2)', async () => {
     expect(statSync(env.AGENTINFRA_CONFIG).mode & 0o777).toBe(0o600);
     expect(bridgeKey).toMatch(/^bk_[A-Za-z0-9_-]{43}$/);
-    const again = await runCli(['init'], { cwd: dir, env });
+    const again = await runCliInProcess(['init'], { cwd: dir, env });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already exists');
   });
@@ -49,7 +51,7 @@ describe('agentinfra CLI on the embedded default', () => {
   it('warns at serve when other users can read a config file that holds credentials, naming the settings only', async () => {
     const shared = mkdtempSync(join(tmpdir(), 'agentinfra-cli-mode-'));
     const sharedEnv = { ...env, AGENTINFRA_CONFIG: join(shared, 'agentinfra.config.json'), AGENTINFRA_DATA_DIR: join(shared, 'data') };
-    expect((await runCli(['init'], { cwd: shared, env: sharedEnv })).code).toBe(0);
+    expect((await runCliInProcess(['init'], { cwd: shared, env: sharedEnv })).code).toBe(0);
     // A rotation's old master keys (a list) and an ACME account's EAB key are credentials too.
     const config = JSON.parse(readFileSync(sharedEnv.AGENTINFRA_CONFIG, 'utf8'));
     Object.assign(config, {
@@ -156,10 +158,10 @@ describe('agentinfra CLI on the embedded default', () => {
   });
 
   it('issue-device and agents create work on the database directly', async () => {
-    const created = await runCli(['agents', 'create', '--agent', 'bob', '--name', 'Bob', '--json'], { cwd: dir, env });
+    const created = await runCliInProcess(['agents', 'create', '--agent', 'bob', '--name', 'Bob', '--json'], { cwd: dir, env });
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout).agent_id).toBe('bob');
-    const issued = await runCli(['issue-device', '--agent', 'bob', '--label', 'cli', '--json'], { cwd: dir, env });
+    const issued = await runCliInProcess(['issue-device', '--agent', 'bob', '--label', 'cli', '--json'], { cwd: dir, env });
     expect(issued.code).toBe(0);
     const key = JSON.parse(issued.stdout).device_key as string;
     const write = await post(
@@ -169,9 +171,9 @@ describe('agentinfra CLI on the embedded default', () => {
       key,
     );
     expect(write.status).toBe(200);
-    const missing = await runCli(['issue-device', '--agent', 'nobody', '--label', 'x'], { cwd: dir, env });
+    const missing = await runCliInProcess(['issue-device', '--agent', 'nobody', '--label', 'x'], { cwd: dir, env });
     expect(missing.code).toBe(1);
-    const badId = await runCli(['issue-device', '--agent', 'no spaces', '--label', 'x'], { cwd: dir, env });
+    const badId = await runCliInProcess(['issue-device', '--agent', 'no spaces', '--label', 'x'], { cwd: dir, env });
     expect(badId.code).toBe(2);
     // The API's own bounds: a label and a display name of 1 to 256 characters.
     for (const [args, flag] of [
@@ -179,14 +181,13 @@ describe('agentinfra CLI on the embedded default', () => {
       [['issue-device', '--agent', 'bob', '--label', 'x'.repeat(257)], '--label'],
       [['agents', 'create', '--agent', 'carol', '--name', ''], '--name'],
     ] as const) {
-      const refused = await runCli([...args], { cwd: dir, env });
+      const refused = await runCliInProcess([...args], { cwd: dir, env });
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stderr).toContain(`${flag}: Too `);
     }
-    const usage = await runCli(['issue-device'], { cwd: dir, env });
+    const usage = await runCliInProcess(['issue-device'], { cwd: dir, env });
     expect(usage.code).toBe(2);
-    // Nine CLI processes one after another: ~11 s alone, over 30 s while the whole suite loads two cores.
-  }, 90_000);
+  });
 
   it('stops gracefully on SIGTERM, leaves no plaintext secret or device key in the files, and serves the same data after a restart', async () => {
     const device = await post(server.url, 'agent-identity/device/issue', { agent_id: 'alice', label: 'secrets' }, bridgeKey);
@@ -224,14 +225,14 @@ describe('agentinfra CLI on the embedded default', () => {
   it('runs migrate started three times at once on a fresh data folder, each exiting 0', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'agentinfra-cli-migrate-'));
     const freshEnv = { ...env, AGENTINFRA_CONFIG: join(fresh, 'agentinfra.config.json'), AGENTINFRA_DATA_DIR: join(fresh, 'data') };
-    expect((await runCli(['init'], { cwd: fresh, env: freshEnv })).code).toBe(0);
+    expect((await runCliInProcess(['init'], { cwd: fresh, env: freshEnv })).code).toBe(0);
     const runs = await Promise.all([1, 2, 3].map(() => runCli(['migrate'], { cwd: fresh, env: freshEnv })));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
   });
 
   it('reports a missing or invalid config with exit 2 naming the key', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'agentinfra-cli-empty-'));
-    const result = await runCli(['migrate'], { cwd: empty });
+    const result = await runCliInProcess(['migrate'], { cwd: empty });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('bridgeKey');
     expect(result.stderr).toContain('AGENTINFRA_BRIDGE_KEY');

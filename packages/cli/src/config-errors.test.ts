@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshKeys, runCli, startServe } from './serve-process.test-support.js';
+import { freshKeys, runCli, runCliInProcess, startServe } from './serve-process.test-support.js';
 
 // #13: three bad variables reported only the first, as "Invalid configuration in …/agentinfra.config.json",
 // and every error ended with "Run `agentinfra init`" even when a config existed (init then refuses).
@@ -12,10 +12,18 @@ describe('agentinfra configuration errors', () => {
     ...freshKeys(),
   };
 
-  it('lists every bad variable with its name, and does not suggest init when a config exists', async () => {
+  /** A folder holding a valid config file (what `init` writes: a fresh bridge key and master key, mode 0600). */
+  function withConfig(): { dir: string; file: string } {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
-    const env = { ...quiet, AGENTINFRA_CONFIG: join(dir, 'agentinfra.config.json'), AGENTINFRA_DATA_DIR: join(dir, 'data') };
-    expect((await runCli(['init'], { cwd: dir, env })).code).toBe(0);
+    const file = join(dir, 'agentinfra.config.json');
+    const { AGENTINFRA_BRIDGE_KEY: bridgeKey, AGENTINFRA_MASTER_KEY: masterKey } = freshKeys();
+    writeFileSync(file, JSON.stringify({ bridgeKey, masterKey }), { mode: 0o600 });
+    return { dir, file };
+  }
+
+  it('lists every bad variable with its name, and does not suggest init when a config exists', async () => {
+    const { dir, file } = withConfig();
+    const env = { ...quiet, AGENTINFRA_CONFIG: file, AGENTINFRA_DATA_DIR: join(dir, 'data') };
     const result = await runCli(['migrate'], {
       cwd: dir,
       env: { ...env, AGENTINFRA_PORT: 'eighty', AGENTINFRA_HOST: '', AGENTINFRA_DATABASE_POOL_MAX: '1', AGENTINFRA_LOG_LEVEL: 'loud' },
@@ -29,13 +37,22 @@ describe('agentinfra configuration errors', () => {
     expect(result.stderr).not.toContain('agentinfra init');
   });
 
+  it('names the file key of a bad file value', async () => {
+    const { dir, file } = withConfig();
+    const env = { ...quiet, AGENTINFRA_CONFIG: file, AGENTINFRA_DATA_DIR: join(dir, 'data') };
+    const result = await runCliInProcess(['migrate'], { cwd: dir, env: { ...env, AGENTINFRA_BRIDGE_KEY: 'short' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bridgeKey from AGENTINFRA_BRIDGE_KEY: must be at least 16 characters/);
+    expect(result.stderr).not.toContain('short');
+  });
+
   // Review: a malformed PostgreSQL URL printed a raw zod issue array and exited 1.
   it.each([['postgres://u:s3cretpw@[bad/x'], ['postgres://u:s3cretpw@db.example:99999/x']])(
     'reports the malformed database URL %s in one line, exit 2, without the password',
     async (url) => {
       const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
       const env = { ...quiet, ...keys, AGENTINFRA_DATA_DIR: join(dir, 'data'), AGENTINFRA_DATABASE_URL: url };
-      const result = await runCli(['migrate'], { cwd: dir, env });
+      const result = await runCliInProcess(['migrate'], { cwd: dir, env });
       expect(result.stderr).toMatch(/Invalid configuration \(1 problem\):\n {2}- databaseUrl from AGENTINFRA_DATABASE_URL: .+/);
       expect(result.stderr).not.toContain('s3cretpw');
       expect(result.stderr).not.toContain('"code"');
@@ -43,21 +60,10 @@ describe('agentinfra configuration errors', () => {
     },
   );
 
-  it('names the file key of a bad file value', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
-    const file = join(dir, 'agentinfra.config.json');
-    const env = { ...quiet, AGENTINFRA_CONFIG: file, AGENTINFRA_DATA_DIR: join(dir, 'data') };
-    expect((await runCli(['init'], { cwd: dir, env })).code).toBe(0);
-    const result = await runCli(['migrate'], { cwd: dir, env: { ...env, AGENTINFRA_BRIDGE_KEY: 'short' } });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/bridgeKey from AGENTINFRA_BRIDGE_KEY: must be at least 16 characters/);
-    expect(result.stderr).not.toContain('short');
-  });
-
   it('suggests init only when there is no config file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-config-errors-'));
     const file = join(dir, 'agentinfra.config.json');
-    const result = await runCli(['migrate'], { cwd: dir, env: quiet });
+    const result = await runCliInProcess(['migrate'], { cwd: dir, env: quiet });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`bridgeKey not set (set it in ${file} or AGENTINFRA_BRIDGE_KEY)`);
     expect(result.stderr).toContain(`No config file at ${file}: run \`agentinfra init\``);
@@ -71,7 +77,6 @@ describe('agentinfra configuration errors', () => {
     const env = { ...quiet, ...keys, AGENTINFRA_DATA_DIR: join(dir, 'data') };
     const archive = join(dir, 'backup.tar.gz');
     const commands = [
-      ['serve', '--port', '0'],
       ['migrate'],
       ['agents', 'create', '--agent', 'alice', '--name', 'Alice'],
       ['issue-device', '--agent', 'alice', '--label', 'laptop'],
@@ -79,11 +84,16 @@ describe('agentinfra configuration errors', () => {
       ['backup', '--out', archive],
       ['restore', '--from', archive],
     ];
-    const runs = [
-      ...commands.map((args) => runCli(['-c', missing, ...args], { cwd: dir, env, timeoutMs: 30_000 })),
+    // `serve` in processes of their own (killed if they start all the same); the commands that finish in this one.
+    const serves = Promise.all([
+      runCli(['-c', missing, 'serve', '--port', '0'], { cwd: dir, env, timeoutMs: 30_000 }),
       runCli(['serve', '--port', '0'], { cwd: dir, env: { ...env, AGENTINFRA_CONFIG: missing }, timeoutMs: 30_000 }),
-    ];
-    for (const result of await Promise.all(runs)) {
+    ]);
+    const results = [];
+    for (const args of commands) results.push(await runCliInProcess(['-c', missing, ...args], { cwd: dir, env }));
+    results.push(...(await serves));
+    expect(results).toHaveLength(commands.length + 2);
+    for (const result of results) {
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(

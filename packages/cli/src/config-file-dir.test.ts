@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './serve-process.test-support.js';
+import { runCliInProcess } from './serve-process.test-support.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -17,8 +17,10 @@ describe('agentinfra -c <config file> run from another directory', () => {
   mkdirSync(elsewhere);
   const file = join(home, 'agentinfra.config.json');
   const dataDir = join(home, '.agentinfra');
+  // Every command runs in this process (runCliInProcess), its current directory `elsewhere`: the paths it resolves are
+  // the point, not the process.
   const cli = (args: string[], env: Record<string, string> = {}) =>
-    runCli(['-c', file, ...args], { cwd: elsewhere, env: { AGENTINFRA_DATA_DIR: '', AGENTINFRA_SMTP_PORT: '0', ...env } });
+    runCliInProcess(['-c', file, ...args], { cwd: elsewhere, env: { AGENTINFRA_DATA_DIR: '', AGENTINFRA_SMTP_PORT: '0', ...env } });
 
   it('uses the data directory next to the config file, refuses to back up or verify a missing database, and keeps it private', async () => {
     expect((await cli(['init'])).code).toBe(0);
@@ -60,10 +62,13 @@ describe('agentinfra -c <config file> run from another directory', () => {
     mkdirSync(conf);
     mkdirSync(cwd);
     const oldFile = join(conf, 'agentinfra.config.json');
-    const run = (args: string[]) => runCli(['-c', oldFile, ...args], { cwd, env: { AGENTINFRA_DATA_DIR: '', AGENTINFRA_SMTP_PORT: '0' } });
-    expect((await runCli(['-c', oldFile, 'init'], { cwd, env: { AGENTINFRA_DATA_DIR: '' } })).code).toBe(0);
+    const run = (args: string[]) =>
+      runCliInProcess(['-c', oldFile, ...args], { cwd, env: { AGENTINFRA_DATA_DIR: '', AGENTINFRA_SMTP_PORT: '0' } });
+    expect((await runCliInProcess(['-c', oldFile, 'init'], { cwd, env: { AGENTINFRA_DATA_DIR: '' } })).code).toBe(0);
     // The database as an earlier version made it: in <cwd>/.agentinfra.
-    expect((await runCli(['-c', oldFile, 'migrate'], { cwd, env: { AGENTINFRA_DATA_DIR: join(cwd, '.agentinfra') } })).code).toBe(0);
+    expect((await runCliInProcess(['-c', oldFile, 'migrate'], { cwd, env: { AGENTINFRA_DATA_DIR: join(cwd, '.agentinfra') } })).code).toBe(
+      0,
+    );
     const refused = await run(['agents', 'create', '--agent', 'bob', '--name', 'Bob']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`now means ${join(conf, '.agentinfra')}`);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, runCli, startServe } from './serve-process.test-support.js';
+import { post, runCli, runCliInProcess, startServe } from './serve-process.test-support.js';
 
 /** An OpenAI-compatible /v1/embeddings server with deterministic 16-dimension bag-of-words vectors. */
 function startEmbeddingServer(): Promise<Server> {
@@ -65,7 +65,8 @@ describe('changing the embedder of an existing store (issue #2)', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('agentinfra migrate --reembed');
 
-    const migrated = await runCli(['migrate', '--reembed'], { cwd: dir, env: { ...base, ...openai } });
+    // In this process (runCliInProcess): what it does to the database is the point.
+    const migrated = await runCliInProcess(['migrate', '--reembed'], { cwd: dir, env: { ...base, ...openai } });
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(migrated.stdout).toContain('re-embedded semantic memories');
     expect(migrated.stderr).toMatch(/re-embedding: .*?(\d+)\/\1 memories \([\d.]+\/s, /);

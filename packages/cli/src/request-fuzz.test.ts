@@ -81,11 +81,16 @@ function bodyFor(route: AnyRoute<unknown>): fc.Arbitrary<string> {
   return mutation;
 }
 
-/** Raw bodies: not UTF-8, empty, white space, over the size limit, far too deep, truncated, not JSON. */
-const rawBodies: Array<{ name: string; body: Buffer; type?: string }> = [
+/**
+ * Raw bodies: not UTF-8, empty, white space, over the size limit, far too deep, truncated, not JSON.
+ * `reachesRoute`: the kernel reads it as a JSON value (an empty body is `{}`), so the route's schema and maybe its
+ * handler see it; every other one the kernel's body reader refuses (413, 415 or 400) after authentication and before
+ * the route's own code, with the same code path for every route and no SQL.
+ */
+const rawBodies: Array<{ name: string; body: Buffer; type?: string; reachesRoute?: true }> = [
   { name: 'invalid UTF-8', body: Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0xff, 0x7d]) },
-  { name: 'empty', body: Buffer.alloc(0) },
-  { name: 'white space', body: Buffer.from(' \n\t ') },
+  { name: 'empty', body: Buffer.alloc(0), reachesRoute: true },
+  { name: 'white space', body: Buffer.from(' \n\t '), reachesRoute: true },
   { name: 'over 1 MiB', body: Buffer.from(`{"agent_id":"${'a'.repeat(1_100_000)}"}`) },
   { name: '100,000 deep', body: Buffer.from(`{"value":${'['.repeat(100_000)}${']'.repeat(100_000)}}`) },
   { name: 'truncated', body: Buffer.from('{"agent_id":"alice",') },
@@ -95,7 +100,7 @@ const rawBodies: Array<{ name: string; body: Buffer; type?: string }> = [
   { name: 'NUL bytes', body: Buffer.from('{"agent_id":"al\u0000ice"}') },
 ];
 
-describe.each(sqlDatabases())('request fuzzing of every route on $name (#11)', ({ create }) => {
+describe.each(sqlDatabases())('request fuzzing of every route on $name (#11)', ({ name, create }) => {
   let server: TestKernel;
   let cleanup: () => Promise<void>;
   let tables: string[] = [];
@@ -185,9 +190,16 @@ describe.each(sqlDatabases())('request fuzzing of every route on $name (#11)', (
     );
   });
 
-  it.each(rawBodies)('raw body "$name": never a 5xx from any route, and refused it changes nothing', async ({ name, body, type }) => {
-    for (const { path, route } of routes) {
-      await expectHandled(`${path} with ${name}`, () => send(path, body, credentialFor(route), type));
-    }
-  });
+  // The bodies the route's code sees go to every route on every engine. The ones the body reader refuses go to every
+  // route on the embedded database, and on the other engines to one route of each kind of authentication (the only
+  // step before the reader, and the one that reads the database): nothing after the reader differs by engine.
+  const oneRoutePerAuthKind = [...new Map(routes.map((entry) => [entry.route.auth.kind, entry])).values()];
+  it.each(rawBodies)(
+    'raw body "$name": never a 5xx from any route, and refused it changes nothing',
+    async ({ name: bodyName, body, type, reachesRoute }) => {
+      for (const { path, route } of reachesRoute || name === 'sqlite' ? routes : oneRoutePerAuthKind) {
+        await expectHandled(`${path} with ${bodyName}`, () => send(path, body, credentialFor(route), type));
+      }
+    },
+  );
 });

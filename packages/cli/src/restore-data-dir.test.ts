@@ -2,7 +2,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { freshKeys, runCli } from './serve-process.test-support.js';
+import { freshKeys, runCliInProcess } from './serve-process.test-support.js';
 
 const restoredFiles = (dir: string) => readdirSync(dir).sort();
 
@@ -13,13 +13,14 @@ describe('agentinfra restore into a data directory that exists', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-dir-'));
   const keys = { ...freshKeys(), AGENTINFRA_SMTP_PORT: '0', AGENTINFRA_ACME_HTTP_PORT: '0' };
   const archive = join(dir, 'backup.tar.gz');
+  // Every command runs in this process (runCliInProcess): what restore does to the folders is the point.
   const restore = (dataDir: string, from = archive) =>
-    runCli(['restore', '--from', from], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } });
+    runCliInProcess(['restore', '--from', from], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } });
 
   beforeAll(async () => {
     const source = { ...keys, AGENTINFRA_DATA_DIR: join(dir, 'source') };
-    expect((await runCli(['migrate'], { cwd: dir, env: source })).code).toBe(0);
-    expect((await runCli(['backup', '--out', archive], { cwd: dir, env: source })).code).toBe(0);
+    expect((await runCliInProcess(['migrate'], { cwd: dir, env: source })).code).toBe(0);
+    expect((await runCliInProcess(['backup', '--out', archive], { cwd: dir, env: source })).code).toBe(0);
   }, 60_000);
 
   it('restores through a symbolic link to an empty folder, which stays a link', async () => {
@@ -33,7 +34,7 @@ describe('agentinfra restore into a data directory that exists', () => {
     expect(restoredFiles(real)).toEqual(['agentinfra.db']);
     expect(readdirSync(dir)).toContain('link');
     expect(statSync(link).ino).toBe(statSync(real).ino);
-  }, 30_000);
+  });
 
   // As root (CI containers) the read-only parent does not stop the old way; the kept inode and mode show it then.
   it('restores into an empty folder whose parent is read-only, keeping the folder with its mode', async () => {
@@ -55,21 +56,17 @@ describe('agentinfra restore into a data directory that exists', () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o750);
     expect(restoredFiles(dataDir)).toEqual(['agentinfra.db']);
     expect(statSync(join(dataDir, 'agentinfra.db')).mode & 0o777).toBe(0o600);
-  }, 30_000);
+  });
 
-  it.runIf(process.getuid?.() === 0)(
-    'run as root, gives the restored files the data directory’s owner',
-    async () => {
-      const dataDir = join(dir, 'owned');
-      mkdirSync(dataDir, { mode: 0o700 });
-      chownSync(dataDir, 65534, 65534);
-      const result = await restore(dataDir);
-      expect(result.code).toBe(0);
-      expect(statSync(dataDir).uid).toBe(65534);
-      expect(statSync(join(dataDir, 'agentinfra.db'))).toMatchObject({ uid: 65534, gid: 65534 });
-    },
-    30_000,
-  );
+  it.runIf(process.getuid?.() === 0)('run as root, gives the restored files the data directory’s owner', async () => {
+    const dataDir = join(dir, 'owned');
+    mkdirSync(dataDir, { mode: 0o700 });
+    chownSync(dataDir, 65534, 65534);
+    const result = await restore(dataDir);
+    expect(result.code).toBe(0);
+    expect(statSync(dataDir).uid).toBe(65534);
+    expect(statSync(join(dataDir, 'agentinfra.db'))).toMatchObject({ uid: 65534, gid: 65534 });
+  });
 
   it('leaves an existing folder empty when the archive cannot be unpacked', async () => {
     const truncated = join(dir, 'truncated.tar.gz');
@@ -80,16 +77,14 @@ describe('agentinfra restore into a data directory that exists', () => {
     expect(result.stderr).toMatch(/^agentinfra: .*truncated\.tar\.gz could not be unpacked: [^\n]+\n$/);
     expect(result.code).toBe(1);
     expect(readdirSync(dataDir)).toEqual([]);
-  }, 30_000);
+  });
 
   it('names the folder an interrupted restore left, in restore and in the commands that open the database', async () => {
     const dataDir = join(dir, 'interrupted');
     mkdirSync(join(dataDir, '.agentinfra-restore-AbC123'), { recursive: true });
     writeFileSync(join(dataDir, '.agentinfra-restore-AbC123', 'agentinfra.db'), 'half of it');
-    const [again, migrate] = await Promise.all([
-      restore(dataDir),
-      runCli(['migrate'], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } }),
-    ]);
+    const again = await restore(dataDir);
+    const migrate = await runCliInProcess(['migrate'], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } });
     expect(again.stderr).toBe(
       `agentinfra: the data directory ${dataDir} holds .agentinfra-restore-AbC123, left by an interrupted restore: empty the directory ` +
         'and run the restore again.\n',
@@ -98,5 +93,5 @@ describe('agentinfra restore into a data directory that exists', () => {
     expect(migrate.stderr).toContain(`the data directory ${dataDir} holds .agentinfra-restore-AbC123, left by an interrupted`);
     expect(migrate.code).toBe(2);
     expect(readdirSync(dataDir)).toEqual(['.agentinfra-restore-AbC123']);
-  }, 30_000);
+  });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tar from 'tar';
 import { describe, expect, it } from 'vitest';
-import { freshKeys, runCli } from './serve-process.test-support.js';
+import { freshKeys, runCliInProcess } from './serve-process.test-support.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -43,8 +43,9 @@ describe('agentinfra restore refuses manifest paths no backup writes', () => {
     return archive;
   }
 
+  /** `agentinfra restore` run in this process: every case here is refused by the manifest checks, which no process boundary changes. */
   async function restore(dir: string, archive: string, dataDir: string) {
-    return runCli(['restore', '--from', archive], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } });
+    return runCliInProcess(['restore', '--from', archive], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } });
   }
 
   // The data directory is dir/site/data, so restore stages in dir/site/.agentinfra-restore-…, two levels below dir.
@@ -52,46 +53,38 @@ describe('agentinfra restore refuses manifest paths no backup writes', () => {
     ['a path with ..', () => '../../notes.txt', false],
     ['a path with .. under blobs/objects', () => 'blobs/objects/../../../../notes.txt', true],
     ['an absolute path', (dir: string) => join(dir, 'notes.txt'), true],
-  ])(
-    'refuses %s with exit 1: the outside file keeps its mode, no data directory',
-    async (_name, pathOf, withDatabase) => {
-      const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-paths-'));
-      const notes = join(dir, 'notes.txt');
-      const content = 'the operator’s notes\n';
-      writeFileSync(notes, content);
-      chmodSync(notes, 0o644);
-      const dataDir = join(dir, 'site', 'data');
-      const listed = pathOf(dir);
-      const archive = await craft(dir, [entry(listed, content)], withDatabase ? { 'agentinfra.db': randomBytes(32) } : {});
+  ])('refuses %s with exit 1: the outside file keeps its mode, no data directory', async (_name, pathOf, withDatabase) => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-paths-'));
+    const notes = join(dir, 'notes.txt');
+    const content = 'the operator’s notes\n';
+    writeFileSync(notes, content);
+    chmodSync(notes, 0o644);
+    const dataDir = join(dir, 'site', 'data');
+    const listed = pathOf(dir);
+    const archive = await craft(dir, [entry(listed, content)], withDatabase ? { 'agentinfra.db': randomBytes(32) } : {});
 
-      const result = await restore(dir, archive, dataDir);
-      expect(result.stderr).toContain(JSON.stringify(listed));
-      expect(result.stderr).toContain('refusing to restore');
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.code).toBe(1);
-      expect(mode(notes)).toBe(0o644);
-      expect(existsSync(dataDir)).toBe(false);
-      expect(readdirSync(join(dir, 'site'))).toEqual([]);
-    },
-    30_000,
-  );
+    const result = await restore(dir, archive, dataDir);
+    expect(result.stderr).toContain(JSON.stringify(listed));
+    expect(result.stderr).toContain('refusing to restore');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.code).toBe(1);
+    expect(mode(notes)).toBe(0o644);
+    expect(existsSync(dataDir)).toBe(false);
+    expect(readdirSync(join(dir, 'site'))).toEqual([]);
+  });
 
   it.each([
     ['a backslash', 'blobs\\objects\\ab'],
     ['a file besides agentinfra.db and blobs/objects', 'config.json'],
-  ])(
-    'refuses %s with exit 1, even with the file in the archive',
-    async (_name, path) => {
-      const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-paths-'));
-      const dataDir = join(dir, 'data');
-      const archive = await craft(dir, [], { 'agentinfra.db': randomBytes(32), [path]: randomBytes(8) });
-      const result = await restore(dir, archive, dataDir);
-      expect(result.stderr).toContain('refusing to restore');
-      expect(result.code).toBe(1);
-      expect(existsSync(dataDir)).toBe(false);
-    },
-    30_000,
-  );
+  ])('refuses %s with exit 1, even with the file in the archive', async (_name, path) => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-paths-'));
+    const dataDir = join(dir, 'data');
+    const archive = await craft(dir, [], { 'agentinfra.db': randomBytes(32), [path]: randomBytes(8) });
+    const result = await restore(dir, archive, dataDir);
+    expect(result.stderr).toContain('refusing to restore');
+    expect(result.code).toBe(1);
+    expect(existsSync(dataDir)).toBe(false);
+  });
 
   it('refuses a manifest that does not list agentinfra.db, with exit 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentinfra-restore-paths-'));
@@ -101,5 +94,5 @@ describe('agentinfra restore refuses manifest paths no backup writes', () => {
     expect(result.stderr).toContain('must list agentinfra.db');
     expect(result.code).toBe(1);
     expect(existsSync(dataDir)).toBe(false);
-  }, 30_000);
+  });
 });

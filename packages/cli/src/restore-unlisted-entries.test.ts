@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { createSqliteDatabase } from '@agentinfra/adapter-sqlite';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binPath, freshKeys } from './serve-process.test-support.js';
+import { binPath, freshKeys, runCliInProcess } from './serve-process.test-support.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -68,8 +68,11 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     return archive;
   }
 
-  /** `agentinfra restore` into a new data directory, no file it writes larger than {@link FILE_SIZE_LIMIT_BLOCKS}. */
-  function restore(archive: string, dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  /**
+   * `agentinfra restore` into a new data directory, in a process of its own that may write no file larger than
+   * {@link FILE_SIZE_LIMIT_BLOCKS}: for the archives whose refusal must come before any byte of a big file is written.
+   */
+  function restoreLimited(archive: string, dataDir: string): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
       const child = spawn(
         'sh',
@@ -90,25 +93,25 @@ describe('agentinfra restore writes only what the manifest lists', () => {
       { 'blobs/objects/ab/abcd': BIG },
       `blobs/objects/ab/abcd, ${BIG.length} bytes long, where its manifest lists 16`,
     ],
-  ])(
-    'refuses %s at its header, writing none of it',
-    async (_name, big, message) => {
-      const small = randomBytes(16);
-      const listed = { 'agentinfra.db': database, 'blobs/objects/ab/abcd': small };
-      const archive = await craft(listed, [
-        ['agentinfra.db', database],
-        ...Object.entries(big),
-        ...('blobs/objects/ab/abcd' in big ? [] : ([['blobs/objects/ab/abcd', small]] as Array<[string, Buffer]>)),
-      ]);
-      const dataDir = join(dir, `data-${randomBytes(4).toString('hex')}`);
-      const result = await restore(archive, dataDir);
-      // Writing it would have failed on the file size limit (EFBIG) instead.
-      expect(result.stderr).toBe(`agentinfra: the backup holds ${message}: refusing to restore.\n`);
-      expect(result.code).toBe(1);
-      expect(existsSync(dataDir)).toBe(false);
-    },
-    30_000,
-  );
+  ])('refuses %s at its header, writing none of it', async (_name, big, message) => {
+    const small = randomBytes(16);
+    const listed = { 'agentinfra.db': database, 'blobs/objects/ab/abcd': small };
+    const archive = await craft(listed, [
+      ['agentinfra.db', database],
+      ...Object.entries(big),
+      ...('blobs/objects/ab/abcd' in big ? [] : ([['blobs/objects/ab/abcd', small]] as Array<[string, Buffer]>)),
+    ]);
+    const dataDir = join(dir, `data-${randomBytes(4).toString('hex')}`);
+    const result = await restoreLimited(archive, dataDir);
+    // Writing it would have failed on the file size limit (EFBIG) instead.
+    expect(result.stderr).toBe(`agentinfra: the backup holds ${message}: refusing to restore.\n`);
+    expect(result.code).toBe(1);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  /** `agentinfra restore` into a new data directory, run in this process (runCliInProcess): no file here is big. */
+  const restore = (archive: string, dataDir: string) =>
+    runCliInProcess(['restore', '--from', archive], { cwd: dir, env: { ...keys, AGENTINFRA_DATA_DIR: dataDir } });
 
   it.each([
     ['agentinfra.db-wal/', [['agentinfra.db-wal', null]], 'the folder agentinfra.db-wal/, which holds no file its manifest lists'],
@@ -138,7 +141,6 @@ describe('agentinfra restore writes only what the manifest lists', () => {
       expect(result.code).toBe(1);
       expect(existsSync(dataDir)).toBe(false);
     },
-    30_000,
   );
 
   it('refuses an archive that does not begin with manifest.json', async () => {
@@ -153,7 +155,7 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     );
     expect(result.code).toBe(1);
     expect(existsSync(dataDir)).toBe(false);
-  }, 30_000);
+  });
 
   it('refuses a junk agentinfra.db with the right checksum after SQLite’s quick_check, moving nothing into place', async () => {
     const junk = randomBytes(8192);
@@ -166,7 +168,7 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     );
     expect(result.code).toBe(1);
     expect(readdirSync(dataDir)).toEqual([]);
-  }, 30_000);
+  });
 
   // Probe: the check opened the database read/write as serve does: a database in rollback-journal mode, its checksum
   // just verified, was switched to WAL mode (its header rewritten) and -wal/-shm files were made in the stage.
@@ -185,7 +187,7 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     expect(result.code).toBe(0);
     expect(sha256(readFileSync(join(dataDir, 'agentinfra.db')))).toBe(sha256(rollback));
     expect(readdirSync(dataDir)).toEqual(['agentinfra.db']);
-  }, 30_000);
+  });
 
   it('refuses a database damaged past its header, moving nothing into place', async () => {
     const file = join(dir, 'damaged.db');
@@ -203,7 +205,7 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     expect(result.stderr).toContain(`${archive} holds an agentinfra.db that is not a sound SQLite database (`);
     expect(result.code).toBe(1);
     expect(readdirSync(dataDir)).toEqual([]);
-  }, 30_000);
+  });
 
   // Probe: a 1 MB archive whose manifest.json was padded to 250 MB (about 230 to 1 gzipped, under tar's own limit of
   // 1000) was read whole into memory (about 900 MB peak), and restored when the padding was whitespace.
@@ -232,7 +234,7 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     );
     expect(result.code).toBe(1);
     expect(existsSync(dataDir)).toBe(false);
-  }, 30_000);
+  });
 
   // Backups hold the empty folder of a blob deleted while they copied it.
   it('restores the same database and blob when everything is listed, past an empty folder of the blob store', async () => {
@@ -251,5 +253,5 @@ describe('agentinfra restore writes only what the manifest lists', () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(dataDir, 'agentinfra.db')).equals(database)).toBe(true);
     expect(readFileSync(join(dataDir, 'blobs/objects/ab/abcd')).equals(small)).toBe(true);
-  }, 30_000);
+  });
 });
