@@ -14,12 +14,18 @@ const SCREENSHOTS = `${resolve(process.env.AGENTINFRA_CONSOLE_SCREENSHOTS ?? joi
 /** The page budget of docs/console.md. */
 const PAGE_BUDGET_BYTES = 250 * 1024;
 
+/** Peers of the mesh walked here: more than one page of 100, in chromium. */
+const PEERS = 120;
+
 /**
  * The scale walkthrough in chromium: 60 scheduler jobs (more than a page)
- * and a mesh of 400 peers with 1,200 ACLs. Every job is reachable through
- * the Jobs table's own pager and can be paused there; every ACL through
- * the ACLs pager; the Mesh page stays inside the budget and says why it
- * draws no graph.
+ * and a mesh of {@link PEERS} peers with one ACL each (two pages of each).
+ * Every job is reachable through the Jobs table's own pager and can be
+ * paused there; every ACL through the ACLs pager and every peer through the
+ * peers pager; the Mesh page stays inside the budget and says why it draws
+ * no graph. Complete paging and the page budget at 400 peers and 1,200 ACLs
+ * are asserted over HTTP on SQLite and PostgreSQL in console-paging.test.ts;
+ * this file proves the pagers work in a real browser.
  */
 describe.each(embeddedDatabase())('operator console at scale in chromium on $name', ({ create }) => {
   let fixture: ConsoleBrowserFixture;
@@ -73,8 +79,8 @@ describe.each(embeddedDatabase())('operator console at scale in chromium on $nam
     expect(new URL(page.url()).searchParams.get('jobs_cursor')).toBeNull();
   });
 
-  it('lists all 400 peers and 1,200 ACLs page by page inside the budget, without a graph but saying so', { timeout: 240_000 }, async () => {
-    expect(await seedMesh(t, 400)).toBe(1_200);
+  it('lists every peer and ACL page by page inside the budget, without a graph but saying so', async () => {
+    expect(await seedMesh(t, PEERS, 1)).toBe(PEERS);
     const response = await page.goto(`${t.server.url}/console/mesh`);
     expect((await response?.body())?.byteLength).toBeLessThan(PAGE_BUDGET_BYTES);
     expect(await page.getByRole('img', { name: 'Mesh ACL graph' }).count()).toBe(0);
@@ -86,25 +92,29 @@ describe.each(embeddedDatabase())('operator console at scale in chromium on $nam
     await page.evaluate("document.getElementById('acls').scrollIntoView()");
     await page.screenshot({ path: `${SCREENSHOTS}scale-mesh-acls-1280.png` });
     let flows = 0;
-    for (let pages = 1; ; pages++) {
+    let aclPages = 1;
+    for (; ; aclPages++) {
       flows += await page.getByRole('region', { name: 'ACLs' }).locator('ul.flows li').count();
       const next = page.getByRole('link', { name: 'Next page of ACLs' });
       if ((await next.count()) === 0) break;
-      expect(pages).toBeLessThan(20);
+      expect(aclPages).toBeLessThan(5);
       const answer = await Promise.all([page.waitForNavigation(), next.click()]).then(([navigated]) => navigated);
       expect((await answer?.body())?.byteLength).toBeLessThan(PAGE_BUDGET_BYTES);
     }
-    // Each ACL here is a direction of its own (one port each), so the flows listed over all pages are the 1,200 ACLs.
-    expect(flows).toBe(1_200);
+    // Each ACL here is a direction of its own (one port each), so the flows listed over all pages are the ACLs.
+    expect(aclPages).toBe(2);
+    expect(flows).toBe(PEERS);
     await page.goto(`${t.server.url}/console/mesh`);
     let peers = 0;
-    for (let pages = 1; ; pages++) {
+    let peerPages = 1;
+    for (; ; peerPages++) {
       peers += (await page.getByRole('region', { name: 'Peers' }).getByRole('row').count()) - 1;
       const next = page.getByRole('link', { name: 'Next page of peers' });
       if ((await next.count()) === 0) break;
-      expect(pages).toBeLessThan(20);
+      expect(peerPages).toBeLessThan(5);
       await Promise.all([page.waitForNavigation(), next.click()]);
     }
-    expect(peers).toBe(400);
+    expect(peerPages).toBe(2);
+    expect(peers).toBe(PEERS);
   });
 });
