@@ -47,43 +47,48 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
       return issued.body.order_id as string;
     };
 
-    it('finalizes again within the same attempt when the CA answers orderNotReady (RFC 8555 §7.4)', async () => {
-      const { db, cleanup } = await create();
-      const test = await startGatewayTestServer({ db, gateway: gateway(), jobs: { enabled: false } });
-      try {
-        const host = 'not-ready.example.test';
-        const orderId = await orderFor(test, host);
-        stack.proxy.failNext(isFinalize, { type: ORDER_NOT_READY, detail: 'Order is not ready to be finalized', status: 403 });
-        const from = stack.proxy.requests.length;
-        await test.service.runOrder({ orderId, attempt: 1, signal: running() });
+    // The attempt's own logic, the same on both engines (it stores what any issued order stores): run on one.
+    it.runIf(name === 'sqlite')(
+      'finalizes again within the same attempt when the CA answers orderNotReady (RFC 8555 §7.4)',
+      async () => {
+        const { db, cleanup } = await create();
+        const test = await startGatewayTestServer({ db, gateway: gateway(), jobs: { enabled: false } });
+        try {
+          const host = 'not-ready.example.test';
+          const orderId = await orderFor(test, host);
+          stack.proxy.failNext(isFinalize, { type: ORDER_NOT_READY, detail: 'Order is not ready to be finalized', status: 403 });
+          const from = stack.proxy.requests.length;
+          await test.service.runOrder({ orderId, attempt: 1, signal: running() });
 
-        expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({
-          status: 'valid',
-          attempts: 1,
-          last_error: null,
-          problem: null,
-        });
-        const seen = stack.proxy.requests.slice(from);
-        const refused = seen.findIndex((request) => isFinalize(request) && request.status === 403);
-        const polled = seen.findIndex((request, index) => index > refused && isOrder(request) && request.status === 200);
-        const accepted = seen.findIndex((request, index) => index > polled && isFinalize(request) && request.status === 200);
-        expect(
-          [refused, polled, accepted].every((index) => index >= 0),
-          JSON.stringify(seen),
-        ).toBe(true);
-        expect(seen.filter(isFinalize)).toHaveLength(2);
-        const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
-        expectChainToRoot({
-          chainPem: got.body.certificate_pem,
-          rootPem: await stack.pebble.root(),
-          host,
-          keyPem: got.body.private_key_pem,
-        });
-      } finally {
-        await test.server.stop();
-        await cleanup();
-      }
-    }, 60_000);
+          expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({
+            status: 'valid',
+            attempts: 1,
+            last_error: null,
+            problem: null,
+          });
+          const seen = stack.proxy.requests.slice(from);
+          const refused = seen.findIndex((request) => isFinalize(request) && request.status === 403);
+          const polled = seen.findIndex((request, index) => index > refused && isOrder(request) && request.status === 200);
+          const accepted = seen.findIndex((request, index) => index > polled && isFinalize(request) && request.status === 200);
+          expect(
+            [refused, polled, accepted].every((index) => index >= 0),
+            JSON.stringify(seen),
+          ).toBe(true);
+          expect(seen.filter(isFinalize)).toHaveLength(2);
+          const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
+          expectChainToRoot({
+            chainPem: got.body.certificate_pem,
+            rootPem: await stack.pebble.root(),
+            host,
+            keyPem: got.body.private_key_pem,
+          });
+        } finally {
+          await test.server.stop();
+          await cleanup();
+        }
+      },
+      60_000,
+    );
 
     it('registers a new account when the CA has forgotten the stored one, and starts over orders the CA no longer knows', async () => {
       const { db, cleanup } = await create();

@@ -19,22 +19,30 @@ import { createTxtLookup } from './txt-lookup.js';
  * through the same Knot.
  */
 const dns01AcmeToolsPresent = acmeToolsAvailable('DNS-01 through RFC 2136');
-describe.runIf(dns01AcmeToolsPresent).each(sqlDatabases())(
-  'DNS-01 through RFC 2136 with real validation on $name (issue #8)',
-  ({ create }) => {
-    let knot: KnotServer;
-    let pebble: PebbleServer;
+describe.runIf(dns01AcmeToolsPresent)('DNS-01 through RFC 2136 with real validation (issue #8)', () => {
+  let knot: KnotServer;
+  let pebble: PebbleServer;
+  let dns: DnsProvider;
+
+  // One Knot and one pebble for both engines (each engine's gateway registers its own account).
+  beforeAll(async () => {
+    knot = await startKnot({ zone: 'gw.test' });
+    pebble = await startPebble({ alwaysValid: false, dnsServer: knot.server });
+    dns = createRfc2136DnsProvider({ server: knot.server, keyName: knot.key.name, keySecret: knot.key.secret });
+  });
+  afterAll(async () => {
+    await pebble?.stop();
+    await knot?.stop();
+  });
+
+  describe.each(sqlDatabases())('on $name', ({ create }) => {
     let db: SqlDatabase;
     let cleanup: () => Promise<void>;
-    let dns: DnsProvider;
     let gateway: GatewayConfigInput;
     const masterKey = newMasterKey();
     const publish = (name: string, value: string) => dns.addTxt({ name, value });
 
     beforeAll(async () => {
-      knot = await startKnot({ zone: 'gw.test' });
-      pebble = await startPebble({ alwaysValid: false, dnsServer: knot.server });
-      dns = createRfc2136DnsProvider({ server: knot.server, keyName: knot.key.name, keySecret: knot.key.secret });
       const fixture = await create();
       db = fixture.db;
       cleanup = fixture.cleanup;
@@ -53,8 +61,6 @@ describe.runIf(dns01AcmeToolsPresent).each(sqlDatabases())(
     });
     afterAll(async () => {
       await cleanup?.();
-      await pebble?.stop();
-      await knot?.stop();
     });
 
     it('proves the host, publishes the challenge by dynamic update, gets the certificate and removes the record', async () => {
@@ -118,5 +124,5 @@ describe.runIf(dns01AcmeToolsPresent).each(sqlDatabases())(
         await second.server.stop();
       }
     }, 90_000);
-  },
-);
+  });
+});
