@@ -28,6 +28,15 @@ const HELD_OUT_INDEXES = [
   69, 70, 75, 76, 77, 79, 80, 81, 84, 86, 87, 89, 90, 91, 97, 99, 100, 102, 104, 107, 109, 112, 114, 115, 116, 118, 119, 122, 123, 131, 132,
   134, 135, 138, 139, 140, 141, 145,
 ];
+/**
+ * Whether two typed arrays hold the same elements, compared as bytes: `toEqual` walks ~10^6 elements one by one
+ * (seconds of CPU). For the finite weights of a model, equal bytes are equal elements and the other way round.
+ */
+const sameElements = (a: Float32Array | Float64Array | Uint32Array | undefined, b: typeof a) =>
+  a !== undefined &&
+  b !== undefined &&
+  a.constructor === b.constructor &&
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 const scoreAll = (mails: readonly LabelledMail[]): ScoredLabel[] =>
   mails.map((mail) => ({ score: scorer.scoreSync(mail.input), label: mail.label }));
 
@@ -90,9 +99,9 @@ describe('local-v6 injection model quality (#17)', () => {
     for (const word of ['payment', 'capital', 'brazil', 'poem']) expect(rowOfWord(word)).toBeGreaterThanOrEqual(0);
     expect(rowOfWord('inv88231')).toBe(-1);
     const again = decodeInjectionModel(encodeInjectionModel(model, {}));
-    expect(again.ngramWeights).toEqual(model.ngramWeights);
-    expect(again.topics?.hashes).toEqual(model.topics?.hashes);
-    expect(again.topics?.vectors).toEqual(model.topics?.vectors);
+    expect(sameElements(again.ngramWeights, model.ngramWeights)).toBe(true);
+    expect(sameElements(again.topics?.hashes, model.topics?.hashes)).toBe(true);
+    expect(sameElements(again.topics?.vectors, model.topics?.vectors)).toBe(true);
     expect(again.signalWeights).toEqual(model.signalWeights);
     expect(() => decodeInjectionModel({ ...(file as object), signalWeights: {} })).toThrow(/no weight for the signal/);
     expect(() => decodeInjectionModel({ ...(file as object), format: 'other' })).toThrow();
