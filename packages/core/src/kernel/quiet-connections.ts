@@ -27,8 +27,15 @@ function stalledByPeer({ request, response }: InProgress): boolean {
  * download that stops reading no longer holds a socket, a file handle and a
  * temporary file for as long as the client likes. A request whose handler
  * is still working, such as a commit hashing a large upload, is left to it.
+ * Between requests, a keep-alive connection also stays open for `idleMs`
+ * (Node's `keepAliveTimeout`, 5 s by default): longer than the idle
+ * timeouts of the clients and proxies in front (HTTP clients reuse an idle
+ * connection for a few seconds, load balancers for about 60 s), so that the
+ * server does not close a connection just as one of them sends the next
+ * request on it, which that client would see reset (a proxy answers 502).
  */
 export function closeQuietConnections(server: Server, idleMs: number): void {
+  server.keepAliveTimeout = idleMs;
   const answering = new WeakMap<Socket, InProgress[]>();
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
