@@ -60,16 +60,9 @@ describe.each(sqlDatabases())('console paging on $name', ({ create }) => {
     await cleanup?.();
   });
 
-  /**
-   * GETs a console path (or a pager's href); throws unless 200. Tried once more when the request fails outright: the
-   * mesh is seeded in-process for seconds, long enough for the server to close the keep-alive connections of the
-   * requests before, and a request sent on one as it closes is reset.
-   */
+  /** GETs a console path (or a pager's href); throws unless 200. */
   const get = async (path: string) => {
-    const url = `${t.server.url}${path}`;
-    const response = await fetch(url, { headers: { cookie }, redirect: 'manual' }).catch(() =>
-      fetch(url, { headers: { cookie }, redirect: 'manual' }),
-    );
+    const response = await fetch(`${t.server.url}${path}`, { headers: { cookie }, redirect: 'manual' });
     const html = await response.text();
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${html.slice(0, 300)}`);
     return { html, bytes: Buffer.byteLength(html) };
