@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifactsModule } from './module.js';
 import { uploadKeyOf } from './storage-keys.js';
 import { type ArtifactsTestServer, startArtifactsTestServer } from './test-support/artifacts-test-server.js';
 import { type BlobBackend, blobBackends } from './test-support/blob-backends.js';
@@ -57,6 +58,16 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
     async function row(artifactId: string) {
       return db.knex('artifacts_items').where({ artifact_id: artifactId }).first();
     }
+
+    /** Runs the job `name` as the job runner would, with `signal` (one that never aborts by default). */
+    async function runJob(name: string, payload: unknown, signal = new AbortController().signal): Promise<void> {
+      const job = artifactsModule.jobs?.find((candidate) => candidate.name === name);
+      expect(job).toBeDefined();
+      await job?.run({ payload, attempt: 1, scheduledFor: null, signal, service: t.service });
+    }
+
+    /** A signal aborted as the job runner aborts one whose timeout passed. */
+    const timedOut = () => AbortSignal.abort(new Error('Timed out after 3600000 ms.'));
 
     it('runs register → PUT → commit → grant → fetch → GET end to end', async () => {
       const bytes = randomBytes(100_000);
@@ -297,7 +308,12 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         .where({ dedupe_key: `artifacts.upload-cleanup:${artifactId}` })
         .first();
       expect(job).toMatchObject({ name: 'artifacts.upload-cleanup' });
-      await t.service.cleanupUpload({ artifact_id: artifactId });
+      // A run whose signal aborted (its timeout passed) stops and leaves the upload for the next attempt.
+      await expect(runJob('artifacts.upload-cleanup', { artifact_id: artifactId }, timedOut())).rejects.toThrow(
+        'Timed out after 3600000 ms.',
+      );
+      expect(await blobs.store.stat({ key: uploadKeyOf(artifactId) })).toEqual({ size: swapped.length });
+      await runJob('artifacts.upload-cleanup', { artifact_id: artifactId });
       expect(await blobs.store.stat({ key: uploadKeyOf(artifactId) })).toBeNull();
       expect(await (await fetch(fetched.body.url)).text()).toBe('the verified content');
     });
@@ -535,6 +551,12 @@ describe.each(sqlDatabases())('agent-artifacts on $name', ({ create }) => {
         .knex('artifacts_items')
         .where({ artifact_id: abandoned })
         .update({ created_at: Date.now() - 86_400_001 });
+
+      // A run whose signal aborted (its timeout passed) stops and leaves the artifacts for the next sweep.
+      await expect(runJob('artifacts.sweep', null, timedOut())).rejects.toThrow('Timed out after 3600000 ms.');
+      expect([await row(expired), await row(abandoned)]).toMatchObject([{ status: 'committed' }, { status: 'pending' }]);
+      expect(await blobs.store.stat({ key: expiredRow.object_key })).toEqual({ size: 50 });
+      expect(await db.knex('artifacts_grants').where({ artifact_id: expired })).toHaveLength(1);
 
       const counts = await t.service.sweep();
       expect(counts.expired).toBeGreaterThanOrEqual(1);

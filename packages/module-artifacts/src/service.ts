@@ -226,13 +226,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
    * either wholly counted or not started). Register and purge keep it, so
    * this changes nothing unless something did not: a replica of a build from
    * before the quota serving beside this one during an upgrade.
+   * @param signal checked before each agent (the sweep job's).
+   * @throws the signal's reason once it aborted; the agents not recounted are left for the next sweep.
    */
-  async function recountUsage(): Promise<void> {
+  async function recountUsage(signal?: AbortSignal): Promise<void> {
     const agents = (await knex()
       .select('agent_id')
       .from(ITEMS)
       .union((query) => query.select('agent_id').from(USAGE))) as Array<{ agent_id: string }>;
     for (const { agent_id: agentId } of agents) {
+      signal?.throwIfAborted();
       await knex().transaction(async (trx) => {
         await trx(USAGE).insert({ agent_id: agentId, bytes: 0 }).onConflict('agent_id').ignore();
         const usage = trx(USAGE).where({ agent_id: agentId });
@@ -638,12 +641,16 @@ export function createArtifactsService(deps: ArtifactsDeps) {
      * The daily sweep: deletes expired artifacts and registrations never
      * committed within `abandonPendingAfterSeconds` (objects, grants and rows),
      * and grants that ended more than 7 days ago, then recounts each agent's usage.
+     * @param options.signal checked before each batch and each agent's recount (the `artifacts.sweep` job's).
      * @returns counts of what was removed.
+     * @throws the signal's reason once it aborted; what was not done is left for the next sweep.
      */
-    async sweep(): Promise<{ expired: number; abandoned: number; grants: number }> {
+    async sweep(options: { signal?: AbortSignal } = {}): Promise<{ expired: number; abandoned: number; grants: number }> {
+      const { signal } = options;
       const at = now();
       const counts = { expired: 0, abandoned: 0, grants: 0 };
       for (;;) {
+        signal?.throwIfAborted();
         const rows = (await knex()(ITEMS).select('artifact_id').where('expires_at', '<=', at).limit(SWEEP_BATCH)) as ArtifactRow[];
         counts.expired += await purge(
           rows.map((row) => row.artifact_id),
@@ -653,6 +660,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       }
       const abandonBefore = at - config.abandonPendingAfterSeconds * 1000;
       for (;;) {
+        signal?.throwIfAborted();
         const rows = (await knex()(ITEMS)
           .select('artifact_id')
           .where({ status: 'pending' })
@@ -664,17 +672,21 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         );
         if (rows.length < SWEEP_BATCH) break;
       }
+      signal?.throwIfAborted();
       const endedBefore = at - RETAIN_ENDED_GRANTS_MS;
       counts.grants = await knex()(GRANTS).where('expires_at', '<', endedBefore).orWhere('revoked_at', '<', endedBefore).delete();
-      await recountUsage();
+      await recountUsage(signal);
       return counts;
     },
 
     /**
      * Deletes whatever was PUT to a committed artifact's upload URL (run after the URL expired), also when the
      * artifact was purged meanwhile (no row names those bytes any more); a pending artifact's upload is left.
+     * @param options.signal checked before it starts (the `artifacts.upload-cleanup` job's).
+     * @throws the signal's reason once it aborted; nothing is deleted, the job's next attempt does it.
      */
-    async cleanupUpload(payload: UploadCleanupPayload): Promise<void> {
+    async cleanupUpload(payload: UploadCleanupPayload, options: { signal?: AbortSignal } = {}): Promise<void> {
+      options.signal?.throwIfAborted();
       const row = await loadRow(payload.artifact_id);
       if (row !== undefined && row.status !== 'committed') return;
       await deps.blobStore.delete({ keys: [uploadKeyOf(payload.artifact_id)] });

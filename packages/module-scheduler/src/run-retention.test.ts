@@ -43,6 +43,12 @@ describe.each(sqlDatabases())('agent-scheduler run retention on $name', ({ creat
       const job = schedulerModule.jobs?.find((candidate) => candidate.name === PRUNE_RUNS_QUEUE_JOB);
       expect(job?.schedule).toEqual({ every: 3_600_000 });
       const service = t.server.kernel.service<SchedulerService>('agent-scheduler');
+      // A run whose signal aborted (its timeout passed) stops and leaves the runs as they are.
+      const aborted = AbortSignal.abort(new Error('Timed out after 600000 ms.'));
+      await expect(job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: aborted, service })).rejects.toThrow(
+        'Timed out after 600000 ms.',
+      );
+      expect(await runsOf('old')).toHaveLength(1);
       await job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: new AbortController().signal, service });
 
       expect(await runsOf('old')).toEqual([]);

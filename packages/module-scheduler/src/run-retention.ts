@@ -9,13 +9,20 @@ const PRUNE_BATCH = 1_000;
  * Deletes finished runs (`succeeded` or `failed`) that finished more than
  * `retentionDays` days before now, in batches. Queued and running runs are
  * kept however old they are.
+ * @param signal checked before each batch (the job's).
  * @returns how many runs were deleted.
+ * @throws the signal's reason once it aborted; the batches not deleted are left for the next run.
  */
-export async function pruneFinishedRuns(deps: Pick<SchedulerDeps, 'sql' | 'clock'>, retentionDays: number): Promise<number> {
+export async function pruneFinishedRuns(
+  deps: Pick<SchedulerDeps, 'sql' | 'clock'>,
+  retentionDays: number,
+  signal?: AbortSignal,
+): Promise<number> {
   const knex = deps.sql.knex;
   const cutoff = deps.clock.now() - retentionDays * DAY_MS;
   let deleted = 0;
   for (;;) {
+    signal?.throwIfAborted();
     const ids = (
       (await knex(RUNS)
         .select('id')

@@ -328,11 +328,14 @@ export function createSchedulerService(deps: SchedulerDeps) {
      * Deletes finished runs older than `scheduler.runRetentionDays` and
      * forgets replaced secrets past their grace window (the hourly
      * `scheduler.prune-runs` job).
+     * @param options.signal checked before it starts and between batches of runs (the job's).
      * @returns how many runs were deleted.
+     * @throws the signal's reason once it aborted; what was not deleted is left for the next run.
      */
-    async pruneRuns(): Promise<number> {
+    async pruneRuns(options: { signal?: AbortSignal } = {}): Promise<number> {
+      options.signal?.throwIfAborted();
       await forgetReplacedSecrets(deps.sql.knex, deps.clock.now(), config.secretRotationGraceMs);
-      return pruneFinishedRuns(deps, config.runRetentionDays);
+      return pruneFinishedRuns(deps, config.runRetentionDays, options.signal);
     },
 
     /**
