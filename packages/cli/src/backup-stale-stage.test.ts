@@ -54,6 +54,8 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
   const keys = { ...freshKeys(), AGENTINFRA_DATA_DIR: join(dir, 'data') };
   const hook = join(dir, 'stop-hook.cjs');
   const children: ChildProcess[] = [];
+  /** What each child started by {@link startStopped} wrote to stderr so far. */
+  const stderrOf = new Map<ChildProcess, string>();
 
   /** Starts the CLI with the stop hook and resolves once it has stopped itself at `stopAt`. */
   async function startStopped(args: string[], stopAt: string, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
@@ -61,9 +63,11 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd: dir,
       env: { ...process.env, ...keys, ...env, NODE_OPTIONS: `--require ${hook}`, STOP_AT: stopAt, STOP_MARK: mark },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     children.push(child);
+    stderrOf.set(child, '');
+    child.stderr?.on('data', (chunk: Buffer) => stderrOf.set(child, `${stderrOf.get(child)}${chunk.toString()}`));
     for (let waited = 0; !existsSync(mark); waited += 20) {
       if (waited > 30_000 || child.exitCode !== null) throw new Error(`${args.join(' ')} did not reach ${stopAt}`);
       await sleep(20);
@@ -157,7 +161,7 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     expect(named(out, '').sort()).toEqual([killedJustNow, 'live.tar.gz', 'next.tar.gz'].sort());
   }, 90_000);
 
-  it('a backup stopped past the grace period before locking its folder fails when it goes on, its folder removed by the next', async () => {
+  it('a backup stopped past the grace period before locking its folder fails with one clear line when it goes on, its folder removed by the next', async () => {
     const out = join(dir, 'out-stalled');
     mkdirSync(out);
     const stalled = await startStopped(['backup', '--out', join(out, 'stalled.tar.gz')], 'mkdtemp', { STOP_WHEN: 'after' });
@@ -168,7 +172,10 @@ describe.runIf(process.platform === 'linux')('staging folders of killed backups 
     expect(next.stderr).toContain(`removed ${join(out, stage as string)}`);
 
     stalled.kill('SIGCONT');
-    expect(await exitOf(stalled)).not.toBe(0);
+    expect(await exitOf(stalled)).toBe(1);
+    expect(stderrOf.get(stalled)).toContain(
+      `agentinfra: ${join(out, stage as string)}, the folder this run made, was removed before the run could lock it`,
+    );
     expect(named(out, '')).toEqual(['next.tar.gz']);
   }, 90_000);
 

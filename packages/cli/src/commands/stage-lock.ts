@@ -1,7 +1,8 @@
-import type { Stats } from 'node:fs';
+import { existsSync, type Stats } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ServeLock, takeServeLock } from '@agentinfra/adapter-sqlite';
+import { CliError } from '../cli-error.js';
 
 /** Base name, inside a staging folder, of the file its run keeps locked (`run.serve-lock`). */
 const LOCK_BASE = 'run';
@@ -14,10 +15,24 @@ export const STAGE_LOCK_FILES: readonly string[] = [`${LOCK_BASE}.serve-lock`, `
  * (see `takeServeLock`), which the operating system drops when the process
  * ends, on SIGKILL or a crash too, and which every process on this machine
  * sees, whatever its PID namespace. Release it after removing the folder.
- * @throws Error when the lock file cannot be made, or another process holds it.
+ * @throws CliError (exit 1) when `stage` is gone (this run was stopped past {@link UNLOCKED_STAGE_GRACE_MS}
+ *   before locking it and another run removed it); Error when the lock file cannot be made, or another process holds it.
  */
 export function lockStage(stage: string): ServeLock {
-  const lock = takeServeLock({ filename: join(stage, LOCK_BASE) });
+  let lock: ServeLock | null;
+  try {
+    lock = takeServeLock({ filename: join(stage, LOCK_BASE) });
+  } catch (error) {
+    if (!existsSync(stage)) {
+      throw new CliError(
+        `${stage}, the folder this run made, was removed before the run could lock it: the run was stopped for more than ` +
+          `${UNLOCKED_STAGE_GRACE_MS / 1000} s in between, and another run took the folder for one a killed run left. ` +
+          'Nothing was written; run the command again.',
+        1,
+      );
+    }
+    throw error;
+  }
   if (!lock) throw new Error(`${stage} is in use by another process`);
   return lock;
 }
