@@ -11,13 +11,16 @@ import { type GatewayTestServer, startGatewayTestServer } from './test-support/g
 const FAIL_FAST_MS = 5_000;
 const running = () => new AbortController().signal;
 
-/** A port on 127.0.0.1 that answers TCP with plain text, so a TLS handshake with it fails. @returns its port and a stop. */
-async function plainTextServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+/**
+ * A port on 127.0.0.1 that accepts TCP and answers `text` (plain text, so a TLS handshake with it fails), or with
+ * `null` says nothing and keeps the connection open. @returns its port and a stop.
+ */
+async function tcpServer(text: string | null): Promise<{ port: number; stop: () => Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    socket.end('not TLS\r\n');
+    if (text !== null) socket.end(text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -42,19 +45,24 @@ async function plainTextServer(): Promise<{ port: number; stop: () => Promise<vo
  */
 describe.each(embeddedDatabase())('agent-gateway with an unreachable ACME directory on $name', ({ create }) => {
   let tls: { port: number; stop: () => Promise<void> };
+  let silent: { port: number; stop: () => Promise<void> };
   const cases: Array<{ name: string; directoryUrl: () => Promise<string>; cause: RegExp }> = [
     { name: 'a closed port', directoryUrl: async () => `https://127.0.0.1:${await freeTcpPort()}/dir`, cause: /ECONNREFUSED/ },
     { name: 'an unresolvable host', directoryUrl: async () => 'https://acme.invalid/dir', cause: /ENOTFOUND|EAI_AGAIN/ },
     { name: 'a server that does not speak TLS', directoryUrl: async () => `https://127.0.0.1:${tls.port}/dir`, cause: /SSL|TLS|EPROTO/i },
+    // Accepts the connection and never answers: axios alone would wait for ever, holding the attempt until orderTimeoutMs.
+    { name: 'a server that never answers', directoryUrl: async () => `https://127.0.0.1:${silent.port}/dir`, cause: /timeout/i },
   ];
 
   beforeAll(async () => {
-    tls = await plainTextServer();
+    tls = await tcpServer('not TLS\r\n');
+    silent = await tcpServer(null);
     // acme-client is imported on first use: its loading is no part of the time an attempt takes to fail.
     await acmeClient();
   });
   afterAll(async () => {
     await tls?.stop();
+    await silent?.stop();
   });
 
   /** A gateway on a new database whose directory is `directoryUrl`, run by `use`, then stopped. */
@@ -62,7 +70,7 @@ describe.each(embeddedDatabase())('agent-gateway with an unreachable ACME direct
     const { db, cleanup } = await create();
     const test = await startGatewayTestServer({
       db,
-      gateway: { directoryUrl, httpPort: 0, dnsServers: ['127.0.0.1:1'] },
+      gateway: { directoryUrl, httpPort: 0, dnsServers: ['127.0.0.1:1'], acmeRequestTimeoutMs: 1_000 },
       jobs: { enabled: false },
     });
     try {

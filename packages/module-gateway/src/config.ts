@@ -48,6 +48,8 @@ export const gatewayConfigSchema = z.object({
   /** First delay when polling the CA for a status change, ms (doubles up to `acmePollMaxMs`). */
   acmePollMinMs: z.number().int().min(10).max(60_000).default(1_000),
   acmePollMaxMs: z.number().int().min(10).max(300_000).default(10_000),
+  /** Milliseconds one request to the ACME server may go unanswered before the attempt fails (and is retried later). */
+  acmeRequestTimeoutMs: z.number().int().min(100).max(300_000).default(30_000),
   /** Polls of one status before the attempt fails. */
   acmePollAttempts: z.number().int().min(1).max(100).default(15),
   /** DNS-01: milliseconds to wait until the challenge TXT is visible through `dnsServers` (0: do not wait). */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '@agentinfra/core';
 import { createAcmeAccounts } from './acme/acme-accounts.js';
-import { trustAcmeServerCa } from './acme/acme-http.js';
+import { limitAcmeRequests, trustAcmeServerCa } from './acme/acme-http.js';
 import { type ChallengeResponder, createDns01Responder, createHttp01Responder } from './acme/challenge-responders.js';
 import { createOrderProcessor } from './acme/order-processor.js';
 import { createGatewayAdmin } from './admin-queries.js';
@@ -118,13 +118,14 @@ export function createGatewayService(deps: GatewayDeps, extensions: GatewayExten
     http01Port: () => listener?.port ?? null,
 
     /**
-     * Start-up: trusts `caFile` for the ACME server's origin, checks that
+     * Start-up: sets the request timeout and trusts `caFile` for the ACME server's origin, checks that
      * DNS-01 has a provider, opens the HTTP-01 listener (a port that
      * cannot be bound is logged, not fatal: the rest of the server still
      * starts) and recovers orders left by a crash.
      * @throws ConfigError when `caFile` cannot be read or DNS-01 has no provider.
      */
     async start() {
+      limitAcmeRequests({ directoryUrl: config.directoryUrl, timeoutMs: config.acmeRequestTimeoutMs });
       if (config.caFile) {
         let caPem: string;
         try {

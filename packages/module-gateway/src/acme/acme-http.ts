@@ -18,8 +18,10 @@ import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
  *   latest answer are recorded in the {@link captureAcmeProblems} context
  *   that made the request (each new request clears them, so a `badNonce`
  *   that acme-client retried never shows up as the cause of a later failure).
+ * - Request timeout: a request with no answer within its origin's timeout
+ *   (see {@link limitAcmeRequests}) is aborted, and fails as below.
  * - Fail fast: a request that got no answer (connection refused, host not
- *   found, TLS failure, reset) fails at once with an
+ *   found, TLS failure, reset, timeout) fails at once with an
  *   {@link AcmeUnreachableError}. acme-client retries it 5 times, 5 to 25 s
  *   apart (75 s in all), which would hold a job attempt far past its
  *   purpose; the job runner's back-off retries the attempt instead. The
@@ -27,6 +29,15 @@ import { type AcmeProblem, asAcmeProblem } from './problem-document.js';
  *   5xx with `Retry-After`) reach that one's retries.
  */
 const agents = new Map<string, { pems: string[]; agent: Agent }>();
+/** Per ACME server origin, the longest one request may go unanswered, ms (see {@link limitAcmeRequests}). */
+const requestTimeouts = new Map<string, number>();
+/**
+ * The longest one request to an ACME server may go unanswered, ms, for an
+ * origin {@link limitAcmeRequests} did not name: axios waits for ever by
+ * default, so a CA that accepts the connection and never answers would hold
+ * an attempt until `gateway.orderTimeoutMs`.
+ */
+export const ACME_REQUEST_TIMEOUT_MS = 30_000;
 const problems = new AsyncLocalStorage<{ problem: AcmeProblem | null; status: number | null }>();
 let installed = false;
 
@@ -78,9 +89,13 @@ function installAcmeInterceptors(acme: AcmeClientModule): void {
       store.problem = null;
       store.status = null;
     }
-    if (!config.httpsAgent && config.url) {
-      const trusted = agents.get(new URL(config.url).origin);
-      if (trusted) config.httpsAgent = trusted.agent;
+    if (config.url) {
+      const origin = new URL(config.url).origin;
+      if (!config.httpsAgent) {
+        const trusted = agents.get(origin);
+        if (trusted) config.httpsAgent = trusted.agent;
+      }
+      if (!config.timeout) config.timeout = requestTimeouts.get(origin) ?? ACME_REQUEST_TIMEOUT_MS;
     }
     return config;
   });
@@ -103,6 +118,16 @@ export async function acmeClient(): Promise<AcmeClientModule> {
   const acme = await loadAcmeClient();
   installAcmeInterceptors(acme);
   return acme;
+}
+
+/**
+ * Sets how long one request to the origin of `directoryUrl` may go
+ * unanswered (`gateway.acmeRequestTimeoutMs`), instead of
+ * {@link ACME_REQUEST_TIMEOUT_MS}. Synchronous, and loads nothing: the
+ * interceptors read it at each request.
+ */
+export function limitAcmeRequests(options: { directoryUrl: string; timeoutMs: number }): void {
+  requestTimeouts.set(new URL(options.directoryUrl).origin, options.timeoutMs);
 }
 
 /**
