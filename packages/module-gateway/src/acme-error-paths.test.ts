@@ -12,10 +12,17 @@ import { usePebbleStack } from './test-support/pebble-stack.js';
 
 const ORDER_NOT_READY = 'urn:ietf:params:acme:error:orderNotReady';
 const UNAUTHORIZED = 'urn:ietf:params:acme:error:unauthorized';
+const INVALID_CONTACT = 'urn:ietf:params:acme:error:invalidContact';
 const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
 
-const { finalize: isFinalize, order: isOrder, authorization: isAuthorization, certificate: isCertificate } = pebbleRequests;
+const {
+  finalize: isFinalize,
+  order: isOrder,
+  authorization: isAuthorization,
+  certificate: isCertificate,
+  newAccount: isNewAccount,
+} = pebbleRequests;
 
 /**
  * The two ACME error paths pebble never takes by itself: `orderNotReady`
@@ -89,6 +96,29 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
       },
       60_000,
     );
+
+    // An operator reviewing the order sees why the CA refused (here a contact it does not accept), not only that it did.
+    it.runIf(name === 'sqlite')('records the problem document of a CA that refuses to register the account', async () => {
+      const { db, cleanup } = await create();
+      const test = await startGatewayTestServer({ db, gateway: gateway(), jobs: { enabled: false } });
+      try {
+        stack.proxy.failNext(isNewAccount, { type: INVALID_CONTACT, detail: 'contact domain refused', status: 400 });
+        const orderId = await orderFor(test, 'refused-account.example.test');
+        // A refusal (4xx with a problem document) ends the order: no retry would change the CA's answer.
+        await test.service.runOrder({ orderId, attempt: 1, signal: running() });
+        const row = await db.knex('gateway_orders').where({ order_id: orderId }).first();
+        expect({ status: row.status, attempts: row.attempts, problem: JSON.parse(row.problem) }).toEqual({
+          status: 'failed',
+          attempts: 1,
+          problem: { type: INVALID_CONTACT, detail: 'contact domain refused', status: 400 },
+        });
+        expect(row.last_error).toContain('refused to register the ACME account: contact domain refused');
+        expect(await db.knex('gateway_accounts').count({ n: '*' })).toEqual([{ n: 0 }]);
+      } finally {
+        await test.server.stop();
+        await cleanup();
+      }
+    });
 
     it('registers a new account when the CA has forgotten the stored one, and starts over orders the CA no longer knows', async () => {
       const { db, cleanup } = await create();
