@@ -22,7 +22,6 @@ describe('/mcp with a body that never arrives', () => {
   it('answers 408 and closes the connection after the API’s body deadline, as a JSON route does', async () => {
     const { hostname, port } = new URL(t.server.url);
     const socket = connect(Number(port), hostname);
-    const started = Date.now();
     let received = '';
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString();
@@ -32,7 +31,7 @@ describe('/mcp with a body that never arrives', () => {
         'accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n{',
     );
     await new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // Only the body deadline answers 408 (the idle timeout, 120 s by default, closes without a word; a hang fails the test's timeout).
     expect(received).toMatch(/^HTTP\/1\.1 408 /);
-    expect(Date.now() - started).toBeLessThan(BODY_TIMEOUT_MS + 2_000);
   });
 });
