@@ -61,10 +61,9 @@ export async function seedMesh(t: ConsoleTestServer, peers: number, perPeer = 3,
   // Fixed keys: a SHA-256 per peer.
   const key = (index: number) => createHash('sha256').update(`peer key ${index}`).digest('base64');
   await inBatches(peers, width, (index) => identity.createAgent({ agent_id: peerName(index), display_name: 'Peer' }));
-  // Registering failed now and then on a loaded machine (about one in a few hundred, on SQLite, also one at a time;
-  // not a console matter): it is idempotent, so such a one is tried again once.
-  const register = (index: number) => mesh.registerPeer({ agent_id: peerName(index), pubkey: key(index), endpoint: '192.0.2.1:51820' });
-  await inBatches(peers, width, (index) => register(index).catch(() => register(index)));
+  await inBatches(peers, width, (index) =>
+    mesh.registerPeer({ agent_id: peerName(index), pubkey: key(index), endpoint: '192.0.2.1:51820' }),
+  );
   const acls = meshAcls(peers, perPeer);
   await inBatches(acls.length, width, (index) => {
     const [from, to] = acls[index] as [number, number];
