@@ -3,17 +3,15 @@ import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
-import type { GatewayConfigInput } from './config.js';
 import { pebbleRequests, startAcmeProxy } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
 import { expectChainToRoot } from './test-support/certificate-checks.js';
-import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
-import { usePebbleStack } from './test-support/pebble-stack.js';
+import { type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { orderThroughStack, stackGateway, usePebbleStack } from './test-support/pebble-stack.js';
 
 const ORDER_NOT_READY = 'urn:ietf:params:acme:error:orderNotReady';
 const UNAUTHORIZED = 'urn:ietf:params:acme:error:unauthorized';
 const INVALID_CONTACT = 'urn:ietf:params:acme:error:invalidContact';
-const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
 
 const {
@@ -37,22 +35,8 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
   const stack = usePebbleStack();
 
   describe.each(sqlDatabases())('on $name', ({ name, create }) => {
-    const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
-    const gateway = (): GatewayConfigInput => ({
-      directoryUrl: stack.proxy.directoryUrl,
-      caFile: stack.pebble.caFile,
-      dnsServers: [stack.dns.dnsServer],
-      httpPort: 0,
-      ...fastPolling,
-    });
-
-    /** Claims `host` for alice and queues its order (run by hand). @returns the order id. */
-    const orderFor = async (test: GatewayTestServer, host: string): Promise<string> => {
-      await claimHost(test, 'alice', host, publish);
-      const issued = await test.gateway('/cert/issue', { host }, 'bridge');
-      expect(issued.status).toBe(200);
-      return issued.body.order_id as string;
-    };
+    const gateway = () => stackGateway(stack);
+    const orderFor = (test: GatewayTestServer, host: string) => orderThroughStack(stack, test, host);
 
     // The attempt's own logic, the same on both engines (it stores what any issued order stores): run on one.
     it.runIf(name === 'sqlite')(

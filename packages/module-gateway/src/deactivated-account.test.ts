@@ -6,10 +6,9 @@ import { AcmeProblemError, UNAUTHORIZED } from './acme/problem-document.js';
 import { type AccountRow, accountKeyContext } from './gateway-rows.js';
 import { pebbleRequests } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
-import { claimHost, type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
-import { usePebbleStack } from './test-support/pebble-stack.js';
+import { type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { orderThroughStack, stackGateway, usePebbleStack } from './test-support/pebble-stack.js';
 
-const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
 
 /**
@@ -38,13 +37,7 @@ describe.runIf(acmeTools)('agent-gateway deactivated ACME account', () => {
       test = await startGatewayTestServer({
         db,
         masterKey,
-        gateway: {
-          directoryUrl: stack.proxy.directoryUrl,
-          caFile: stack.pebble.caFile,
-          dnsServers: [stack.dns.dnsServer],
-          httpPort: 0,
-          ...fastPolling,
-        },
+        gateway: stackGateway(stack),
         jobs: { enabled: false },
       });
     });
@@ -53,12 +46,7 @@ describe.runIf(acmeTools)('agent-gateway deactivated ACME account', () => {
       await cleanup?.();
     });
 
-    const orderFor = async (host: string): Promise<string> => {
-      await claimHost(test, 'alice', host, (name, value) => stack.dns.setTxt(name, value));
-      const issued = await test.gateway('/cert/issue', { host }, 'bridge');
-      expect(issued.status).toBe(200);
-      return issued.body.order_id as string;
-    };
+    const orderFor = (host: string) => orderThroughStack(stack, test, host);
     const accounts = async () => (await db.knex('gateway_accounts').select('*')) as AccountRow[];
     /** The one stored account. @throws when there is none or more than one. */
     const onlyAccount = async (): Promise<AccountRow> => {

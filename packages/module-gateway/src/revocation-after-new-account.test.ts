@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError } from './acme/problem-document.js';
 import { pebbleRequests } from './test-support/acme-proxy.js';
 import { acmeToolsAvailable } from './test-support/acme-tools.js';
-import { claimHost, startGatewayTestServer } from './test-support/gateway-test-server.js';
-import { usePebbleStack } from './test-support/pebble-stack.js';
+import { startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { orderThroughStack, stackGateway, usePebbleStack } from './test-support/pebble-stack.js';
 
-const fastPolling = { acmePollMinMs: 50, acmePollMaxMs: 500, acmePollAttempts: 40 };
 const running = () => new AbortController().signal;
 
 /**
@@ -29,24 +28,8 @@ describe.runIf(acmeTools)('agent-gateway revocation after a new ACME account', (
   describe.each(embeddedDatabase())('on $name', ({ create }) => {
     it('revokes a certificate ordered under the account the gateway replaced', async () => {
       const { db, cleanup } = await create();
-      const test = await startGatewayTestServer({
-        db,
-        gateway: {
-          directoryUrl: stack.proxy.directoryUrl,
-          caFile: stack.pebble.caFile,
-          dnsServers: [stack.dns.dnsServer],
-          httpPort: 0,
-          ...fastPolling,
-        },
-        jobs: { enabled: false },
-      });
-      const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
-      const orderFor = async (host: string): Promise<string> => {
-        await claimHost(test, 'alice', host, publish);
-        const issued = await test.gateway('/cert/issue', { host }, 'bridge');
-        expect(issued.status).toBe(200);
-        return issued.body.order_id as string;
-      };
+      const test = await startGatewayTestServer({ db, gateway: stackGateway(stack), jobs: { enabled: false } });
+      const orderFor = (host: string) => orderThroughStack(stack, test, host);
       const accounts = async () =>
         ((await db.knex('gateway_accounts').select('account_url')) as Array<{ account_url: string }>).map((row) => row.account_url);
       try {
@@ -85,24 +68,8 @@ describe.runIf(acmeTools)('agent-gateway revocation after a new ACME account', (
     // on getting the account's client, although the certificate's own key needs no account.
     it('revokes with the certificate key when the CA refuses to register a new account', async () => {
       const { db, cleanup } = await create();
-      const test = await startGatewayTestServer({
-        db,
-        gateway: {
-          directoryUrl: stack.proxy.directoryUrl,
-          caFile: stack.pebble.caFile,
-          dnsServers: [stack.dns.dnsServer],
-          httpPort: 0,
-          ...fastPolling,
-        },
-        jobs: { enabled: false },
-      });
-      const publish = (name: string, value: string) => stack.dns.setTxt(name, value);
-      const orderFor = async (host: string): Promise<string> => {
-        await claimHost(test, 'alice', host, publish);
-        const issued = await test.gateway('/cert/issue', { host }, 'bridge');
-        expect(issued.status).toBe(200);
-        return issued.body.order_id as string;
-      };
+      const test = await startGatewayTestServer({ db, gateway: stackGateway(stack), jobs: { enabled: false } });
+      const orderFor = (host: string) => orderThroughStack(stack, test, host);
       try {
         const host = 'no-account.example.test';
         await test.service.runOrder({ orderId: await orderFor(host), attempt: 1, signal: running() });
