@@ -3,9 +3,9 @@ import type { SqlDatabase } from '@agentinfra/core';
 import { embeddedDatabase } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acmeClient } from './acme/acme-http.js';
-import type { RevocationRow } from './gateway-rows.js';
 import { freeTcpPort } from './test-support/free-port.js';
 import { type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { pendingRevocation } from './test-support/pending-revocation.js';
 
 /** acme-client retries a request that got no answer 5 times, 5 s apart and more: an attempt failing within this did not wait. */
 const FAIL_FAST_MS = 5_000;
@@ -120,23 +120,7 @@ describe.each(embeddedDatabase())('agent-gateway with an unreachable ACME direct
     'fails a revocation attempt at once on $name, with the cause recorded on the revocation',
     async ({ name, directoryUrl, cause }) => {
       const directory = await directoryUrl();
-      const row: RevocationRow = {
-        revocation_id: `rvk_${name.replace(/\W+/g, '_')}`,
-        host: 'released.example.test',
-        serial: 'abc123',
-        directory_url: directory,
-        chain_pem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
-        reason: 5,
-        status: 'pending',
-        attempts: 0,
-        last_error: null,
-        problem: null,
-        created_at: Date.now(),
-        revoked_at: null,
-        order_id: null,
-        key_sealed: null,
-        job_id: null,
-      };
+      const row = pendingRevocation(`rvk_${name.replace(/\W+/g, '_')}`, directory);
       await withGateway(directory, async (test, db) => {
         await db.knex('gateway_revocations').insert(row);
         const error = await failsFast(test.service.runRevocation({ revocationId: row.revocation_id, attempt: 1, signal: running() }));

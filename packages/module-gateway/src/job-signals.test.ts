@@ -5,6 +5,7 @@ import { RENEW_DUE_JOB, REVOKE_JOB } from './gateway-context.js';
 import type { RevocationRow } from './gateway-rows.js';
 import { gatewayJobs } from './jobs/gateway-jobs.js';
 import { type GatewayTestServer, startGatewayTestServer } from './test-support/gateway-test-server.js';
+import { pendingRevocation } from './test-support/pending-revocation.js';
 
 const DAY_MS = 86_400_000;
 /** A directory nothing listens on: a job that reaches the CA fails on it (and records that failure). */
@@ -84,23 +85,7 @@ describe.each(sqlDatabases())('agent-gateway jobs and their signal on $name', ({
   });
 
   it('gateway.revoke stops before asking the CA once its signal aborted, and a shutdown records nothing', async () => {
-    const row: RevocationRow = {
-      revocation_id: 'rvk_interrupted',
-      host: 'released.example.test',
-      serial: 'abc123',
-      directory_url: UNREACHABLE_DIRECTORY,
-      chain_pem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
-      reason: 5,
-      status: 'pending',
-      attempts: 0,
-      last_error: null,
-      problem: null,
-      created_at: Date.now(),
-      revoked_at: null,
-      order_id: null,
-      key_sealed: null,
-      job_id: null,
-    };
+    const row = pendingRevocation('rvk_interrupted', UNREACHABLE_DIRECTORY);
     await db.knex('gateway_revocations').insert(row);
     const controller = new AbortController();
     const reason = new JobInterruptedError();
