@@ -164,16 +164,17 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
         const { db, cleanup } = await create();
         // A proxy of its own: a call an earlier test abandoned (acme-client's calls go on) could take the held slot.
         const proxy = await startAcmeProxy({ pebble: stack.pebble });
+        // Ample for an attempt to reach its certificate download on a loaded host; the download is held past it.
         const test = await startGatewayTestServer({
           db,
-          gateway: { ...gateway(), directoryUrl: proxy.directoryUrl, orderTimeoutMs: 2_500 },
+          gateway: { ...gateway(), directoryUrl: proxy.directoryUrl, orderTimeoutMs: 6_000 },
           jobs: { enabled: false },
         });
         try {
           const host = 'slow-download.example.test';
           const orderId = await orderFor(test, host);
           // The certificate download outlives the attempt's timeout: acme-client's call goes on after the attempt gave up.
-          const heldAnswerSent = proxy.delayNext(isCertificate, 4_000);
+          const heldDownload = proxy.holdNext(isCertificate);
           const firstAttempt = await test.service.runOrder({ orderId, attempt: 1, signal: running() }).then(
             () => null,
             (error: unknown) => error,
@@ -181,12 +182,13 @@ describe.runIf(acmeTools)('agent-gateway ACME error paths (issue #8)', () => {
           // When the CA refused the order for good instead (the attempt then returns), say why.
           const afterFirst = await db.knex('gateway_orders').where({ order_id: orderId }).first('status', 'last_error', 'problem');
           expect(firstAttempt, JSON.stringify(afterFirst)).toBeInstanceOf(Error);
+          expect(heldDownload.arrived, 'the first attempt timed out before it asked for its certificate').toBe(true);
           await test.service.runOrder({ orderId, attempt: 2, signal: running() });
           const got = await test.gateway('/cert/get', { agent_id: 'alice', host }, 'alice');
           expect(got.status).toBe(200);
 
           // The abandoned attempt gets its certificate now; give it time to act on it.
-          await heldAnswerSent;
+          await heldDownload.release();
           await new Promise((resolve) => setTimeout(resolve, 1_500));
           expect(await db.knex('gateway_orders').where({ order_id: orderId }).first()).toMatchObject({ status: 'valid', attempts: 2 });
           expect(await db.knex('gateway_revocations').select('serial')).toEqual([]);

@@ -25,6 +25,14 @@ export const pebbleRequests: Record<'newAccount' | 'newOrder' | 'finalize' | 'or
   certificate: (request) => request.method === 'POST' && request.path.startsWith('/certZ/'),
 };
 
+/** An answer {@link AcmeProxy.holdNext} holds back. */
+export interface HeldAnswer {
+  /** Whether pebble's answer has arrived (and is being held). */
+  readonly arrived: boolean;
+  /** Sends the held answer (once it arrives); resolves once it has been sent. */
+  release(): Promise<void>;
+}
+
 /** An RFC 8555 §6.7 problem document with the HTTP status to send it with. */
 export type ProblemAnswer = AcmeProblem & { status: number };
 
@@ -46,10 +54,11 @@ export interface AcmeProxy {
    */
   failNext(matches: RequestMatcher, problem: ProblemAnswer): void;
   /**
-   * Holds pebble's answer to the next request that `matches` for `ms` milliseconds (once).
-   * @returns a promise that resolves once the held answer has been sent.
+   * Holds pebble's answer to the next request that `matches` (once) until `release` is called.
+   * `arrived` resolves once pebble has answered that request (the answer is then held);
+   * `release` sends it and resolves once it has been sent.
    */
-  delayNext(matches: RequestMatcher, ms: number): Promise<void>;
+  holdNext(matches: RequestMatcher): HeldAnswer;
   stop(): Promise<void>;
 }
 
@@ -59,20 +68,22 @@ export async function startAcmeProxy(options: { pebble: PebbleServer }): Promise
   const target = new URL(options.pebble.directoryUrl);
   const requests: ProxiedRequest[] = [];
   const rules: Array<{ matches: RequestMatcher; problem: ProblemAnswer }> = [];
-  const delays: Array<{ matches: RequestMatcher; ms: number; sent: () => void }> = [];
+  const holds: Array<{ matches: RequestMatcher; arrive: (send: () => Promise<void>) => void }> = [];
 
   const forward = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse, seen: { method: string; path: string }) => {
     const upstream = request(
       { host: target.hostname, port: target.port, method: seen.method, path: seen.path, headers: incoming.headers, ca: tls.caPem },
       (answer) => {
-        const index = delays.findIndex((candidate) => candidate.matches(seen));
-        const delay = index < 0 ? undefined : delays.splice(index, 1)[0];
-        setTimeout(() => {
-          requests.push({ ...seen, status: answer.statusCode ?? 502 });
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(outgoing);
-          outgoing.on('finish', () => delay?.sent());
-        }, delay?.ms ?? 0);
+        const send = () =>
+          new Promise<void>((sent) => {
+            requests.push({ ...seen, status: answer.statusCode ?? 502 });
+            outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(outgoing);
+            outgoing.on('finish', () => sent());
+          });
+        const index = holds.findIndex((candidate) => candidate.matches(seen));
+        if (index < 0) void send();
+        else holds.splice(index, 1)[0]?.arrive(send);
       },
     );
     upstream.on('error', (error) => {
@@ -110,8 +121,23 @@ export async function startAcmeProxy(options: { pebble: PebbleServer }): Promise
     failNext(matches, problem) {
       rules.push({ matches, problem });
     },
-    delayNext(matches, ms) {
-      return new Promise<void>((sent) => delays.push({ matches, ms, sent }));
+    holdNext(matches) {
+      let arrived = false;
+      const held = new Promise<() => Promise<void>>((arrive) =>
+        holds.push({
+          matches,
+          arrive: (send) => {
+            arrived = true;
+            arrive(send);
+          },
+        }),
+      );
+      return {
+        get arrived() {
+          return arrived;
+        },
+        release: () => held.then((send) => send()),
+      };
     },
     async stop() {
       server.closeAllConnections();
