@@ -158,6 +158,7 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): SqlDat
     async lockInTransaction(trx, key) {
       await trx.raw(`select pg_advisory_xact_lock(hashtextextended(current_schema() || ':' || ?, 0))`, [key]);
     },
+    readSnapshot: (work) => knex.transaction(work, { isolationLevel: 'repeatable read', readOnly: true }),
     async exclusive(options, work) {
       const connection = (await knex.client.acquireConnection()) as RawConnection;
       const lockKey = [options.key];

@@ -135,6 +135,16 @@ export function createSqliteDatabase(options: SqliteDatabaseOptions): SqlDatabas
       return index;
     },
     async lockInTransaction() {},
+    readSnapshot: (work) =>
+      knex.transaction(async (trx) => {
+        // The transaction holds the file's one connection: read-only for as long as it lasts, as on PostgreSQL.
+        await trx.raw('PRAGMA query_only = ON');
+        try {
+          return await work(trx);
+        } finally {
+          await trx.raw('PRAGMA query_only = OFF');
+        }
+      }),
     exclusive(options, work) {
       const previous = exclusiveQueues.get(options.key) ?? Promise.resolve();
       const held = onDisk ? () => withFileLock(lockFileOf(filename, options.key), work) : work;

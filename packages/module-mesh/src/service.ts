@@ -226,9 +226,9 @@ export function createMeshService(deps: MeshDeps) {
   }
 
   /** The ACLs that involve `agentId`, from either side (two index lookups). */
-  async function aclsOf(agentId: string): Promise<AclRow[]> {
+  async function aclsOf(agentId: string, db: Knex): Promise<AclRow[]> {
     const columns = ['from_agent', 'to_agent', 'proto', 'port'];
-    const rows = (await knex()('mesh_acls')
+    const rows = (await db('mesh_acls')
       .select(columns)
       .where({ from_agent: agentId })
       .unionAll((query) => {
@@ -238,8 +238,7 @@ export function createMeshService(deps: MeshDeps) {
   }
 
   /** The peers `agentId` may reach or that may reach it, by agent id. */
-  async function visiblePeersOf(agentId: string): Promise<Map<string, PeerRow>> {
-    const db = knex();
+  async function visiblePeersOf(agentId: string, db: Knex): Promise<Map<string, PeerRow>> {
     const rows = (await db('mesh_peers')
       .whereIn(
         'agent_id',
@@ -255,8 +254,8 @@ export function createMeshService(deps: MeshDeps) {
   }
 
   /** Sealed PSKs of `agentId`'s pairs, by the other agent. */
-  async function sealedKeysOf(agentId: string): Promise<Map<string, PskRow>> {
-    const rows = (await knex()('mesh_psks')
+  async function sealedKeysOf(agentId: string, db: Knex): Promise<Map<string, PskRow>> {
+    const rows = (await db('mesh_psks')
       .select('agent_a', 'agent_b', 'sealed')
       .where({ agent_a: agentId })
       .unionAll((query) => {
@@ -309,25 +308,38 @@ export function createMeshService(deps: MeshDeps) {
   }
 
   /**
-   * The plain PSKs of `agentId`'s pairs with `others`, creating the missing
-   * ones (first /wg_config after an ACL appears). Concurrent creators
-   * converge on the row that was inserted first. A pair unlinked since
-   * `others` was read (its last ACL revoked, its key deleted) has no entry.
+   * What /wg_config renders from, read in one snapshot (`readSnapshot`), so
+   * the peers, the rules and the keys agree with each other: `agentId`'s
+   * peer, its ACLs, the peers they link (by agent id) and the sealed PSKs
+   * of its pairs (by the other agent).
    */
-  async function presharedKeysWith(agentId: string, others: readonly string[]): Promise<Map<string, string>> {
-    let sealed = await sealedKeysOf(agentId);
-    const missing = others.filter((other) => !sealed.has(other));
-    if (missing.length > 0) {
+  function configView(agentId: string) {
+    return deps.sql.readSnapshot(async (trx) => ({
+      self: await peerOf(agentId, trx),
+      acls: await aclsOf(agentId, trx),
+      linkedPeers: await visiblePeersOf(agentId, trx),
+      sealed: await sealedKeysOf(agentId, trx),
+    }));
+  }
+
+  /**
+   * {@link configView} with a PSK for every linked pair: the missing ones
+   * are created (first /wg_config after an ACL appears; concurrent creators
+   * converge on the row inserted first), then everything is read again in a
+   * new snapshot. A pair linked after that has no key in it yet (the next
+   * /wg_config has it).
+   * @throws NotFoundError when the agent has no registered peer.
+   */
+  async function configViewWithKeys(agentId: string) {
+    let view = await configView(agentId);
+    const missing = [...view.linkedPeers.keys()].filter((other) => !view.sealed.has(other));
+    if (view.self && missing.length > 0) {
       await createPresharedKeys(agentId, missing);
-      sealed = await sealedKeysOf(agentId);
+      view = await configView(agentId);
     }
-    const keys = new Map<string, string>();
-    for (const other of others) {
-      const row = sealed.get(other);
-      if (!row) continue;
-      keys.set(other, deps.secretBox.open({ sealed: row.sealed, context: presharedKeyContext({ a: row.agent_a, b: row.agent_b }) }));
-    }
-    return keys;
+    const { self } = view;
+    if (!self) throw new NotFoundError(`Agent "${agentId}" has no registered mesh peer (call /peer/register first).`);
+    return { ...view, self };
   }
 
   async function registerOnce(body: ActingAgent<RegisterPeerRequest>): Promise<RegisterPeerResponse> {
@@ -462,12 +474,16 @@ export function createMeshService(deps: MeshDeps) {
      * agent id) and the ACLs that involve it. A peer that may only reach
      * `agent_id` never agreed to be shown (its ACLs toward `agent_id` were
      * put by `agent_id` or the operator), so its `endpoint`, `online` and
-     * `last_seen` are `null`. Cost grows with the visible peers, not with
-     * the mesh.
+     * `last_seen` are `null`. Read in one snapshot of the database. Cost
+     * grows with the visible peers, not with the mesh.
      */
     async netmap(body: ActingAgent<AgentOnlyRequest>): Promise<NetmapResponse> {
       const at = now();
-      const [self, acls, visible] = await Promise.all([peerOf(body.agent_id), aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
+      const { self, acls, visible } = await deps.sql.readSnapshot(async (trx) => ({
+        self: await peerOf(body.agent_id, trx),
+        acls: await aclsOf(body.agent_id, trx),
+        visible: await visiblePeersOf(body.agent_id, trx),
+      }));
       const reachable = reachableFrom(body.agent_id, acls);
       return {
         self: self ? ownView(self, at) : null,
@@ -480,16 +496,20 @@ export function createMeshService(deps: MeshDeps) {
      * The wg-quick configuration of `agent_id`: its interface (mesh address,
      * the port of its endpoint as `ListenPort`, a `PrivateKey` placeholder,
      * nftables hooks allowing only what ACLs open) and one `[Peer]` per
-     * visible peer with the pair's PSK.
+     * visible peer with the pair's PSK. Peers, rules and keys come from one
+     * snapshot of the database, so a revoke and re-link of a pair that commits
+     * while the config is read cannot pair the new key with the old rules.
      * @returns `{ config }` (the text).
      * @throws NotFoundError when the agent has no registered peer.
      */
     async wgConfig(body: ActingAgent<AgentOnlyRequest>): Promise<WgConfigResponse> {
-      const self = await peerOf(body.agent_id);
-      if (!self) throw new NotFoundError(`Agent "${body.agent_id}" has no registered mesh peer (call /peer/register first).`);
-      const [acls, linkedPeers] = await Promise.all([aclsOf(body.agent_id), visiblePeersOf(body.agent_id)]);
-      const keys = await presharedKeysWith(body.agent_id, [...linkedPeers.keys()]);
-      // A peer whose pair a revoke unlinked since the read has no key left: it is out of the config, its rules with it.
+      const { self, acls, linkedPeers, sealed } = await configViewWithKeys(body.agent_id);
+      // A pair linked since the keys were created has none yet: that peer is out of this config, its rules with it.
+      const keys = new Map<string, string>();
+      for (const [other, row] of sealed) {
+        if (!linkedPeers.has(other)) continue;
+        keys.set(other, deps.secretBox.open({ sealed: row.sealed, context: presharedKeyContext({ a: row.agent_a, b: row.agent_b }) }));
+      }
       const visible = new Map([...linkedPeers].filter(([agent]) => keys.has(agent)));
       const inbound: InboundRule[] = acls.flatMap((acl) => {
         const from = acl.to_agent === body.agent_id ? visible.get(acl.from_agent) : undefined;

@@ -66,6 +66,20 @@ export interface SqlDatabase {
    * file's one connection until it ends.
    */
   lockInTransaction(trx: Knex.Transaction, key: string): Promise<void>;
+  /**
+   * Runs `work` in a read-only transaction in which every read sees the
+   * database as of one moment, whatever other transactions commit
+   * meanwhile — e.g. rows of several tables that must agree with each
+   * other (a configuration rendered from peers, rules and keys).
+   * A write in it fails. PostgreSQL: `REPEATABLE READ READ ONLY` (one
+   * snapshot for the whole transaction); SQLite: a deferred transaction
+   * under `PRAGMA query_only` (it holds the file's one connection until it
+   * ends, so no write of this process runs meanwhile; its first read fixes
+   * the snapshot against other processes).
+   * @returns what `work` returns, after the transaction ended.
+   * @throws what `work` throws (the transaction is rolled back).
+   */
+  readSnapshot<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Closes the pool. Further calls fail. */
   close(): Promise<void>;
 }

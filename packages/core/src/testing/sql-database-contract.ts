@@ -32,7 +32,7 @@ interface ItemRow {
 /**
  * The behaviour every {@link SqlDatabase} adapter guarantees, as vitest
  * suites: schema builder, CRUD, `bigInteger` as numbers, JSON text,
- * transactions, unique violations, `returning` and `SKIP LOCKED` (when the
+ * transactions, read snapshots, unique violations, `returning` and `SKIP LOCKED` (when the
  * capabilities say so), parallel writers, `ping`, `describe` and `close`.
  * Call it at the top level of a test file, once per adapter.
  * @example runSqlDatabaseContract({ name: 'sqlite', create: async () => { const db = createSqliteDatabase({ filename }); return { db, cleanup: () => db.close() }; } })
@@ -298,6 +298,29 @@ export function runSqlDatabaseContract({ name, create }: SqlDatabaseContractOpti
       const created = (await Promise.all(attempts)).filter(Boolean);
       expect(created).toHaveLength(quota);
       expect(Number((await items().where('id', 'like', 'quota-%').count({ n: '*' }).first())?.n)).toBe(quota);
+    });
+
+    it('reads one snapshot in readSnapshot while another transaction commits, and refuses writes there', async () => {
+      await items().insert(item('snapshot-1', { qty: 1 }));
+      let commit: Promise<unknown> = Promise.resolve();
+      const seen = await database().readSnapshot(async (trx) => {
+        const first = await trx<ItemRow>(TABLE).where('id', 'like', 'snapshot-%').sum({ total: 'qty' }).first();
+        // Outside the snapshot: on PostgreSQL it commits now; on SQLite it waits for the file's one connection.
+        commit = database().knex.transaction(async (other) => {
+          await other<ItemRow>(TABLE).where({ id: 'snapshot-1' }).update({ qty: 10 });
+          await other<ItemRow>(TABLE).insert(item('snapshot-2', { qty: 5 }));
+        });
+        await Promise.race([commit, new Promise((resolve) => setTimeout(resolve, 200))]);
+        const second = await trx<ItemRow>(TABLE).where('id', 'like', 'snapshot-%').sum({ total: 'qty' }).first();
+        return [Number(first?.total), Number(second?.total)];
+      });
+      await commit;
+      expect(seen).toEqual([1, 1]);
+      expect(Number((await items().where('id', 'like', 'snapshot-%').sum({ total: 'qty' }).first())?.total)).toBe(15);
+      await expect(database().readSnapshot((trx) => trx<ItemRow>(TABLE).insert(item('snapshot-3')))).rejects.toThrow(/read-?only/i);
+      expect(await items().where({ id: 'snapshot-3' }).first()).toBeUndefined();
+      // The connection writes again once the snapshot ended.
+      await items().insert(item('snapshot-3'));
     });
 
     it('answers ping', async () => {
