@@ -1,9 +1,9 @@
-import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LARGE_MESSAGE_CHARS } from './inbound.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 /** One insert into postbox_messages: how many rows it stored, and whether one of them was large. */
 interface Insert {
@@ -12,23 +12,14 @@ interface Insert {
 }
 
 describe.each(sqlDatabases())('inbound batches on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
+  const t = usePostboxServer(create);
   let transport: ReturnType<typeof nodemailer.createTransport>;
 
-  beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db });
+  beforeAll(() => {
     transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
   });
-
-  afterAll(async () => {
+  afterAll(() => {
     transport?.close();
-    await t?.stop();
-    await cleanup?.();
   });
 
   /** Sends one mail with a body of `size` characters to alice and bob (their messages are submitted together) and lists the inserts. */
@@ -43,7 +34,7 @@ describe.each(sqlDatabases())('inbound batches on $name', ({ create }) => {
         large: values.some((value) => typeof value === 'string' && value.length >= LARGE_MESSAGE_CHARS),
       });
     };
-    db.knex.on('query', onQuery);
+    t.db.knex.on('query', onQuery);
     try {
       await transport.sendMail({
         from: 'sender@example.net',
@@ -53,7 +44,7 @@ describe.each(sqlDatabases())('inbound batches on $name', ({ create }) => {
         text: 'b'.repeat(size),
       });
     } finally {
-      db.knex.off('query', onQuery);
+      t.db.knex.off('query', onQuery);
     }
     return inserts;
   }

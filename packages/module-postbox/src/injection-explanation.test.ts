@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
-import type { SqlDatabase } from '@agentinfra/core';
 import { keepOpen } from '@agentinfra/core/testing';
 import { embeddedDatabase } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INJECTION_EVIDENCE_HEADER, INJECTION_HEADER } from './scoring/injection-headers.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 let sequence = 0;
 const mail = (extra: Record<string, unknown>) => ({
@@ -28,21 +28,7 @@ async function closedPort(): Promise<number> {
 // SQLite only: scoring and its headers are computed in JavaScript, and headers are stored and listed like any other
 // (on both engines in smtp-ingest.test.ts and postbox-routes.test.ts).
 describe.each(embeddedDatabase())('injection score explanation on $name (#17)', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db, postboxConfig: { smtp: { port: 0 } } });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { postboxConfig: { smtp: { port: 0 } } });
 
   // biome-ignore lint/suspicious/noExplicitAny: tests read /list messages field by field
   const listed = async (id: string, reveal: boolean): Promise<any> => {
@@ -101,7 +87,7 @@ describe.each(embeddedDatabase())('injection score explanation on $name (#17)', 
     const port = await closedPort();
     // A second kernel on the same database: its stop() must not close the database the first one still uses.
     const remote = await startPostboxTestServer({
-      db: keepOpen(db),
+      db: keepOpen(t.db),
       seed: false,
       postboxConfig: { smtp: { port: 0 }, scorer: { kind: 'http', url: `http://127.0.0.1:${port}/score`, timeoutMs: 500 } },
     });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lockMessageOrder } from './message-order-lock.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const postgres = sqlDatabases().find((entry) => entry.name === 'postgres');
 
@@ -11,21 +11,7 @@ const postgres = sqlDatabases().find((entry) => entry.name === 'postgres');
 // seq 5; a poller that read 7 stepped past 5 for good (128 of 600 messages in one run of two replicas).
 // SQLite has one writer at a time, and a transaction held here would hold its one connection.
 describe.runIf(postgres)('postbox /list while another writer stores mail on postgres', () => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await (postgres as NonNullable<typeof postgres>).create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db, jobsEnabled: false });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(() => (postgres as NonNullable<typeof postgres>).create(), { jobsEnabled: false });
 
   const ingest = (subject: string) =>
     t.postbox(
@@ -55,8 +41,8 @@ describe.runIf(postgres)('postbox /list while another writer stores mail on post
       inserted = resolve;
     });
     const now = Date.now();
-    const other = db.knex.transaction(async (trx) => {
-      await lockMessageOrder(db, trx, ['alice']);
+    const other = t.db.knex.transaction(async (trx) => {
+      await lockMessageOrder(t.db, trx, ['alice']);
       await trx('postbox_messages').insert({
         id: inFlightId,
         agent_id: 'alice',

@@ -1,10 +1,11 @@
-import type { BlobStore, SqlDatabase } from '@agentinfra/core';
+import type { BlobStore } from '@agentinfra/core';
 import { keepOpen } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postboxJobs, REMOVE_DELETED_MIME_JOB } from './jobs/postbox-jobs.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const DAY = 86_400_000;
 
@@ -36,22 +37,8 @@ function failingDeleteOnce(store: BlobStore, plan: DeletePlan): BlobStore {
  * at start, and by the `postbox.remove-deleted-mime` job.
  */
 describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store fails, on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   const plan: DeletePlan = { failNext: false };
-
-  beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db, jobsEnabled: false, wrapBlobStore: (store) => failingDeleteOnce(store, plan) });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { jobsEnabled: false, wrapBlobStore: (store) => failingDeleteOnce(store, plan) });
 
   /** Delivers `subject` over SMTP to the local parts `to`; @returns the stored row (id, mime_ref) of the first recipient. */
   async function deliver(subject: string, to: string[]): Promise<{ id: string; mime_ref: string }> {
@@ -69,15 +56,15 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
     } finally {
       transport.close();
     }
-    return (await db
+    return (await t.db
       .knex('postbox_messages')
       .where({ subject, to_address: `${to[0]}@${MAIL_DOMAIN}` })
       .first('id', 'mime_ref')) as { id: string; mime_ref: string };
   }
 
   const queued = async () =>
-    ((await db.knex('postbox_mime_removals').select('mime_ref')) as Array<{ mime_ref: string }>).map((row) => row.mime_ref);
-  const messageExists = async (id: string) => (await db.knex('postbox_messages').where({ id }).first('id')) !== undefined;
+    ((await t.db.knex('postbox_mime_removals').select('mime_ref')) as Array<{ mime_ref: string }>).map((row) => row.mime_ref);
+  const messageExists = async (id: string) => (await t.db.knex('postbox_messages').where({ id }).first('id')) !== undefined;
   const blobExists = async (key: string) => (await t.blobStore.stat({ key })) !== null;
 
   /** Runs the job as the job runner would, with `signal` (one that never aborts by default). */
@@ -89,7 +76,7 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
 
   /** Quarantines `id` and deletes it through `/admin/quarantine/delete` while the blob store's delete fails once. */
   async function deleteQuarantinedDuringOutage(id: string): Promise<void> {
-    await db.knex('postbox_messages').where({ id }).update({ quarantined: true });
+    await t.db.knex('postbox_messages').where({ id }).update({ quarantined: true });
     plan.failNext = true;
     const deleted = await t.postbox('admin/quarantine/delete', { id }, t.bridge);
     expect({ status: deleted.status, failNext: plan.failNext }).toEqual({ status: 200, failNext: false });
@@ -97,7 +84,7 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
 
   it('keeps the raw MIME of a retention sweep queued when its delete fails, and the job removes it', async () => {
     const message = await deliver('retention-outage', ['alice']);
-    await db
+    await t.db
       .knex('postbox_messages')
       .where({ id: message.id })
       .update({ created_at: Date.now() - 3 * DAY });
@@ -149,7 +136,12 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
     expect(await queued()).toEqual([message.mime_ref]);
 
     // A second server on the same database and blob store: its start drains the queue.
-    const restarted = await startPostboxTestServer({ db: keepOpen(db), jobsEnabled: false, seed: false, wrapBlobStore: () => t.blobStore });
+    const restarted = await startPostboxTestServer({
+      db: keepOpen(t.db),
+      jobsEnabled: false,
+      seed: false,
+      wrapBlobStore: () => t.blobStore,
+    });
     try {
       expect({ blob: await blobExists(message.mime_ref), queued: await queued() }).toEqual({ blob: false, queued: [] });
     } finally {
@@ -162,7 +154,7 @@ describe.each(sqlDatabases())('raw MIME of deleted messages when the blob store 
   it('removes the other queued blobs when the store keeps refusing one of them', async () => {
     const keys = ['postbox/mime/0-poisoned.eml', 'postbox/mime/1-fine.eml', 'postbox/mime/2-fine.eml'];
     for (const key of keys) await t.blobStore.put({ key, body: Buffer.from(key) });
-    await db.knex('postbox_mime_removals').insert(keys.map((key, index) => ({ mime_ref: key, token: `token-${index}` })));
+    await t.db.knex('postbox_mime_removals').insert(keys.map((key, index) => ({ mime_ref: key, token: `token-${index}` })));
     plan.poisoned = keys[0];
     try {
       await runRemovalJob();

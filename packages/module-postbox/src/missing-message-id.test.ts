@@ -1,25 +1,14 @@
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 /** A Message-ID the postbox made: 32 hex characters at the mail domain. */
 const GENERATED = new RegExp(`^<[0-9a-f]{32}@${MAIL_DOMAIN.replace('.', '\\.')}>$`);
 
 describe.each(sqlDatabases())('mail without a Message-ID on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create);
 
   /** The message-id header `agent` sees on its message `id`. */
   const messageIdOf = async (agent: 'alice' | 'bob', id: string) => {

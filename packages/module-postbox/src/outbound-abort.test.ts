@@ -1,11 +1,12 @@
-import { JobInterruptedError, type SqlDatabase } from '@agentinfra/core';
+import { JobInterruptedError } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailRelay, RelayError } from './mail-relay.js';
 import { postboxModule } from './module.js';
 import { SEND_JOB } from './outbound.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { type StallingRelay, startStallingRelay } from './test-support/stalling-relay.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { waitFor } from './test-support/webhook-receiver.js';
 
 /** How `promise` stands after `ms`: settled one way or the other, or still pending. */
@@ -27,23 +28,15 @@ async function stalledSession(relay: StallingRelay) {
 }
 
 describe.each(sqlDatabases())('outbound delivery cut short by its job signal on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   let relay: StallingRelay;
 
   beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
     relay = await startStallingRelay();
-    t = await startPostboxTestServer({ db, jobsEnabled: false, postboxConfig: { relayUrl: `smtp://127.0.0.1:${relay.port}` } });
   });
-
+  const t = usePostboxServer(create, () => ({ jobsEnabled: false, postboxConfig: { relayUrl: `smtp://127.0.0.1:${relay.port}` } }));
+  // Registered after the server's, so it runs before the server stops (afterAll hooks run in reverse).
   afterAll(async () => {
     await relay?.close();
-    await t?.stop();
-    await cleanup?.();
   });
 
   const job = postboxModule.jobs?.find((candidate) => candidate.name === SEND_JOB);
@@ -51,7 +44,7 @@ describe.each(sqlDatabases())('outbound delivery cut short by its job signal on 
     if (!job) throw new Error(`no ${SEND_JOB} job`);
     return job.run({ payload: { message_id: id }, attempt, scheduledFor: null, signal, service: t.service });
   };
-  const statusOf = async (id: string) => ((await db.knex('postbox_messages').where({ id }).first()) as { status: string }).status;
+  const statusOf = async (id: string) => ((await t.db.knex('postbox_messages').where({ id }).first()) as { status: string }).status;
 
   it.each([
     ['its timeout', () => new Error('Timed out after 120000 ms.'), /Timed out after 120000 ms/],

@@ -1,9 +1,9 @@
-import type { SqlDatabase } from '@agentinfra/core';
 import { postgresAvailability, redisAvailability, sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostboxReplicas } from './test-support/postbox-replicas.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN, type PostboxTestServer } from './test-support/postbox-test-server.js';
 import { type SmtpSink, startSmtpSink } from './test-support/smtp-sink.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { waitFor } from './test-support/webhook-receiver.js';
 
 const RELAY_USER = 'relay-user';
@@ -11,30 +11,20 @@ const RELAY_PASS = 'relay-secret-9f3k';
 const alice = `alice@${MAIL_DOMAIN}`;
 
 describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   let sink: SmtpSink;
 
   beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
     sink = await startSmtpSink({ credentials: { user: RELAY_USER, pass: RELAY_PASS } });
-    t = await startPostboxTestServer({
-      db,
-      postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://${RELAY_USER}:${RELAY_PASS}@127.0.0.1:${sink.port}`, sendMaxAttempts: 4 },
-    });
   });
-
   afterAll(async () => {
-    await t?.stop();
     await sink?.close();
-    await cleanup?.();
   });
+  const t = usePostboxServer(create, () => ({
+    postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://${RELAY_USER}:${RELAY_PASS}@127.0.0.1:${sink.port}`, sendMaxAttempts: 4 },
+  }));
 
   const count = async (table: string, where: Record<string, unknown> = {}) =>
-    Number(((await db.knex(table).where(where).count({ n: '*' }).first()) as { n: number | string }).n);
+    Number(((await t.db.knex(table).where(where).count({ n: '*' }).first()) as { n: number | string }).n);
   const outbox = async (agent: 'alice' | 'bob') =>
     // biome-ignore lint/suspicious/noExplicitAny: tests read listed messages field by field
     (await t.postbox('list', { agent_id: agent, direction: 'out', limit: 500 }, agent)).body.messages as Array<Record<string, any>>;
@@ -162,7 +152,7 @@ describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
       'alice',
     );
     await waitFor(async () => {
-      const job = (await db
+      const job = (await t.db
         .knex('core_jobs')
         .where({ dedupe_key: `postbox.send:${response.body.id}` })
         .first()) as { attempts: number } | undefined;
@@ -216,19 +206,7 @@ describe.each(sqlDatabases())('outbound mail on $name', ({ create }) => {
 });
 
 describe.each(sqlDatabases())('outbound mail without a relay on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 0 } } });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { postboxConfig: { smtp: { port: 0 } } });
 
   it('leaves mail for another server queued', async () => {
     const response = await t.postbox('send', { agent_id: 'alice', from: alice, to: 'x@example.org', subject: 's', body: 'b' }, 'alice');

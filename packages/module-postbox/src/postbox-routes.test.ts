@@ -1,7 +1,7 @@
-import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const fieldsOf = (body: { error: { details?: { fields?: Array<{ path: string }> } } }) =>
@@ -20,25 +20,11 @@ const mail = (to: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   const alice = `alice@${MAIL_DOMAIN}`;
   const bob = `bob@${MAIL_DOMAIN}`;
+  const t = usePostboxServer(create, { postboxConfig: { smtp: { port: 0 } } });
 
-  beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db, postboxConfig: { smtp: { port: 0 } } });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
-
-  const count = async (table: string) => Number(((await db.knex(table).count({ n: '*' }).first()) as { n: number | string }).n);
+  const count = async (table: string) => Number(((await t.db.knex(table).count({ n: '*' }).first()) as { n: number | string }).n);
   const ingest = (body: unknown) => t.postbox('ingest', body, t.bridge);
 
   describe('/alloc', () => {
@@ -56,7 +42,7 @@ describe.each(sqlDatabases())('agent-postbox routes on $name', ({ create }) => {
     it("refuses an address past the agent's quota with 409, naming the setting", async () => {
       const setQuota = (value: number) =>
         t.server.call('agent-identity/settings/set', { key: 'postbox_max_addresses_per_agent', value }, t.bridge);
-      const held = Number(((await db.knex('postbox_addresses').where({ agent_id: 'bob' }).count({ n: '*' }).first()) as { n: number }).n);
+      const held = Number(((await t.db.knex('postbox_addresses').where({ agent_id: 'bob' }).count({ n: '*' }).first()) as { n: number }).n);
       expect((await setQuota(held + 1)).status).toBe(200);
       try {
         expect((await t.postbox('alloc', { agent_id: 'bob', local_part: 'bob-quota-1' }, 'bob')).status).toBe(200);

@@ -2,29 +2,23 @@ import { createCapturedLogger } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const POSTMASTER = `postmaster@${MAIL_DOMAIN}`;
 const report = (subject: string) =>
   ['From: abuse-desk@isp.example', `To: ${POSTMASTER}`, `Subject: ${subject}`, '', 'Your server sent us a bounce loop.', ''].join('\r\n');
 
 describe.each(sqlDatabases())('postbox.postmasterAgent naming no agent on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let transport: ReturnType<typeof nodemailer.createTransport>;
   const captured = createCapturedLogger('info');
+  const t = usePostboxServer(create, { logger: captured.logger, postboxConfig: { postmasterAgent: 'carol' } });
 
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, logger: captured.logger, postboxConfig: { postmasterAgent: 'carol' } });
+  beforeAll(() => {
     transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
   });
-
-  afterAll(async () => {
+  afterAll(() => {
     transport?.close();
-    await t?.stop();
-    await cleanup?.();
   });
 
   const sendToPostmaster = (subject: string) =>

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INJECTION_HEADER } from './scoring/injection-headers.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 /** A model server stub on a loopback port: answers every request `{ "score": 0.1 }` and keeps the bodies it got. */
 async function startScorerStub(): Promise<{ url: string; received: string[]; close(): Promise<void> }> {
@@ -25,22 +26,15 @@ async function startScorerStub(): Promise<{ url: string; received: string[]; clo
 }
 
 describe.each(sqlDatabases())('/ingest with a remote HTTP scorer on $name', ({ create }) => {
-  let t: PostboxTestServer;
   let scorer: Awaited<ReturnType<typeof startScorerStub>>;
-  let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
     scorer = await startScorerStub();
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 0 }, scorer: { kind: 'http', url: scorer.url } } });
   });
-
   afterAll(async () => {
-    await t?.stop();
     await scorer?.close();
-    await cleanup?.();
   });
+  const t = usePostboxServer(create, () => ({ postboxConfig: { smtp: { port: 0 }, scorer: { kind: 'http', url: scorer.url } } }));
 
   const mail = (to: string, secret: string) => ({
     to,

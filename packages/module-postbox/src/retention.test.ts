@@ -1,28 +1,14 @@
-import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postboxJobs } from './jobs/postbox-jobs.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const DAY = 86_400_000;
 
 describe.each(sqlDatabases())('retention on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create);
 
   it('is a daily scheduled job', () => {
     expect(postboxJobs.find((job) => job.name === 'postbox.retention')?.schedule).toEqual({ cron: '30 3 * * *' });
@@ -56,7 +42,7 @@ describe.each(sqlDatabases())('retention on $name', ({ create }) => {
       t.bridge,
     );
     expect(external.status).toBe(200);
-    const rows = (await db.knex('postbox_messages').select('id', 'subject', 'to_address', 'mime_ref')) as Array<{
+    const rows = (await t.db.knex('postbox_messages').select('id', 'subject', 'to_address', 'mime_ref')) as Array<{
       id: string;
       subject: string;
       to_address: string;
@@ -65,7 +51,7 @@ describe.each(sqlDatabases())('retention on $name', ({ create }) => {
     const bySubject = (subject: string, to = `alice@${MAIL_DOMAIN}`) =>
       rows.find((row) => row.subject === subject && row.to_address === to)!;
     const old = [bySubject('old-only'), bySubject('shared'), bySubject('external', `bob@${MAIL_DOMAIN}`)];
-    await db
+    await t.db
       .knex('postbox_messages')
       .whereIn(
         'id',
@@ -81,11 +67,11 @@ describe.each(sqlDatabases())('retention on $name', ({ create }) => {
     await expect(job?.run({ payload: null, attempt: 1, scheduledFor: null, signal: aborted.signal, service: t.service })).rejects.toThrow(
       'Timed out after 600000 ms.',
     );
-    expect(await db.knex('postbox_messages').count({ n: '*' }).first()).toEqual({ n: rows.length });
+    expect(await t.db.knex('postbox_messages').count({ n: '*' }).first()).toEqual({ n: rows.length });
 
     const swept = await t.service.sweepRetention();
     expect(swept).toEqual({ messages: 3, blobs: 1 });
-    const left = (await db.knex('postbox_messages').select('subject', 'to_address')) as Array<{ subject: string; to_address: string }>;
+    const left = (await t.db.knex('postbox_messages').select('subject', 'to_address')) as Array<{ subject: string; to_address: string }>;
     expect(left.map((row) => `${row.subject}→${row.to_address}`).sort()).toEqual([
       `fresh→alice@${MAIL_DOMAIN}`,
       `shared→bob@${MAIL_DOMAIN}`,

@@ -1,7 +1,8 @@
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { type SmtpSink, startSmtpSink } from './test-support/smtp-sink.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { waitFor } from './test-support/webhook-receiver.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
@@ -9,22 +10,15 @@ const alice = `alice@${MAIL_DOMAIN}`;
 // /send fields that become header lines: a CR or LF would add a header (or, for `to`, a group that drops the first
 // address), and `in_reply_to` is written to In-Reply-To and References as a message id.
 describe.each(sqlDatabases())('/send header fields on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let sink: SmtpSink;
 
   beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
     sink = await startSmtpSink();
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}` } });
   });
-
   afterAll(async () => {
-    await t?.stop();
     await sink?.close();
-    await cleanup?.();
   });
+  const t = usePostboxServer(create, () => ({ postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}` } }));
 
   const send = (fields: Record<string, unknown>) =>
     t.postbox('send', { agent_id: 'alice', from: alice, to: 'carol@partner.example', subject: 's', body: 'b', ...fields }, 'alice');

@@ -1,8 +1,8 @@
-import type { SqlDatabase } from '@agentinfra/core';
 import { embeddedDatabase, sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN, type PostboxTestServer } from './test-support/postbox-test-server.js';
 import { type SmtpSink, startSmtpSink } from './test-support/smtp-sink.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { waitFor } from './test-support/webhook-receiver.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
@@ -30,19 +30,7 @@ const statusOf = async (t: PostboxTestServer, id: string) => (await listed(t, 'a
 // SQLite only: without a relay the postbox takes the same path to store the local copy and record the send as with one,
 // whose SQL (the copy, its status, the retried job) the next describe runs on both engines.
 describe.each(embeddedDatabase())('/send to recipients of this postbox without a relay on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 0 } } });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { postboxConfig: { smtp: { port: 0 } } });
 
   it("stores the message in Bob's inbox from Alice's address, rules applied, and records it sent", async () => {
     const rule = await t.postbox(
@@ -64,27 +52,17 @@ describe.each(embeddedDatabase())('/send to recipients of this postbox without a
 });
 
 describe.each(sqlDatabases())('/send to local and external recipients over a relay on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   let sink: SmtpSink;
 
   beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
     sink = await startSmtpSink();
-    t = await startPostboxTestServer({
-      db,
-      postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}`, sendMaxAttempts: 4 },
-    });
   });
-
   afterAll(async () => {
-    await t?.stop();
     await sink?.close();
-    await cleanup?.();
   });
+  const t = usePostboxServer(create, () => ({
+    postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}`, sendMaxAttempts: 4 },
+  }));
 
   const bobCopies = async (subject: string) => (await listed(t, 'bob', 'in')).filter((message) => message.subject === subject);
 
@@ -101,7 +79,7 @@ describe.each(sqlDatabases())('/send to local and external recipients over a rel
     const id = await send(t, `${bob}, later@partner.example`, 'Retried');
     const attempts = async () =>
       (
-        (await db
+        (await t.db
           .knex('core_jobs')
           .where({ dedupe_key: `postbox.send:${id}` })
           .first()) as { attempts: number } | undefined

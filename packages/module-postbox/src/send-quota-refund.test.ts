@@ -1,37 +1,26 @@
 import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
 
 // An agent retrying /send through a blob store outage used up its daily quota on messages
 // that were never stored, and could not send for 24 hours once the store was back.
 describe.each(sqlDatabases())('send quota through a blob store outage on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let storeDown = false;
 
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({
-      db: fixture.db,
-      postboxConfig: { smtp: { port: 0 } },
-      wrapBlobStore: (store) => ({
-        ...store,
-        async put(options) {
-          if (storeDown) throw new Error('The blob store is unreachable');
-          return store.put(options);
-        },
-      }),
-    });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
+  const t = usePostboxServer(create, {
+    postboxConfig: { smtp: { port: 0 } },
+    wrapBlobStore: (store) => ({
+      ...store,
+      async put(options) {
+        if (storeDown) throw new Error('The blob store is unreachable');
+        return store.put(options);
+      },
+    }),
   });
 
   it('gives back the unit of every send that failed, so the whole quota is there once the store answers', async () => {
@@ -64,8 +53,6 @@ describe.each(sqlDatabases())('send quota through a blob store outage on $name',
 // The other side of the refund: a COMMIT whose answer is lost may have stored the message, and
 // then its unit must stay used and its raw message in the blob store (the queued row refers to it).
 describe.each(sqlDatabases())('send quota when the answer to a COMMIT is lost on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let loseNextCommitAnswer = false;
 
   /**
@@ -107,16 +94,13 @@ describe.each(sqlDatabases())('send quota when the answer to a COMMIT is lost on
     return new Proxy(db, { get: (target, property) => (property === 'knex' ? knex : Reflect.get(target, property, target)) });
   };
 
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: losingCommitAnswers(fixture.db), postboxConfig: { smtp: { port: 0 } } });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(
+    async () => {
+      const fixture = await create();
+      return { db: losingCommitAnswers(fixture.db), cleanup: fixture.cleanup };
+    },
+    { postboxConfig: { smtp: { port: 0 } } },
+  );
 
   it('keeps the unit used and the raw message stored, since the message was queued', async () => {
     const send = (subject: string) =>

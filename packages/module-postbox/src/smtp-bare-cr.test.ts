@@ -1,8 +1,9 @@
 import { embeddedDatabase } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { liveBlobs } from './test-support/live-blobs.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { smtpClient } from './test-support/smtp-client.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
 const bob = `bob@${MAIL_DOMAIN}`;
@@ -16,21 +17,9 @@ const message = (headers: readonly string[], body: string) => [...headers, '', b
 // SQLite only: the refusal is decided on the header bytes in the SMTP session, and what is stored goes through the
 // same inserts as any SMTP mail (on both engines in smtp-ingest.test.ts).
 describe.each(embeddedDatabase())('SMTP mail with a bare CR on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   /** Blob keys written and not deleted since the server started. */
   const { keys: liveBlobKeys, wrap: recordBlobs } = liveBlobs();
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, wrapBlobStore: recordBlobs });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { wrapBlobStore: recordBlobs });
 
   /** Alice's inbox: subject, from and body of each message, and its raw MIME as stored. */
   const inbox = async () => {

@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { SqlDatabase } from '@agentinfra/core';
 import { servicesRequired, sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { createSelfSignedCertificate, type SelfSignedCertificate } from './test-support/self-signed-certificate.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { waitFor } from './test-support/webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -31,26 +31,16 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ name, create })
    * the EHLO offers, swaks' view of a session): they cannot differ by engine, so they run on SQLite only.
    */
   const sessionLevel = name === 'sqlite';
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
+  const t = usePostboxServer(create, {
+    postboxConfig: { maxBodyBytes: MAX_BODY_BYTES, smtp: { port: 'auto', maxMessageBytes: MAX_MESSAGE_BYTES } },
+  });
   let transport: ReturnType<typeof nodemailer.createTransport>;
 
-  beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({
-      db,
-      postboxConfig: { maxBodyBytes: MAX_BODY_BYTES, smtp: { port: 'auto', maxMessageBytes: MAX_MESSAGE_BYTES } },
-    });
+  beforeAll(() => {
     transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
   });
-
-  afterAll(async () => {
+  afterAll(() => {
     transport?.close();
-    await t?.stop();
-    await cleanup?.();
   });
 
   const inbox = async (agent: 'alice' | 'bob', extra: Record<string, unknown> = {}) => {
@@ -433,26 +423,18 @@ describe.each(sqlDatabases())('bundled SMTP server on $name', ({ name, create })
 });
 
 describe.runIf(swaksFound)('STARTTLS with a configured certificate', () => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let certificate: SelfSignedCertificate;
 
   beforeAll(async () => {
     certificate = await createSelfSignedCertificate();
-    const [sqlite] = sqlDatabases();
-    const fixture = await sqlite!.create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({
-      db: fixture.db,
-      postboxConfig: { smtp: { port: 'auto', tlsCertFile: certificate.certFile, tlsKeyFile: certificate.keyFile } },
-    });
   });
-
   afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
     await certificate?.remove();
   });
+  const [sqlite] = sqlDatabases();
+  const t = usePostboxServer(sqlite!.create, () => ({
+    postboxConfig: { smtp: { port: 'auto', tlsCertFile: certificate.certFile, tlsKeyFile: certificate.keyFile } },
+  }));
 
   it('upgrades with STARTTLS (nodemailer requireTLS, swaks --tls) and stores the mail', async () => {
     expect(t.server.kernel.describeModules()).toContain(`smtp on 127.0.0.1:${t.smtpPort} (STARTTLS)`);

@@ -7,24 +7,13 @@ import { startPostboxReplicas } from './test-support/postbox-replicas.js';
 import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
 import { createSelfSignedCertificate, type SelfSignedCertificate } from './test-support/self-signed-certificate.js';
 import { smtpClient } from './test-support/smtp-client.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 // One server for the per-client limits and the DATA deadline: no test here sends DATA but the deadline's, and none
 // leaves a session idle for the 5 s idle timeout.
 describe('SMTP per-client limits and DATA deadline', () => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await sqlDatabases()[0]!.create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({
-      db: fixture.db,
-      postboxConfig: { smtp: { port: 'auto', socketTimeoutMs: 5_000, dataTimeoutMs: 1_000 } },
-    });
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
+  const t = usePostboxServer(sqlDatabases()[0]!.create, {
+    postboxConfig: { smtp: { port: 'auto', socketTimeoutMs: 5_000, dataTimeoutMs: 1_000 } },
   });
 
   it(`takes at most ${MAX_RECIPIENTS} recipients per message and answers 452 past that`, async () => {
@@ -114,24 +103,12 @@ const guesses = (from: number, count: number) => Array.from({ length: count }, (
 describe('SMTP refused recipients across sessions', () => {
   const LIMIT = 30;
   const WINDOW_MS = 600_000;
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let now = Date.parse('2026-11-23T10:00:00.000Z');
   const clock = { now: () => now };
-
-  beforeAll(async () => {
-    const fixture = await sqlDatabases()[0]!.create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({
-      db: fixture.db,
-      rateLimiter: createMemoryRateLimiter({ clock }),
-      postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT, refusedRecipientsWindowMs: WINDOW_MS } },
-    });
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(sqlDatabases()[0]!.create, () => ({
+    rateLimiter: createMemoryRateLimiter({ clock }),
+    postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT, refusedRecipientsWindowMs: WINDOW_MS } },
+  }));
 
   it('answers every RCPT TO with 421 once one client had its refusals in the window, a real address included, until the window passes', async () => {
     const alice = `alice@${MAIL_DOMAIN}`;
@@ -187,25 +164,18 @@ describe.runIf(postgresAvailability().available && redisAvailability().available
 
 describe.runIf(redisAvailability().available)('SMTP refused recipients while Redis fails', () => {
   const LIMIT = 25;
-  let t: PostboxTestServer;
   let redis: RedisAdapters;
-  let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    const fixture = await sqlDatabases()[0]!.create();
-    cleanup = fixture.cleanup;
     redis = await createRedisAdapters({ url: testRedisUrl(), keyPrefix: `refused-${Date.now()}:` });
-    t = await startPostboxTestServer({
-      db: fixture.db,
-      rateLimiter: redis.rateLimiter,
-      postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT } },
-    });
+  });
+  const t = usePostboxServer(sqlDatabases()[0]!.create, () => ({
+    rateLimiter: redis.rateLimiter,
+    postboxConfig: { smtp: { port: 'auto', maxRefusedRecipients: LIMIT } },
+  }));
+  beforeAll(async () => {
     // The rate limiter's connection goes away: each of its calls fails from now on.
     await redis.close();
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
   });
 
   it('counts refusals in the process meanwhile: guessing stops at the limit, and mail to real addresses is still accepted until then', async () => {

@@ -1,8 +1,9 @@
 import { embeddedDatabase } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { liveBlobs } from './test-support/live-blobs.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { smtpClient } from './test-support/smtp-client.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
 const bob = `bob@${MAIL_DOMAIN}`;
@@ -15,21 +16,9 @@ const message = (headers: readonly string[], body: string) =>
 // SQLite only: the checks run in the SMTP session on the envelope and header (the one query, a `whereIn` of lower-cased
 // addresses on postbox_addresses, is plain SQL); storing mail from external senders runs on both engines in smtp-ingest.test.ts.
 describe.each(embeddedDatabase())('SMTP mail from an address of this server on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   /** Blob keys written and not deleted since the server started. */
   const { keys: liveBlobKeys, wrap: recordBlobs } = liveBlobs();
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { postmasterAgent: 'bob' }, wrapBlobStore: recordBlobs });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { postboxConfig: { postmasterAgent: 'bob' }, wrapBlobStore: recordBlobs });
 
   /** Subjects of Alice's inbox. */
   const inbox = async () => {

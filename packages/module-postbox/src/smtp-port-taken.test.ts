@@ -2,13 +2,12 @@ import { createServer, type Server } from 'node:net';
 import { createCapturedLogger } from '@agentinfra/core/testing';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 describe.each(sqlDatabases())('a postbox whose SMTP port is taken on $name', ({ create }) => {
   let blocker: Server;
   let port: number;
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   const captured = createCapturedLogger('info');
 
   beforeAll(async () => {
@@ -16,16 +15,11 @@ describe.each(sqlDatabases())('a postbox whose SMTP port is taken on $name', ({ 
     port = await new Promise<number>((resolve) =>
       blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
     );
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, logger: captured.logger, postboxConfig: { smtp: { port } } });
   });
-
   afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
     await new Promise((resolve) => blocker?.close(resolve));
   });
+  const t = usePostboxServer(create, () => ({ logger: captured.logger, postboxConfig: { smtp: { port } } }));
 
   it('starts without the listener, with one warning naming the port and the code', () => {
     expect(t.service.smtpAddress()).toBeNull();

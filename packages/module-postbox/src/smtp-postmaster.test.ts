@@ -1,7 +1,8 @@
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const POSTMASTER = `postmaster@${MAIL_DOMAIN}`;
 
@@ -17,25 +18,15 @@ const report = (subject: string) =>
   ].join('\r\n');
 
 describe.each(sqlDatabases())('postmaster mail (RFC 5321 §4.5.1) on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let unset: PostboxTestServer;
-  let cleanups: Array<() => Promise<void>> = [];
+  const t = usePostboxServer(create, { postboxConfig: { postmasterAgent: 'bob' } });
+  const unset = usePostboxServer(create);
   let transport: ReturnType<typeof nodemailer.createTransport>;
 
-  beforeAll(async () => {
-    const one = await create();
-    const two = await create();
-    cleanups = [one.cleanup, two.cleanup];
-    t = await startPostboxTestServer({ db: one.db, postboxConfig: { postmasterAgent: 'bob' } });
-    unset = await startPostboxTestServer({ db: two.db });
+  beforeAll(() => {
     transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });
   });
-
-  afterAll(async () => {
+  afterAll(() => {
     transport?.close();
-    await t?.stop();
-    await unset?.stop();
-    for (const cleanup of cleanups) await cleanup();
   });
 
   it('delivers RCPT TO:<postmaster@domain> and RCPT TO:<Postmaster> (no domain) to postbox.postmasterAgent, with its rules', async () => {

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { BlobStore } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
 const bob = `bob@${MAIL_DOMAIN}`;
@@ -15,8 +16,6 @@ const keyOf = (raw: string) => `postbox/mime/${createHash('sha256').update(raw).
 // A delivery whose every copy is a duplicate removes its raw blob unless a stored message refers to it; the same
 // bytes may meanwhile be stored for another recipient by a second session whose message is not committed yet.
 describe.each(sqlDatabases())('raw MIME of duplicate SMTP deliveries on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   /** The key whose first write is held (written, not yet answered) until a delete is asked for, or 2 s. */
   let heldKey: string | null = null;
   let written: () => void = () => undefined;
@@ -40,17 +39,7 @@ describe.each(sqlDatabases())('raw MIME of duplicate SMTP deliveries on $name', 
       return store.delete(options);
     },
   });
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, wrapBlobStore: holdFirstWrite });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { wrapBlobStore: holdFirstWrite });
 
   it('keeps the raw bytes that another session is still storing for a new recipient', async () => {
     const transport = () => nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });

@@ -1,35 +1,24 @@
 import { writeFile } from 'node:fs/promises';
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 // Regression: a raw-MIME write that failed while mailparser was still reading the message was a
 // promise rejection nobody handled yet, which ends a Node process (`--unhandled-rejections=throw`).
 describe.each(sqlDatabases())('bundled SMTP server with a failing blob store on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   let failure: Error | null = new Error('The blob store is unreachable');
 
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({
-      db: fixture.db,
-      wrapBlobStore: (store) => ({
-        ...store,
-        async put(options) {
-          if (failure === null) return store.put(options);
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          throw failure;
-        },
-      }),
-    });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
+  const t = usePostboxServer(create, {
+    wrapBlobStore: (store) => ({
+      ...store,
+      async put(options) {
+        if (failure === null) return store.put(options);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw failure;
+      },
+    }),
   });
 
   it('answers 451 (452 when the disk is full) and stores nothing when the raw message cannot be written, then accepts the retry', async () => {

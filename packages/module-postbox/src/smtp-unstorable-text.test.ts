@@ -1,8 +1,9 @@
 import { sqlDatabases } from '@agentinfra/testkit';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storableText } from './mime-message.js';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 describe('storableText', () => {
   it('replaces NUL and unpaired surrogates with U+FFFD and keeps pairs', () => {
@@ -13,18 +14,7 @@ describe('storableText', () => {
 });
 
 describe.each(sqlDatabases())('mail holding NUL over SMTP on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 'auto' } } });
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const t = usePostboxServer(create, { postboxConfig: { smtp: { port: 'auto' } } });
 
   it('is stored with U+FFFD in its place, on every engine, instead of 451 forever', async () => {
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: t.smtpPort, secure: false, ignoreTLS: true });

@@ -1,7 +1,7 @@
-import type { SqlDatabase } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { startWebhookReceiver, type WebhookReceiver, waitFor } from './test-support/webhook-receiver.js';
 import { WEBHOOK_JOB } from './webhooks.js';
 
@@ -22,29 +22,20 @@ const mail = (to: string) => ({
 // One agent's webhook receiver that never answers must not delay other agents' deliveries:
 // its deliveries share one fairness group capped at `jobs.groupConcurrency` (2) jobs in flight.
 describe.each(sqlDatabases())('postbox webhook fairness on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
     receiver = await startWebhookReceiver();
     receiver.answer('/dead', 'never');
-    t = await startPostboxTestServer({
-      db,
-      postboxConfig: { smtp: { port: 0 }, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS },
-      shutdownGraceMs: 200,
-    });
   });
-
+  const t = usePostboxServer(create, {
+    postboxConfig: { smtp: { port: 0 }, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS },
+    shutdownGraceMs: 200,
+  });
+  // Registered after the server's, so it runs first (afterAll hooks run in reverse): closing the receiver first ends
+  // the hanging deliveries, so the server stops at once.
   afterAll(async () => {
-    // Closing the receiver first ends the hanging deliveries, so the server stops at once.
     await receiver?.close();
-    await t?.stop();
-    await cleanup?.();
   });
 
   const register = async (agent: 'alice' | 'bob', path: string) => {
@@ -69,7 +60,7 @@ describe.each(sqlDatabases())('postbox webhook fairness on $name', ({ create }) 
     expect(Date.now() - began).toBeLessThan(5_000);
     expect(receiver.on('/dead')).toHaveLength(2);
 
-    const groups = (await db.knex('core_jobs').where({ name: WEBHOOK_JOB }).select('job_group')) as Array<{ job_group: string }>;
+    const groups = (await t.db.knex('core_jobs').where({ name: WEBHOOK_JOB }).select('job_group')) as Array<{ job_group: string }>;
     expect(new Set(groups.map((row) => row.job_group))).toEqual(new Set([`${WEBHOOK_JOB}:alice`, `${WEBHOOK_JOB}:bob`]));
     expect(groups.filter((row) => row.job_group === `${WEBHOOK_JOB}:alice`)).toHaveLength(STUCK);
   });

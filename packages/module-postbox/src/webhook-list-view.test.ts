@@ -1,25 +1,16 @@
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 /** A receiver that authenticates deliveries by a token in the query string too (a closed port: nothing is delivered). */
 const webhookUrl = 'http://127.0.0.1:9/hooks/mail?token=tk_receiver_only#frag';
 
 describe.each(sqlDatabases())('/webhook/list URLs by caller on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
+  const t = usePostboxServer(create, { postboxConfig: { smtp: { port: 0 } } });
 
   beforeAll(async () => {
-    const fixture = await create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 0 } } });
     const registered = await t.postbox('webhook/register', { agent_id: 'alice', url: webhookUrl }, 'alice');
     expect(registered.status).toBe(200);
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
   });
 
   const delegate = async (scope: string[]) => {

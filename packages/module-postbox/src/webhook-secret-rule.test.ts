@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { secretProbe, sqlDatabases, webhookSecretCases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 
 // The same cases and answers as the scheduler's secret-rule.test.ts (testkit's webhookSecretCases): both modules take a
 // caller's signing secret by core's webhookSecretSchema (CONTRACT.md "Signed deliveries").
@@ -9,8 +9,8 @@ const CASES = webhookSecretCases();
 const probeOf = secretProbe;
 
 describe('postbox /webhook/register and /webhook/rotate take a signing secret by the shared rule', () => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
+  const [sqlite] = sqlDatabases();
+  const t = usePostboxServer(sqlite!.create, { postboxConfig: { smtp: { port: 0 } } });
   let webhookId: string;
 
   /** POSTs over HTTP as alice. @returns the status, the answer's text as sent and its parsed body. */
@@ -25,18 +25,9 @@ describe('postbox /webhook/register and /webhook/rotate take a signing secret by
   };
 
   beforeAll(async () => {
-    const [sqlite] = sqlDatabases();
-    const fixture = await sqlite!.create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, postboxConfig: { smtp: { port: 0 } } });
     const registered = await post('webhook/register', { url: 'http://127.0.0.1:9/rotated' });
     expect(registered.status).toBe(200);
     webhookId = registered.body.webhook_id;
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
   });
 
   it.each(CASES)('$name', async ({ secret, refused }) => {

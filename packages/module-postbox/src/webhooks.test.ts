@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type HostResolver, JobLeaseLostError, type SqlDatabase } from '@agentinfra/core';
+import { type HostResolver, JobLeaseLostError } from '@agentinfra/core';
 import { sqlDatabases } from '@agentinfra/testkit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MAIL_DOMAIN, type PostboxTestServer, startPostboxTestServer } from './test-support/postbox-test-server.js';
+import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { type SmtpSink, startSmtpSink } from './test-support/smtp-sink.js';
+import { usePostboxServer } from './test-support/use-postbox-server.js';
 import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver, waitFor } from './test-support/webhook-receiver.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
@@ -31,27 +32,18 @@ function verify(secret: string, delivery: ReceivedDelivery): unknown {
 }
 
 describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
-  let t: PostboxTestServer;
-  let db: SqlDatabase;
-  let cleanup: () => Promise<void>;
   let receiver: WebhookReceiver;
   let sink: SmtpSink;
 
   beforeAll(async () => {
-    const fixture = await create();
-    db = fixture.db;
-    cleanup = fixture.cleanup;
     receiver = await startWebhookReceiver();
     sink = await startSmtpSink();
-    t = await startPostboxTestServer({ db, postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}` } });
   });
-
   afterAll(async () => {
-    await t?.stop();
     await receiver?.close();
     await sink?.close();
-    await cleanup?.();
   });
+  const t = usePostboxServer(create, () => ({ postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}` } }));
 
   afterEach(() => {
     vi.useRealTimers();
@@ -141,7 +133,7 @@ describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
     expect(during.headers['webhook-signature']?.split(' ')).toHaveLength(2);
     expect(() => verify(oldSecret, during)).not.toThrow();
     expect(() => verify(rotated.body.secret, during)).not.toThrow();
-    await db
+    await t.db
       .knex('postbox_webhooks')
       .where({ id: hook.webhook_id })
       .update({ previous_expires_at: Date.now() - 1 });
@@ -234,7 +226,7 @@ describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
     await waitFor(() => receiver.on('/flaky').filter((d) => d.json?.data?.id === id).length >= 2, 'two failed attempts');
     receiver.answer('/flaky', 204);
     await waitFor(async () => {
-      const job = (await db
+      const job = (await t.db
         .knex('core_jobs')
         .where({ name: 'postbox.webhook' })
         .whereLike('dedupe_key', '%')
@@ -253,7 +245,7 @@ describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
     stopped.abort(new JobLeaseLostError());
     const payload = { webhook_id: webhook.webhook_id, event_id: 'evt_overtaken', type: 'message.received', data: { id: 'msg_x' } };
     await expect(t.service.webhooks.deliver({ payload, signal: stopped.signal })).rejects.toBeInstanceOf(JobLeaseLostError);
-    const row = await db.knex('postbox_webhooks').where({ id: webhook.webhook_id }).first();
+    const row = await t.db.knex('postbox_webhooks').where({ id: webhook.webhook_id }).first();
     expect(row).toMatchObject({ last_delivery_at: null, last_delivery_error: null });
     expect((await t.postbox('webhook/delete', { agent_id: 'alice', webhook_id: webhook.webhook_id }, 'alice')).status).toBe(200);
   });
@@ -276,8 +268,6 @@ describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
 });
 
 describe('webhook SSRF guard (private callbacks not allowed)', () => {
-  let t: PostboxTestServer;
-  let cleanup: () => Promise<void>;
   const resolver: HostResolver = async (hostname) => {
     if (hostname === 'loopback.example.test') return [{ address: '127.0.0.1', family: 4 }];
     if (hostname === 'metadata.example.test') return [{ address: '169.254.169.254', family: 4 }];
@@ -285,17 +275,8 @@ describe('webhook SSRF guard (private callbacks not allowed)', () => {
     throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
   };
 
-  beforeAll(async () => {
-    const [sqlite] = sqlDatabases();
-    const fixture = await sqlite!.create();
-    cleanup = fixture.cleanup;
-    t = await startPostboxTestServer({ db: fixture.db, allowPrivate: false, resolver, postboxConfig: { smtp: { port: 0 } } });
-  });
-
-  afterAll(async () => {
-    await t?.stop();
-    await cleanup?.();
-  });
+  const [sqlite] = sqlDatabases();
+  const t = usePostboxServer(sqlite!.create, { allowPrivate: false, resolver, postboxConfig: { smtp: { port: 0 } } });
 
   it('refuses loopback, private, link-local/metadata targets, names resolving to them, and plain http', async () => {
     for (const url of [

@@ -38,12 +38,9 @@ export interface PostboxTestServer {
   stop(): Promise<void>;
 }
 
-/**
- * Starts `[identityModule, postboxModule]` on `db` with the bundled MTA on a
- * free port, an fs blob store in a temp folder, and signed delivery that may
- * reach loopback (unless `allowPrivate: false`).
- */
-export async function startPostboxTestServer(options: {
+/** Options of {@link startPostboxTestServer}. */
+export interface PostboxTestServerOptions {
+  /** The database the kernel runs on; its `stop()` closes it. */
   db: SqlDatabase;
   postboxConfig?: Record<string, unknown>;
   allowPrivate?: boolean;
@@ -63,7 +60,14 @@ export async function startPostboxTestServer(options: {
   seed?: boolean;
   /** The kernel's logger (default: silent), e.g. a captured one whose lines the test reads. */
   logger?: PortMap['logger'];
-}): Promise<PostboxTestServer> {
+}
+
+/**
+ * Starts `[identityModule, postboxModule]` on `db` with the bundled MTA on a
+ * free port, an fs blob store in a temp folder, and signed delivery that may
+ * reach loopback (unless `allowPrivate: false`).
+ */
+export async function startPostboxTestServer(options: PostboxTestServerOptions): Promise<PostboxTestServer> {
   const blobDir = await mkdtemp(join(tmpdir(), 'agentinfra-postbox-'));
   let base = 'http://127.0.0.1';
   const blobs = createFsBlobStore({ dir: blobDir, publicUrl: () => base, signingKey: randomBytes(32), durable: false });
