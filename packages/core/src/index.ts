@@ -42,7 +42,16 @@ export {
 } from './delivery/index.js';
 export { DependencyUnavailableError, dependencyFailure, UNAVAILABLE_RETRY_AFTER_SECONDS } from './dependency-failure.js';
 export * from './errors.js';
-export type { EnqueueOptions, JobDefinition, JobQueue, JobRecord, JobRunContext, JobSchedule, JobStatus } from './jobs/job.js';
+export type {
+  EnqueueOptions,
+  JobDefinition,
+  JobQueue,
+  JobRecord,
+  JobRunContext,
+  JobSchedule,
+  JobSelection,
+  JobStatus,
+} from './jobs/job.js';
 export { JobInterruptedError, JobLeaseLostError } from './jobs/job.js';
 export { JobRunner } from './jobs/runner.js';
 export { nextOccurrence } from './jobs/schedule.js';

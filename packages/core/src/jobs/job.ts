@@ -97,6 +97,13 @@ export interface JobRecord {
   group: string | null;
 }
 
+/** Which jobs {@link JobQueue.cancel} and {@link JobQueue.retry} act on: those with one of `ids`, whose dedupe key starts with `dedupeKeyPrefix`, or both (none when neither is given); inside `trx` when given. */
+export interface JobSelection {
+  ids?: readonly string[];
+  dedupeKeyPrefix?: string;
+  trx?: Knex.Transaction;
+}
+
 /** The durable queue, available to modules as the `jobs` port. */
 export interface JobQueue {
   /** Adds a job. @returns its id and whether it was newly created (false on a dedupe hit). */
@@ -106,7 +113,16 @@ export interface JobQueue {
    * (so that the change that makes them pointless commits with it).
    * @returns how many were cancelled.
    */
-  cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string; trx?: Knex.Transaction }): Promise<number>;
+  cancel(options: JobSelection): Promise<number>;
+  /**
+   * Puts failed jobs back in the queue, due now, with their attempts reset
+   * (pg-boss's `retry`), by id or by dedupe-key prefix, inside `trx` when
+   * given — e.g. an operator redelivering the webhooks that failed while
+   * their receiver was down. A job keeps its id, payload, dedupe key and
+   * group; jobs in any other status are left alone.
+   * @returns how many were put back.
+   */
+  retry(options: JobSelection): Promise<number>;
   /** Reads one job. */
   get(options: { id: string }): Promise<JobRecord | null>;
 }

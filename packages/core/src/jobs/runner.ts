@@ -11,6 +11,7 @@ import {
   JobLeaseLostError,
   type JobQueue,
   type JobRecord,
+  type JobSelection,
   type JobStatus,
   MAX_GROUP_LENGTH,
 } from './job.js';
@@ -169,16 +170,36 @@ export class JobRunner implements JobQueue {
     return { id: existing.id as string, created: false };
   }
 
-  async cancel(options: { ids?: readonly string[]; dedupeKeyPrefix?: string; trx?: Knex.Transaction }): Promise<number> {
-    if (!options.ids && options.dedupeKeyPrefix === undefined) return 0;
-    const query = (options.trx ?? this.options.sql.knex)(TABLE).where({ status: 'queued' });
+  async cancel(options: JobSelection): Promise<number> {
+    const now = this.options.clock.now();
+    return this.selected('queued', options)?.update({ status: 'cancelled', finished_at: now, updated_at: now }) ?? 0;
+  }
+
+  async retry(options: JobSelection): Promise<number> {
+    const now = this.options.clock.now();
+    const updated =
+      (await this.selected('failed', options)?.update({
+        status: 'queued',
+        attempts: 0,
+        run_at: now,
+        group_ready: this.options.sql.knex.raw('case when job_group is null then 0 else 1 end'),
+        finished_at: null,
+        updated_at: now,
+      })) ?? 0;
+    if (updated > 0 && !options.trx) this.wake();
+    return updated;
+  }
+
+  /** The jobs in `status` that `options` names (by id, dedupe-key prefix or both), or null when it names none. */
+  private selected(status: JobStatus, options: JobSelection): Knex.QueryBuilder | null {
+    if (!options.ids && options.dedupeKeyPrefix === undefined) return null;
+    const query = (options.trx ?? this.options.sql.knex)(TABLE).where({ status });
     if (options.ids) query.whereIn('id', [...options.ids]);
     if (options.dedupeKeyPrefix !== undefined) {
       const prefix = options.dedupeKeyPrefix;
       query.where(this.options.sql.knex.raw('substr(dedupe_key, 1, ?) = ?', [prefix.length, prefix]));
     }
-    const now = this.options.clock.now();
-    return query.update({ status: 'cancelled', finished_at: now, updated_at: now });
+    return query;
   }
 
   async get(options: { id: string }): Promise<JobRecord | null> {

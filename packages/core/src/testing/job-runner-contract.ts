@@ -135,6 +135,47 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       expect((await jobs.get({ id: first.id }))?.status).toBe('cancelled');
     });
 
+    it('puts failed jobs back in the queue by dedupe-key prefix and runs them again with fresh attempts, in their group', async () => {
+      const sql = await setup();
+      const jobs = runner(sql);
+      let receiverUp = false;
+      const delivered: unknown[] = [];
+      jobs.register(
+        {
+          name: 'test.delivery',
+          maxAttempts: 2,
+          run: async ({ payload }) => {
+            if (!receiverUp) throw new Error('receiver down');
+            delivered.push(payload);
+          },
+        },
+        null,
+      );
+      jobs.start();
+      const grouped = await jobs.enqueue({ name: 'test.delivery', payload: 'a1', dedupeKey: 'hook-a:1', group: 'agent-a' });
+      const plain = await jobs.enqueue({ name: 'test.delivery', payload: 'a2', dedupeKey: 'hook-a:2' });
+      const other = await jobs.enqueue({ name: 'test.delivery', payload: 'b1', dedupeKey: 'hook-b:1' });
+      const all = [grouped.id, plain.id, other.id];
+      await until(async () => (await Promise.all(all.map((id) => jobs.get({ id })))).every((job) => job?.status === 'failed'));
+      const queuedLater = await jobs.enqueue({ name: 'test.delivery', payload: 'a3', dedupeKey: 'hook-a:3', runAt: Date.now() + 60_000 });
+
+      receiverUp = true;
+      expect(await jobs.retry({ dedupeKeyPrefix: 'hook-a:' })).toBe(2);
+      await until(
+        async () =>
+          (await jobs.get({ id: grouped.id }))?.status === 'succeeded' && (await jobs.get({ id: plain.id }))?.status === 'succeeded',
+      );
+      expect(delivered.sort()).toEqual(['a1', 'a2']);
+      expect(await jobs.get({ id: grouped.id })).toMatchObject({ attempts: 1, group: 'agent-a', dedupeKey: 'hook-a:1' });
+      // Neither a failed job under another prefix nor a job that had not failed moved.
+      expect(await jobs.get({ id: other.id })).toMatchObject({ status: 'failed', attempts: 2 });
+      expect(await jobs.get({ id: queuedLater.id })).toMatchObject({ status: 'queued', attempts: 0 });
+      expect(await jobs.retry({ dedupeKeyPrefix: 'hook-a:' })).toBe(0);
+      expect(await jobs.retry({})).toBe(0);
+      expect(await jobs.retry({ ids: [other.id] })).toBe(1);
+      await until(async () => (await jobs.get({ id: other.id }))?.status === 'succeeded');
+    });
+
     it('cancels inside a transaction: a rolled-back one leaves the job queued, a committed one cancels it', async () => {
       const sql = await setup();
       const jobs = runner(sql);
