@@ -118,6 +118,7 @@ const examples: Record<string, Record<string, unknown>> = {
   'agent-postbox/admin/quarantine/release': { id: 'msg_none' },
   'agent-postbox/admin/quarantine/delete': { id: 'msg_none' },
   'agent-postbox/admin/webhooks/list': {},
+  'agent-postbox/admin/webhooks/redeliver': { webhook_id: 'whk_none' },
   'agent-postbox/admin/summary': {},
   'agent-scheduler/admin/jobs/list': {},
   'agent-scheduler/admin/runs/list': { status: 'failed' },

@@ -142,7 +142,32 @@ describe.each(embeddedDatabase())('operator console in chromium on $name (#16)',
     expect(messages).toEqual([]);
   });
 
+  it('sends a webhook’s failed deliveries again from the Postbox page once its receiver answers', async () => {
+    callbackStatus = 500;
+    const hook = await t.bridge('agent-postbox/webhook/register', { agent_id: 'bob', url: `${callbacks.url}/mail-hook` });
+    await t.bridge('agent-postbox/ingest', {
+      to: `bob@${MAIL_DOMAIN}`,
+      from: 'carol@example.test',
+      subject: 'Lunch',
+      body: 'Noon?',
+      headers: {},
+    });
+    const failedDeliveries = () =>
+      t.server.kernel.sql.knex('core_jobs').where({ status: 'failed' }).where('dedupe_key', 'like', `postbox.webhook:${hook.webhook_id}:%`);
+    await eventually(async () => ((await failedDeliveries()).length === 1 ? true : undefined), 'the delivery to fail');
+    callbackStatus = 200;
+    await nav('Postbox').click();
+    await page.getByRole('button', { name: `Redeliver the failed deliveries of webhook ${hook.webhook_id}` }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/1 failed delivery of webhook .* queued again/);
+    await eventually(async () => ((await failedDeliveries()).length === 0 ? true : undefined), 'the redelivery');
+    await page.reload();
+    const webhooks = page.getByRole('region', { name: 'Webhooks' });
+    await expect.poll(() => webhooks.getByRole('row').filter({ hasText: 'mail-hook' }).textContent()).toMatch(/ok 200/);
+    expect(await webhooks.getByRole('button', { name: /^Redeliver/ }).count()).toBe(0);
+  });
+
   it('retries a failed run from the Scheduler page', async () => {
+    callbackStatus = 500;
     const callbackUrl = `${callbacks.url}/tick`;
     await t.bridge('agent-scheduler/job/put', {
       agent_id: 'bob',

@@ -9,13 +9,15 @@ import type {
   AdminListMessagesResponse,
   AdminListWebhooksResponse,
   AdminMessageRequest,
+  AdminRedeliverRequest,
+  AdminRedeliverResponse,
   AdminReleaseResponse,
   AdminSummaryResponse,
 } from './admin-schemas.js';
 import { eventData, MAX_SEQ, type MessageRow, messageView } from './message-view.js';
 import type { MimeRemovals } from './mime-removals.js';
 import type { PostboxDeps } from './service-deps.js';
-import type { WebhookEvent, Webhooks } from './webhooks.js';
+import { type WebhookEvent, type Webhooks, webhookJobKeyPrefix } from './webhooks.js';
 
 const DAY_MS = 86_400_000;
 
@@ -238,6 +240,28 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
         })),
         next_cursor: rows.length > input.limit && last ? webhookCursor.encode({ c: Number(last.created_at), i: last.id }) : null,
       };
+    },
+
+    /**
+     * Puts every failed delivery of a webhook (each event whose
+     * `webhookMaxAttempts` attempts all failed, within the 30 days failed jobs
+     * are kept) back in the queue, due now, with a fresh count of attempts and
+     * back-off: after the receiver is fixed, nothing it missed is lost. Each
+     * goes out with its first `webhook-id`, so a receiver that got one after
+     * all drops it as a duplicate (Standard Webhooks). Deliveries still being
+     * retried are left to their back-off.
+     * @returns `{ webhook_id, agent_id, requeued }`.
+     * @throws NotFoundError when the webhook does not exist.
+     */
+    async redeliverWebhook(input: AdminRedeliverRequest): Promise<AdminRedeliverResponse> {
+      return knex().transaction(async (trx) => {
+        const row = (await trx('postbox_webhooks').where({ id: input.webhook_id }).first('id', 'agent_id')) as
+          | { id: string; agent_id: string }
+          | undefined;
+        if (!row) throw new NotFoundError(`Webhook "${input.webhook_id}" does not exist.`);
+        const requeued = await deps.jobs.retry({ dedupeKeyPrefix: webhookJobKeyPrefix(row.id), trx });
+        return { webhook_id: row.id, agent_id: row.agent_id, requeued };
+      });
     },
 
     /** Counts: addresses, mail in and out since 00:00 UTC today, quarantined messages, webhooks. */

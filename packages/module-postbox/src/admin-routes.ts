@@ -8,6 +8,8 @@ import {
   adminListMessagesResponseSchema,
   adminListWebhooksResponseSchema,
   adminMessageRequestSchema,
+  adminRedeliverRequestSchema,
+  adminRedeliverResponseSchema,
   adminReleaseResponseSchema,
   adminSummaryRequestSchema,
   adminSummaryResponseSchema,
@@ -98,6 +100,18 @@ export const postboxAdminRoutes = [
     response: adminListWebhooksResponseSchema,
     auth: { kind: 'bridge' },
     handler: ({ body, service }) => service.admin.listWebhooks(body),
+  }),
+  route({
+    path: '/admin/webhooks/redeliver',
+    summary: 'Send a webhook’s failed deliveries again, e.g. after its receiver was fixed (operators only).',
+    description:
+      'Put every delivery of the webhook whose attempts all failed (kept 30 days) back in the queue, due now, with a fresh count of attempts and back-off; each keeps its webhook-id, so a receiver that got it after all drops the duplicate. Deliveries still retrying are left alone. Returns webhook_id, agent_id and requeued (how many went back; 0 when none had failed); not_found when the webhook does not exist.',
+    example: { webhook_id: 'whk_9fJd0aQx2LkP7sVb3nYt1w' },
+    effects: { openWorld: true, idempotent: true },
+    request: adminRedeliverRequestSchema,
+    response: adminRedeliverResponseSchema,
+    auth: { kind: 'bridge' },
+    handler: ({ body, service }) => service.admin.redeliverWebhook(body),
   }),
   route({
     path: '/admin/summary',

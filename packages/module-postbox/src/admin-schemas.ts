@@ -1,7 +1,7 @@
 import { agentIdSchema, instantSchema } from '@agentinfra/core';
 import { z } from 'zod';
 import { messageViewSchema } from './message-view.js';
-import { webhookViewSchema } from './schemas.js';
+import { webhookIdSchema, webhookViewSchema } from './schemas.js';
 
 /**
  * Request and response bodies of agent-postbox's operator routes (bridge key
@@ -89,6 +89,13 @@ export const adminListWebhooksResponseSchema = z.object({
   next_cursor: z.string().nullable(),
 });
 export type AdminListWebhooksResponse = z.output<typeof adminListWebhooksResponseSchema>;
+
+/** POST /admin/webhooks/redeliver: one webhook by id. */
+export const adminRedeliverRequestSchema = z.strictObject({ webhook_id: webhookIdSchema });
+export type AdminRedeliverRequest = z.output<typeof adminRedeliverRequestSchema>;
+/** How many failed deliveries of the webhook went back to the queue. */
+export const adminRedeliverResponseSchema = z.object({ webhook_id: z.string(), agent_id: z.string(), requeued: z.number().int() });
+export type AdminRedeliverResponse = z.output<typeof adminRedeliverResponseSchema>;
 
 /** POST /admin/summary: no fields. */
 export const adminSummaryRequestSchema = z.strictObject({});

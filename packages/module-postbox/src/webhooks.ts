@@ -35,6 +35,11 @@ export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);
 /** Name of the durable job that delivers one event to one webhook. */
 export const WEBHOOK_JOB = 'postbox.webhook';
 
+/** The start of the dedupe key of every {@link WEBHOOK_JOB} job of one webhook (the event id follows). */
+export function webhookJobKeyPrefix(webhookId: string): string {
+  return `${WEBHOOK_JOB}:${webhookId}:`;
+}
+
 /** Characters of a failed delivery's error kept for operators. */
 const DELIVERY_ERROR_CHARS = 500;
 
@@ -167,7 +172,7 @@ export function createWebhooks(deps: PostboxDeps) {
       await deps.jobs.enqueue({
         name: WEBHOOK_JOB,
         payload,
-        dedupeKey: `${WEBHOOK_JOB}:${payload.webhook_id}:${payload.event_id}`,
+        dedupeKey: `${webhookJobKeyPrefix(payload.webhook_id)}${payload.event_id}`,
         maxAttempts: deps.moduleConfig.webhookMaxAttempts,
         group: webhookGroupOf(agentId),
         trx,
@@ -286,7 +291,7 @@ export function createWebhooks(deps: PostboxDeps) {
       const row = await owned(body.agent_id, body.webhook_id);
       await knex().transaction(async (trx) => {
         await trx('postbox_webhooks').where({ id: row.id }).delete();
-        await deps.jobs.cancel({ dedupeKeyPrefix: `${WEBHOOK_JOB}:${row.id}:`, trx });
+        await deps.jobs.cancel({ dedupeKeyPrefix: webhookJobKeyPrefix(row.id), trx });
       });
       return { webhook_id: row.id, deleted: true };
     },

@@ -1331,6 +1331,17 @@ export interface Routes {
       next_cursor: string | null;
     };
   };
+  /** Send a webhook’s failed deliveries again, e.g. after its receiver was fixed (operators only). */
+  'agent-postbox/admin/webhooks/redeliver': {
+    request: {
+      webhook_id: string;
+    };
+    response: {
+      webhook_id: string;
+      agent_id: string;
+      requeued: number;
+    };
+  };
   /** Counts of addresses, mail today (in and out), quarantined messages and webhooks (operators only). */
   'agent-postbox/admin/summary': {
     request: Record<string, never>;
@@ -1609,6 +1620,7 @@ export const IDEMPOTENT_ROUTES: ReadonlySet<RoutePath> = new Set<RoutePath>([
   'agent-postbox/admin/messages/list',
   'agent-postbox/admin/messages/get',
   'agent-postbox/admin/webhooks/list',
+  'agent-postbox/admin/webhooks/redeliver',
   'agent-postbox/admin/summary',
   'agent-scheduler/job/put',
   'agent-scheduler/job/pause',
@@ -1791,6 +1803,7 @@ export interface RouteHelpers {
       };
       webhooks: {
         list: RouteCall<'agent-postbox/admin/webhooks/list'>;
+        redeliver: RouteCall<'agent-postbox/admin/webhooks/redeliver'>;
       };
       summary: RouteCall<'agent-postbox/admin/summary'>;
     };
@@ -1902,6 +1915,7 @@ export const ROUTE_HELPERS: ReadonlyArray<readonly [string, RoutePath]> = [
   ['postbox.admin.quarantine.release', 'agent-postbox/admin/quarantine/release'],
   ['postbox.admin.quarantine.delete', 'agent-postbox/admin/quarantine/delete'],
   ['postbox.admin.webhooks.list', 'agent-postbox/admin/webhooks/list'],
+  ['postbox.admin.webhooks.redeliver', 'agent-postbox/admin/webhooks/redeliver'],
   ['postbox.admin.summary', 'agent-postbox/admin/summary'],
   ['scheduler.job.put', 'agent-scheduler/job/put'],
   ['scheduler.job.pause', 'agent-scheduler/job/pause'],

@@ -156,7 +156,10 @@ function MessageTable(props: { caption: string; messages: MessageRow[]; base: st
   );
 }
 
-/** Postbox: the quarantine queue across agents, recent mail with scores, addresses and webhooks; review, release or delete a message. */
+/**
+ * Postbox: the quarantine queue across agents, recent mail with scores, addresses and webhooks; review, release or
+ * delete a message; send a webhook's failed deliveries again.
+ */
 export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void {
   app.get('/postbox', async (c) => {
     const cursor = c.req.query('cursor') || null;
@@ -173,8 +176,9 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
       api('agent-postbox/admin/addresses/list', { ...only, limit: 50, cursor: addressesCursor }),
       api('agent-postbox/admin/webhooks/list', { ...only, limit: 50, cursor: webhooksCursor }),
     ]);
+    const frame = frameOf(c, base);
     return c.html(
-      <Layout frame={frameOf(c, base)} title="Postbox" current="Postbox">
+      <Layout frame={frame} title="Postbox" current="Postbox">
         <form method="get" action={`${base}/postbox`} class="toolbar">
           <label for="postbox-agent">Mailbox of agent</label>
           <input id="postbox-agent" name="agent" value={agent ?? ''} />
@@ -236,11 +240,12 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
           <h2 id="webhooks">Webhooks</h2>
           <Table
             caption="Webhooks"
-            head={['Agent', 'URL', 'Events', 'Last delivery']}
+            head={['Agent', 'URL', 'Events', 'Last delivery', 'Actions']}
             empty="No webhooks."
             count={webhooks.webhooks.length}
             rows={webhooks.webhooks.map(
               (hook: {
+                webhook_id: string;
                 agent_id: string;
                 url: string;
                 events: string[];
@@ -251,8 +256,8 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
                   <td>
                     <Revealed text={hook.url} />
                   </td>
-                  <td>{hook.events.join(', ')}</td>
-                  <td>
+                  <td class="wrap">{hook.events.join(', ')}</td>
+                  <td class="error-text">
                     {hook.last_delivery ? (
                       <Revealed
                         text={`${hook.last_delivery.ok ? 'ok' : 'failed'} ${hook.last_delivery.status ?? ''} ${hook.last_delivery.error ?? ''} · ${when(hook.last_delivery.at)}`}
@@ -260,6 +265,17 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
                     ) : (
                       'never'
                     )}
+                  </td>
+                  <td>
+                    {hook.last_delivery && !hook.last_delivery.ok ? (
+                      <ActionForm
+                        action={`${base}/postbox/webhooks/${encodeURIComponent(hook.webhook_id)}/redeliver`}
+                        csrf={frame.session.csrf}
+                        label="Redeliver failed"
+                        ariaLabel={`Redeliver the failed deliveries of webhook ${hook.webhook_id}`}
+                        confirm={`Send every failed delivery of this webhook of ${hook.agent_id} again?`}
+                      />
+                    ) : null}
                   </td>
                 </tr>
               ),
@@ -359,6 +375,15 @@ export function registerPostbox(app: ConsoleApp, { api, base }: PageDeps): void 
   app.post('/postbox/messages/:id/release', async (c) => {
     const released = await api('agent-postbox/admin/quarantine/release', { id: c.req.param('id') });
     return redirectWith(c, `${base}/postbox`, { kind: 'ok', text: `Message ${released.id} released to ${released.agent_id}.` });
+  });
+
+  app.post('/postbox/webhooks/:id/redeliver', async (c) => {
+    const redelivered = await api('agent-postbox/admin/webhooks/redeliver', { webhook_id: c.req.param('id') });
+    const text =
+      redelivered.requeued === 0
+        ? `Webhook ${redelivered.webhook_id} has no failed deliveries to send again.`
+        : `${redelivered.requeued} failed ${redelivered.requeued === 1 ? 'delivery' : 'deliveries'} of webhook ${redelivered.webhook_id} queued again.`;
+    return redirectWith(c, `${base}/postbox`, { kind: 'ok', text });
   });
 
   app.post('/postbox/messages/:id/delete', async (c) => {

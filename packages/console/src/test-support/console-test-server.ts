@@ -50,7 +50,8 @@ export async function startConsoleTestServer(sql: SqlDatabase): Promise<ConsoleT
     adapters: { sql, embedder: createWordVectorEmbedder(), blobStore: blobs.store, mounts: [blobs.mount] },
     moduleConfigs: {
       'agent-gateway': { httpPort: 0, dnsServers: ['127.0.0.1:1'] },
-      'agent-postbox': { mailDomain: MAIL_DOMAIN, smtp: { port: 'auto' } },
+      // One attempt per webhook delivery: a failing receiver's deliveries fail at once, for the Redeliver button.
+      'agent-postbox': { mailDomain: MAIL_DOMAIN, smtp: { port: 'auto' }, webhookMaxAttempts: 1 },
       'agent-scheduler': { minIntervalMs: 1_000 },
     },
     config: { allowPrivateCallbacks: true, http: { failedAuthPerMinute: 20 } },
