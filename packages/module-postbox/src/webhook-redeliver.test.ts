@@ -1,20 +1,14 @@
 import { sqlDatabases } from '@agentinfra/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { usePostboxServer } from './test-support/use-postbox-server.js';
-import { startWebhookReceiver, type WebhookReceiver, waitFor } from './test-support/webhook-receiver.js';
+import { useWebhookReceiver, waitFor } from './test-support/webhook-receiver.js';
 import { WEBHOOK_JOB } from './webhooks.js';
 
 // A receiver that was down past every retry lost those events for good; the operator sends them again once it is fixed.
 // Both engines: the retry is an UPDATE of core_jobs selected by dedupe-key prefix.
 describe.each(sqlDatabases())('redelivering failed webhook deliveries on $name', ({ create }) => {
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-  });
+  const receiver = useWebhookReceiver();
   const t = usePostboxServer(create, { postboxConfig: { webhookMaxAttempts: 2 } });
 
   const register = async (path: string) => {

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { MAIL_DOMAIN } from './test-support/postbox-test-server.js';
 import { type SmtpSink, startSmtpSink } from './test-support/smtp-sink.js';
 import { usePostboxServer } from './test-support/use-postbox-server.js';
-import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver, waitFor } from './test-support/webhook-receiver.js';
+import { type ReceivedDelivery, useWebhookReceiver, waitFor } from './test-support/webhook-receiver.js';
 
 const alice = `alice@${MAIL_DOMAIN}`;
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -32,15 +32,13 @@ function verify(secret: string, delivery: ReceivedDelivery): unknown {
 }
 
 describe.each(sqlDatabases())('postbox webhooks on $name', ({ create }) => {
-  let receiver: WebhookReceiver;
+  const receiver = useWebhookReceiver();
   let sink: SmtpSink;
 
   beforeAll(async () => {
-    receiver = await startWebhookReceiver();
     sink = await startSmtpSink();
   });
   afterAll(async () => {
-    await receiver?.close();
     await sink?.close();
   });
   const t = usePostboxServer(create, () => ({ postboxConfig: { smtp: { port: 0 }, relayUrl: `smtp://127.0.0.1:${sink.port}` } }));

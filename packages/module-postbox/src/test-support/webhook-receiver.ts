@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One webhook delivery as the receiver got it. */
 export interface ReceivedDelivery {
@@ -76,4 +77,21 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, what:
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Starts a {@link WebhookReceiver} on a free port before the tests of the
+ * enclosing `describe` and closes it after them (call it in the describe's
+ * body; called before `usePostboxServer`, it is closed after the server stopped).
+ * @returns the receiver, whose fields are set once that describe's `beforeAll` has run.
+ */
+export function useWebhookReceiver(): WebhookReceiver {
+  const receiver = {} as WebhookReceiver;
+  beforeAll(async () => {
+    Object.assign(receiver, await startWebhookReceiver());
+  });
+  afterAll(async () => {
+    await receiver.close?.();
+  });
+  return receiver;
 }
