@@ -10,6 +10,7 @@ import { MalformedMessageError, type MimeParserPool } from './mime-parser-pool.j
 import { type AttachmentInfo, type ParsedMessage, TRUNCATED_HEADER } from './parsed-message.js';
 import type { PostmasterRoute } from './postmaster.js';
 import { createRawKeyUsers } from './raw-key-users.js';
+import type { RawMimeGuard } from './raw-mime-guard.js';
 import { readRecipientContext } from './recipient-context.js';
 import { applyRules, INBOX } from './rules.js';
 import type { IngestResponse } from './schemas.js';
@@ -112,6 +113,8 @@ export function createInbound(
     localSenders: LocalSenders;
     /** Whether mail for a bare, lower-case address is delivered to some agent. */
     delivered: (address: string) => Promise<boolean>;
+    /** Orders deletions of raw MIME and deliveries of the same bytes across replicas. */
+    rawGuard: RawMimeGuard;
   },
 ) {
   const knex = () => deps.sql.knex;
@@ -349,9 +352,7 @@ export function createInbound(
    */
   async function dropUnreferencedRaw(mimeRef: string): Promise<void> {
     try {
-      if (rawUsers.sharedWithOthers(mimeRef)) return;
-      const referred = await knex()('postbox_messages').where({ mime_ref: mimeRef }).first('id');
-      if (!referred) await deps.blobStore.delete({ keys: [mimeRef] });
+      await deps.rawGuard.deleteUnreferenced([mimeRef], () => rawUsers.sharedWithOthers(mimeRef));
     } catch (failure) {
       deps.logger.warn({ err: failure, mime_ref: mimeRef }, 'smtp: could not remove an unreferenced raw message from the blob store');
     }
@@ -462,6 +463,8 @@ export function createInbound(
     }
     // No new row refers to the blob just written: keep it only if an earlier copy (the same bytes) does.
     if (!storedNew) await dropUnreferencedRaw(mimeRef);
+    // Another replica may have deleted the same bytes between the write and the commit (a deleted copy's removal).
+    else await deps.rawGuard.ensure(mimeRef, options.raw);
     return ids;
   }
 

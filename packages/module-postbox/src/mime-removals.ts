@@ -3,6 +3,7 @@ import { chunks, drainRemovalQueue, SQL_ID_CHUNK } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { MIME_PREFIX } from './inbound.js';
 import type { MessageRow } from './message-view.js';
+import type { RawMimeGuard } from './raw-mime-guard.js';
 import type { PostboxDeps } from './service-deps.js';
 
 /** Raw MIME blobs of deleted messages that may still be in the blob store. */
@@ -56,14 +57,17 @@ export interface MimeRemovals {
  * still used is checked when it is removed, not when it was queued: a blob
  * that a message stored meanwhile refers to (the same bytes delivered again;
  * one SMTP delivery to several recipients shares it), or that a delivery of
- * this process (`storing`) is writing, is kept. Deleting a missing blob is
+ * this process (`storing`) is writing, is kept; one that a delivery on
+ * another replica wrote meanwhile is kept or written back by it (the lock
+ * of `raw-mime-guard.ts`). Deleting a missing blob is
  * fine (the blob store ignores missing keys), so concurrent drains (a route,
  * the job, another replica) may share entries.
  */
 export function createMimeRemovals(deps: {
   knex: () => Knex;
-  blobStore: PostboxDeps['blobStore'];
   logger: PostboxDeps['logger'];
+  /** Deletes blobs no message refers to (under each key's lock when several processes share the database). */
+  rawGuard: RawMimeGuard;
   /** Whether a delivery of this process is storing raw MIME under this key now. */
   storing: (key: string) => boolean;
 }): MimeRemovals {
@@ -74,17 +78,13 @@ export function createMimeRemovals(deps: {
     // Also before the query: a delivery of this process storing the same bytes now may commit (and end) while the
     // query runs, unseen by it.
     const storingBefore = new Set(refs.filter((ref) => deps.storing(ref)));
-    const rows = (await deps.knex()('postbox_messages').whereIn('mime_ref', refs).distinct('mime_ref')) as Array<{ mime_ref: string }>;
-    const referenced = new Set(rows.map((row) => row.mime_ref));
-    // Read with no await before the delete: a delivery of this process that starts storing the same bytes after
-    // this check writes them after the delete was issued. One storing them now, or before the query, keeps its entry.
-    const busy = new Set(refs.filter((ref) => !referenced.has(ref) && (storingBefore.has(ref) || deps.storing(ref))));
-    const orphans = refs.filter((ref) => !referenced.has(ref) && !busy.has(ref));
-    if (orphans.length > 0) await deps.blobStore.delete({ keys: orphans });
-    const done = entries.filter((entry) => !busy.has(entry.mime_ref)).map((entry) => entry.token);
+    // One storing them now, or before the query, keeps its entry.
+    const { deleted, busy } = await deps.rawGuard.deleteUnreferenced(refs, (ref) => storingBefore.has(ref) || deps.storing(ref));
+    const kept = new Set(busy);
+    const done = entries.filter((entry) => !kept.has(entry.mime_ref)).map((entry) => entry.token);
     // By token: an entry queued again meanwhile (a new token) stays for its own deletion's drain.
     if (done.length > 0) await deps.knex()(QUEUE).whereIn('token', done).delete();
-    return orphans.length;
+    return deleted.length;
   }
 
   /** {@link drainRemovalQueue} of the entries of `refs`, or without `refs` of the queue in key order. */

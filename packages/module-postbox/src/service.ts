@@ -19,6 +19,7 @@ import { createMimeParserPool } from './mime-parser-pool.js';
 import { createMimeRemovals } from './mime-removals.js';
 import { createOutbound } from './outbound.js';
 import { createPostmasterRoute } from './postmaster.js';
+import { createRawMimeGuard } from './raw-mime-guard.js';
 import type { RuleAction, RuleMatch } from './rules.js';
 import type {
   AddressesResponse,
@@ -113,9 +114,10 @@ export function createPostboxService(deps: PostboxDeps, options: PostboxServiceO
     return (await knex()('postbox_addresses').where({ address: recipient }).first('address')) !== undefined;
   };
   const localSenders = createLocalSenders({ knex, mailDomain: config.mailDomain, postmaster });
-  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, localSenders, delivered });
+  const rawGuard = createRawMimeGuard({ sql: deps.sql, blobStore: deps.blobStore });
+  const inbound = createInbound({ ...deps, scorer, fallbackScorer, webhooks, mimeParser, postmaster, localSenders, delivered, rawGuard });
   const outbound = createOutbound({ ...deps, webhooks, delivered, storeLocal: inbound.ingestSent });
-  const mimeRemovals = createMimeRemovals({ knex, blobStore: deps.blobStore, logger: deps.logger, storing: inbound.storingRaw });
+  const mimeRemovals = createMimeRemovals({ knex, logger: deps.logger, rawGuard, storing: inbound.storingRaw });
   let listener: SmtpListener | null = null;
   const acceptedRecipients = createAcceptedRecipients(delivered, { ttlMs: RECIPIENT_MEMORY_MS, maxEntries: 10_000, now: () => Date.now() });
 
