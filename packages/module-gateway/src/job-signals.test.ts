@@ -109,7 +109,13 @@ describe.each(sqlDatabases())('agent-gateway jobs and their signal on $name', ({
   // Review: a gateway.revoke job whose last attempt's process died is marked failed by the runner, but the handler
   // never recorded it, so the revocation stayed pending and kept the certificate's sealed key at rest for good.
   it('the sweep ends pending revocations whose job failed or is gone, and drops their keys', async () => {
-    const hosts = { failed: 'revoke-failed.example.test', gone: 'revoke-gone.example.test', queued: 'revoke-queued.example.test' };
+    const hosts = {
+      failed: 'revoke-failed.example.test',
+      gone: 'revoke-gone.example.test',
+      queued: 'revoke-queued.example.test',
+      unnamedFailed: 'revoke-unnamed-failed.example.test',
+      unnamedQueued: 'revoke-unnamed-queued.example.test',
+    };
     type Case = keyof typeof hosts;
     const revocations = {} as Record<Case, RevocationRow>;
     for (const name of Object.keys(hosts) as Case[]) {
@@ -123,16 +129,24 @@ describe.each(sqlDatabases())('agent-gateway jobs and their signal on $name', ({
     // As the runner leaves them: the last attempt's lease expired with no attempt left, or the job was deleted.
     await db.knex('core_jobs').where({ id: revocations.failed.job_id }).update({ status: 'failed', last_error: 'lease expired' });
     await db.knex('core_jobs').where({ id: revocations.gone.job_id }).delete();
+    // Rows from before migration 20261203000200 kept no job id: their jobs are found by dedupe key.
+    await db.knex('core_jobs').where({ id: revocations.unnamedFailed.job_id }).update({ status: 'failed', last_error: 'lease expired' });
+    await db
+      .knex('gateway_revocations')
+      .whereIn('revocation_id', [revocations.unnamedFailed.revocation_id, revocations.unnamedQueued.revocation_id])
+      .update({ job_id: null });
 
     await test.service.sweep();
     const row = async (name: Case) => db.knex('gateway_revocations').where({ revocation_id: revocations[name].revocation_id }).first();
-    for (const name of ['failed', 'gone'] as const) {
+    for (const name of ['failed', 'gone', 'unnamedFailed'] as const) {
       expect(await row(name)).toMatchObject({
         status: 'failed',
         key_sealed: null,
         last_error: expect.stringContaining('The job running this revocation ended without finishing it'),
       });
     }
-    expect(await row('queued')).toMatchObject({ status: 'pending', key_sealed: 'not read by renewal', last_error: null });
+    for (const name of ['queued', 'unnamedQueued'] as const) {
+      expect(await row(name)).toMatchObject({ status: 'pending', key_sealed: 'not read by renewal', last_error: null });
+    }
   });
 });

@@ -1,6 +1,11 @@
 import { newId } from '@agentinfra/core';
 import { type GatewayContext, REASON_CESSATION_OF_OPERATION, REVOKE_JOB, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 
+/** The dedupe key of the `gateway.revoke` job of revocation `revocationId` (how rows from before `job_id` find it). */
+export function revokeJobKey(revocationId: string): string {
+  return `${REVOKE_JOB}:${revocationId}`;
+}
+
 /** The certificate a revocation is scheduled for: where it came from, and its sealed key (for RFC 8555 §7.6 self-signed revocation). */
 export interface RevokedCertificate {
   host: string;
@@ -29,7 +34,7 @@ export async function scheduleRevocation(
   const { id: jobId } = await jobs.enqueue({
     name: REVOKE_JOB,
     payload: { revocation_id: revocationId },
-    dedupeKey: `${REVOKE_JOB}:${revocationId}`,
+    dedupeKey: revokeJobKey(revocationId),
     maxAttempts: REVOKE_MAX_ATTEMPTS,
     trx,
   });

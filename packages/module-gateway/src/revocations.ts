@@ -4,6 +4,7 @@ import { revokeWithCertificateKey } from './acme/certificate-key-revocation.js';
 import { ACCOUNT_DOES_NOT_EXIST, AcmeProblemError, UNAUTHORIZED } from './acme/problem-document.js';
 import { ERROR_TEXT_LIMIT, type GatewayContext, REVOKE_MAX_ATTEMPTS } from './gateway-context.js';
 import { certificateKeyContext, type RevocationRow } from './gateway-rows.js';
+import { revokeJobKey } from './revocation-schedule.js';
 
 const ALREADY_REVOKED = 'urn:ietf:params:acme:error:alreadyRevoked';
 /**
@@ -134,19 +135,17 @@ export function createRevocations(context: GatewayContext) {
     /**
      * Ends the pending revocations whose `gateway.revoke` job will not run again (failed for good, e.g. its last
      * attempt's process died before recording anything, or deleted): each is marked failed and its sealed
-     * certificate key dropped. Rows without a job id (from before it was kept) are left as they are. Stops before the
+     * certificate key dropped. A row from before job ids were kept finds its job by its dedupe key. Stops before the
      * next revocation once `signal` aborts.
      * @returns how many revocations were found dead.
      * @throws the abort reason once `signal` aborted.
      */
     async recover(signal?: AbortSignal): Promise<number> {
-      const pending = (await knex()('gateway_revocations').where({ status: 'pending' }).whereNotNull('job_id')) as Array<
-        RevocationRow & { job_id: string }
-      >;
+      const pending = (await knex()('gateway_revocations').where({ status: 'pending' })) as RevocationRow[];
       let dead = 0;
       for (const row of pending) {
         signal?.throwIfAborted();
-        const job = await deps.jobs.get({ id: row.job_id });
+        const job = await deps.jobs.get(row.job_id ? { id: row.job_id } : { dedupeKey: revokeJobKey(row.revocation_id) });
         if (job && (job.status === 'queued' || job.status === 'running')) continue;
         const ended = `The job running this revocation ended without finishing it: the certificate was not revoked, and its stored key is dropped.${
           row.last_error ? ` Last error: ${row.last_error}` : ''

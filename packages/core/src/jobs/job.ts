@@ -123,8 +123,8 @@ export interface JobQueue {
    * @returns how many were put back.
    */
   retry(options: JobSelection): Promise<number>;
-  /** Reads one job. */
-  get(options: { id: string }): Promise<JobRecord | null>;
+  /** Reads one job, by id or by its dedupe key. @returns null when no such job is stored (it never was, or it was pruned). */
+  get(options: { id: string } | { dedupeKey: string }): Promise<JobRecord | null>;
 }
 
 /**

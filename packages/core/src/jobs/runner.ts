@@ -202,8 +202,9 @@ export class JobRunner implements JobQueue {
     return query;
   }
 
-  async get(options: { id: string }): Promise<JobRecord | null> {
-    const row = (await this.options.sql.knex(TABLE).where({ id: options.id }).first()) as JobRow | undefined;
+  async get(options: { id: string } | { dedupeKey: string }): Promise<JobRecord | null> {
+    const where = 'id' in options ? { id: options.id } : { dedupe_key: options.dedupeKey };
+    const row = (await this.options.sql.knex(TABLE).where(where).first()) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
 

@@ -131,6 +131,8 @@ export function runJobRunnerContract({ name, create }: SqlDatabaseContractOption
       const first = await jobs.enqueue({ name: 'test.noop', dedupeKey: 'k1', runAt: Date.now() + 60_000 });
       const second = await jobs.enqueue({ name: 'test.noop', dedupeKey: 'k1', runAt: Date.now() + 60_000 });
       expect(second).toEqual({ id: first.id, created: false });
+      expect((await jobs.get({ dedupeKey: 'k1' }))?.id).toBe(first.id);
+      expect(await jobs.get({ dedupeKey: 'k2' })).toBeNull();
       expect(await jobs.cancel({ dedupeKeyPrefix: 'k' })).toBe(1);
       expect((await jobs.get({ id: first.id }))?.status).toBe('cancelled');
     });
