@@ -20,7 +20,7 @@ import {
   MANIFEST_NAME,
   MASTER_KEY_NOTICE,
 } from './backup-manifest.js';
-import { createProgress } from './progress.js';
+import { withProgress } from './progress.js';
 import { lockStage, removeDeadStages } from './stage-lock.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -98,23 +98,23 @@ async function snapshotDatabase(source: string, target: string): Promise<Pick<Ba
 async function copyBlobs(dataDir: string, stage: string): Promise<BackupFile[]> {
   const source = join(dataDir, BLOB_OBJECTS);
   const names = await listFiles(source);
-  const progress = createProgress('copying blobs', 'files');
   const files: BackupFile[] = [];
-  for (const [index, name] of names.entries()) {
-    const target = join(stage, BLOB_OBJECTS, name);
-    await mkdir(dirname(target), { recursive: true });
-    try {
-      await copyFile(join(source, name), target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      // Deleted meanwhile: leave no folder that holds no listed file (unless others were copied into it).
-      await rmdir(dirname(target)).catch(() => undefined);
-      continue;
+  await withProgress('copying blobs', 'files', async (update) => {
+    for (const [index, name] of names.entries()) {
+      const target = join(stage, BLOB_OBJECTS, name);
+      await mkdir(dirname(target), { recursive: true });
+      try {
+        await copyFile(join(source, name), target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        // Deleted meanwhile: leave no folder that holds no listed file (unless others were copied into it).
+        await rmdir(dirname(target)).catch(() => undefined);
+        continue;
+      }
+      files.push({ path: `${BLOB_OBJECTS}/${name}`, ...(await fileDigest(target)) });
+      update(index + 1, names.length);
     }
-    files.push({ path: `${BLOB_OBJECTS}/${name}`, ...(await fileDigest(target)) });
-    progress.update(index + 1, names.length);
-  }
-  progress.finish();
+  });
   return files;
 }
 

@@ -3,7 +3,7 @@ import type { Kernel } from '@agentinfra/core';
 import { CliError } from '../cli-error.js';
 import { sqliteFileIn } from '../data-dir.js';
 import { buildKernel } from '../server.js';
-import { createProgress } from './progress.js';
+import { withProgress } from './progress.js';
 
 /** What `migrate --reembed` needs from the memory module's service. */
 interface Reembeddable {
@@ -47,9 +47,9 @@ export async function runMigrate(options: { config?: string; reembed?: boolean }
       process.stdout.write(`${module}: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}\n`);
     }
     if (options.reembed) {
-      const progress = createProgress('re-embedding', 'memories');
-      await kernel.service<Reembeddable>('agent-memory').reembed({ onProgress: (done, total) => progress.update(done, total) });
-      progress.finish();
+      await withProgress('re-embedding', 'memories', (update) =>
+        kernel.service<Reembeddable>('agent-memory').reembed({ onProgress: update }),
+      );
       process.stdout.write(`re-embedded semantic memories (${summary})\n`);
     }
   } finally {

@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 
 /** Reports the progress of a long command. */
-export interface Progress {
+interface Progress {
   /** `done` of `total` units so far. */
   update(done: number, total: number): void;
   /** Stops the bar and ends its line. */
@@ -14,7 +14,7 @@ export interface Progress {
  * printed at most every `intervalMs` (default 5 s), so the logs of
  * non-interactive runs show the work moving without flooding.
  */
-export function createProgress(label: string, unit: string, options: { intervalMs?: number } = {}): Progress {
+function createProgress(label: string, unit: string, options: { intervalMs?: number }): Progress {
   const started = performance.now();
   const bar = new cliProgress.SingleBar(
     {
@@ -46,4 +46,25 @@ export function createProgress(label: string, unit: string, options: { intervalM
       running = false;
     },
   };
+}
+
+/**
+ * Runs `work` with a progress bar labelled `label` counting `unit`s (see
+ * {@link createProgress}); `work` reports with `update(done, total)`. The bar
+ * is stopped however `work` ends, so that a command that fails half-way
+ * (a damaged backup, say) leaves no timer redrawing it afterwards.
+ * @returns what `work` returns; rethrows what it throws.
+ */
+export async function withProgress<T>(
+  label: string,
+  unit: string,
+  work: (update: (done: number, total: number) => void) => Promise<T>,
+  options: { intervalMs?: number } = {},
+): Promise<T> {
+  const progress = createProgress(label, unit, options);
+  try {
+    return await work((done, total) => progress.update(done, total));
+  } finally {
+    progress.finish();
+  }
 }

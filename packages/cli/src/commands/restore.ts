@@ -16,7 +16,7 @@ import {
   MANIFEST_NAME,
   MASTER_KEY_NOTICE,
 } from './backup-manifest.js';
-import { createProgress } from './progress.js';
+import { withProgress } from './progress.js';
 import { unpackBackup } from './restore-archive.js';
 import { openRestoreTarget } from './restore-target.js';
 
@@ -82,18 +82,16 @@ function parseManifest(text: string, from: string, stage: string): BackupManifes
  * @throws CliError (exit 1) naming the first file that is missing or altered.
  */
 async function verifyFiles(stage: string, manifest: BackupManifest): Promise<void> {
-  const progress = createProgress('verifying checksums', 'files');
-  let checked = 0;
-  for (const file of manifest.files) {
-    const actual = await fileDigest(join(stage, file.path)).catch(() => null);
-    if (actual === null) throw new CliError(`the backup lacks ${file.path}, which its manifest lists: refusing to restore.`, 1);
-    if (actual.sha256 !== file.sha256 || actual.bytes !== file.bytes) {
-      throw new CliError(`checksum mismatch for ${file.path}: the backup is damaged, refusing to restore.`, 1);
+  await withProgress('verifying checksums', 'files', async (update) => {
+    for (const [index, file] of manifest.files.entries()) {
+      const actual = await fileDigest(join(stage, file.path)).catch(() => null);
+      if (actual === null) throw new CliError(`the backup lacks ${file.path}, which its manifest lists: refusing to restore.`, 1);
+      if (actual.sha256 !== file.sha256 || actual.bytes !== file.bytes) {
+        throw new CliError(`checksum mismatch for ${file.path}: the backup is damaged, refusing to restore.`, 1);
+      }
+      update(index + 1, manifest.files.length);
     }
-    checked += 1;
-    progress.update(checked, manifest.files.length);
-  }
-  progress.finish();
+  });
 }
 
 /**
