@@ -15,12 +15,20 @@ interface DeletePlan {
   calls: number[];
   /** A key every delete naming it fails for (an object lock). */
   poisoned?: string;
+  /** Whether the next `BlobStore.get` fails (once): the store went away while a commit hashed its copy. */
+  failNextGet?: boolean;
 }
 
-/** `backend` whose store (the real one) fails its next `delete` once when `plan` says so. */
+/** `backend` whose store (the real one) fails its next `delete` (or `get`) once when `plan` says so. */
 function withFailingDelete(backend: BlobBackend, plan: DeletePlan): BlobBackend {
   const store: BlobStore = {
     ...backend.store,
+    async get(options) {
+      const fail = plan.failNextGet === true;
+      plan.failNextGet = false;
+      if (fail) throw new Error('planned failure of a blob read');
+      return backend.store.get(options);
+    },
     async delete(options) {
       plan.calls.push(options.keys.length);
       if (plan.poisoned !== undefined && options.keys.includes(plan.poisoned)) throw new Error('AccessDenied (object lock)');
@@ -61,6 +69,7 @@ describe.each(sqlDatabases())('objects no artifact names any more when deleting 
   afterEach(async () => {
     plan.failNext = false;
     plan.poisoned = undefined;
+    plan.failNextGet = false;
     plan.calls = [];
     await t?.stop();
     await blobs?.stop();
@@ -257,5 +266,26 @@ describe.each(sqlDatabases())('objects no artifact names any more when deleting 
     expect(await stored([copy])).toEqual([null]);
     expect(await queued()).toEqual([]);
     expect(await db.knex('artifacts_items').where({ artifact_id: artifactId }).first()).toMatchObject({ object_key: winner });
+  });
+
+  // Review: a commit that failed for another reason than its bytes moved them back to the upload key even when a
+  // purge had removed the artifact's row meanwhile (it read the row before the commit named its copy), so the
+  // bytes stayed in the store with no row and no queue entry naming them, for good.
+  it('deletes the bytes a failed commit moved back when the artifact was purged meanwhile', async () => {
+    const bytes = randomBytes(40);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const artifactId = await uploaded(bytes);
+    blobs.beforeMove = async () => {
+      blobs.beforeMove = null;
+      // What a purge that read the row before the commit named its copy leaves: no row, nothing queued for the copy.
+      await db.knex('artifacts_items').where({ artifact_id: artifactId }).delete();
+      plan.failNextGet = true;
+    };
+    const commit = await t.artifacts('commit', { artifact_id: artifactId, sha256 }, 'alice');
+    expect(commit.status, JSON.stringify(commit.body)).toBe(500);
+    expect(plan.failNextGet).toBe(false);
+    const copy = blobs.movedTo.find((key) => key.startsWith(`artifacts/${artifactId}/v-`)) as string;
+    expect(await stored([uploadKeyOf(artifactId), copy])).toEqual([null, null]);
+    expect(await queued()).toEqual([]);
   });
 });

@@ -291,9 +291,10 @@ export function createArtifactsService(deps: ArtifactsDeps) {
     });
 
   /**
-   * Deletes the object a commit moved the upload to at `objectKey` once no row is to name it (its bytes failed
-   * verification, or another commit won), queueing it first: when the delete fails it stays queued for the
-   * `artifacts.remove-purged-objects` job. Never throws (the commit's answer stands); a failure is logged.
+   * Deletes the bytes a commit left at `objectKey` once no row is to name them (they failed verification, another
+   * commit won, or the artifact was purged while the commit ran), queueing the key first: when the delete fails it
+   * stays queued for the `artifacts.remove-purged-objects` job. Never throws (the commit's answer stands); a
+   * failure is logged.
    */
   async function discardCommitCopy(objectKey: string): Promise<void> {
     try {
@@ -402,7 +403,12 @@ export function createArtifactsService(deps: ArtifactsDeps) {
         } else {
           const current = bodyDone ? await loadRow(row.artifact_id).catch(() => null) : null;
           if (!bodyDone || current?.status === 'pending') {
-            if (await deps.blobStore.move({ from: objectKey, to: uploadKey }).catch(() => false)) await unnameTarget();
+            if (await deps.blobStore.move({ from: objectKey, to: uploadKey }).catch(() => false)) {
+              await unnameTarget();
+              // A purge that read the row before it named objectKey deleted the row and not these bytes: with no row
+              // left, nothing would ever delete them at the upload key. (A purge after this read deletes them itself.)
+              if ((await loadRow(row.artifact_id).catch(() => row)) === undefined) await discardCommitCopy(uploadKey);
+            }
           }
         }
       }
