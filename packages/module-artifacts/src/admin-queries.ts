@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp, NotFoundError } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type {
@@ -20,9 +20,7 @@ const countOf = (row: unknown) => Number((row as { n: number | string } | undefi
 function after(query: Knex.QueryBuilder, idColumn: string, cursor: string | null): void {
   if (cursor === null) return;
   const position = createdCursor.decode(cursor);
-  query.where((where) =>
-    where.where('created_at', '<', position.c).orWhere((same) => same.where('created_at', position.c).andWhere(idColumn, '<', position.i)),
-  );
+  whereAfterKeyset(query, 'desc', ['created_at', position.c], [idColumn, position.i]);
 }
 
 /**

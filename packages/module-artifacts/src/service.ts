@@ -13,6 +13,7 @@ import {
   PayloadTooLargeError,
   type Principal,
   VerificationError,
+  whereAfterKeyset,
 } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -614,11 +615,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
       if (body.prefix !== '') query = query.whereRaw('substr(??, 1, ?) = ?', ['key', [...body.prefix].length, body.prefix]);
       if (body.cursor) {
         const cursor = listCursor.decode(body.cursor);
-        query = query.where((where) =>
-          where
-            .where('created_at', '<', cursor.c)
-            .orWhere((same) => same.where('created_at', cursor.c).andWhere('artifact_id', '<', cursor.i)),
-        );
+        query = whereAfterKeyset(query, 'desc', ['created_at', cursor.c], ['artifact_id', cursor.i]);
       }
       const rows = (await query
         .orderBy([

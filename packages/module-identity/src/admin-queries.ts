@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp, NotFoundError } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
 import { z } from 'zod';
 import type {
   AdminAgentPageRequest,
@@ -145,11 +145,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
         .where({ agent_id: input.agent_id });
       if (input.cursor !== null) {
         const after = createdCursor.decode(input.cursor);
-        query.where((where) =>
-          where
-            .where('created_at', '<', after.c)
-            .orWhere((same) => same.where('created_at', '=', after.c).where('device_id', '<', after.i)),
-        );
+        whereAfterKeyset(query, 'desc', ['created_at', after.c], ['device_id', after.i]);
       }
       const rows = (await query
         .orderBy([
@@ -190,11 +186,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
         .where((where) => where.where({ from_agent: input.agent_id }).orWhere({ to_agent: input.agent_id }));
       if (input.cursor !== null) {
         const after = createdCursor.decode(input.cursor);
-        query.where((where) =>
-          where
-            .where('created_at', '<', after.c)
-            .orWhere((same) => same.where('created_at', '=', after.c).where('delegation_id', '<', after.i)),
-        );
+        whereAfterKeyset(query, 'desc', ['created_at', after.c], ['delegation_id', after.i]);
       }
       const rows = (await query
         .orderBy([

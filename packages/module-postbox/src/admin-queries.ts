@@ -1,4 +1,4 @@
-import { ConflictError, createListCursor, isoTimestamp, NotFoundError } from '@agentinfra/core';
+import { ConflictError, createListCursor, isoTimestamp, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
 import { z } from 'zod';
 import type {
   AdminAgentPageRequest,
@@ -213,9 +213,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
       if (input.agent_id !== undefined) query.where({ agent_id: input.agent_id });
       if (input.cursor !== null) {
         const after = webhookCursor.decode(input.cursor);
-        query.where((where) =>
-          where.where('created_at', '>', after.c).orWhere((same) => same.where('created_at', after.c).andWhere('id', '>', after.i)),
-        );
+        whereAfterKeyset(query, 'asc', ['created_at', after.c], ['id', after.i]);
       }
       const rows = (await query.orderBy(['created_at', 'id']).limit(input.limit + 1)) as WebhookAdminRow[];
       const page = rows.slice(0, input.limit);

@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, whereAfterKeyset } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type {
@@ -59,9 +59,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
       if (input.status !== undefined) query.where({ status: input.status });
       if (input.cursor !== null) {
         const after = jobCursor.decode(input.cursor);
-        query.where((where) =>
-          where.where('agent_id', '>', after.a).orWhere((same) => same.where('agent_id', after.a).andWhere('name', '>', after.n)),
-        );
+        whereAfterKeyset(query, 'asc', ['agent_id', after.a], ['name', after.n]);
       }
       const rows = (await query.orderBy(['agent_id', 'name']).limit(input.limit + 1)) as JobRow[];
       const page = rows.slice(0, input.limit);
@@ -119,9 +117,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
       if (input.status !== undefined) query.where('r.status', input.status);
       if (input.cursor !== null) {
         const after = runCursor.decode(input.cursor);
-        query.where((where) =>
-          where.where('r.updated_at', '<', after.u).orWhere((same) => same.where('r.updated_at', after.u).andWhere('r.id', '<', after.i)),
-        );
+        whereAfterKeyset(query, 'desc', ['r.updated_at', after.u], ['r.id', after.i]);
       }
       const rows = (await query
         .orderBy([

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { whereAfterKeyset } from '../pagination/keyset.js';
 import type { SqlDatabase } from '../ports/sql-database.js';
 
 /** A database made for one contract run, and how to get rid of it afterwards. */
@@ -116,6 +117,32 @@ export function runSqlDatabaseContract({ name, create }: SqlDatabaseContractOpti
       await items().insert([item('count-1'), item('count-2'), item('count-3')]);
       const [row] = await items().where('id', 'like', 'count-%').count({ n: '*' });
       expect(row?.n).toBe(3);
+    });
+
+    it('pages through rows that share a sort value with whereAfterKeyset, in both orders, none twice or skipped', async () => {
+      // qty repeats (the created_at of rows written in the same millisecond); id tells them apart.
+      const rows = Array.from({ length: 9 }, (_, index) => item(`keyset-${index}`, { qty: index % 3 }));
+      await items().insert(rows);
+      for (const order of ['asc', 'desc'] as const) {
+        const seen: string[] = [];
+        let last: { qty: number; id: string } | undefined;
+        // Bounded: a position that does not advance would page forever.
+        for (let pages = 0; pages < rows.length + 1; pages += 1) {
+          const query = items().where('id', 'like', 'keyset-%').select('id', 'qty');
+          if (last) whereAfterKeyset(query, order, ['qty', last.qty], ['id', last.id]);
+          const page = await query
+            .orderBy([
+              { column: 'qty', order },
+              { column: 'id', order },
+            ])
+            .limit(2);
+          if (page.length === 0) break;
+          seen.push(...page.map((row) => row.id));
+          last = page.at(-1);
+        }
+        const expected = [...rows].sort((a, b) => a.qty - b.qty || (a.id < b.id ? -1 : 1)).map((row) => row.id);
+        expect(seen).toEqual(order === 'asc' ? expected : expected.reverse());
+      }
     });
 
     it('round-trips JSON written with JSON.stringify into text columns', async () => {
