@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../ports/clock.js';
 import { systemClock } from '../ports/clock.js';
 import type { Lock, LockLease } from '../ports/lock.js';
+import { amortisedSweep } from './amortised-sweep.js';
 
 /**
  * Options of {@link Lock.tryAcquire}, as every implementation validates them:
@@ -47,9 +48,6 @@ interface Hold {
   expiresAt: number;
 }
 
-/** Calls between two sweeps of expired holds, at least; more when many keys are held (amortised O(1) per call). */
-const MIN_CALLS_BETWEEN_SWEEPS = 1024;
-
 /**
  * In-process {@link Lock} for the embedded default (one process).
  *
@@ -64,20 +62,7 @@ const MIN_CALLS_BETWEEN_SWEEPS = 1024;
 export function createMemoryLock(options: MemoryLockOptions = {}): MemoryLock {
   const clock = memoryLockOptionsSchema.parse(options).clock ?? systemClock;
   const holds = new Map<string, Hold>();
-  let callsSinceSweep = 0;
-  // Set from what the last sweep left, not the current size: with a new key on every call the size grows as fast
-  // as the call count, so a threshold read from it is never reached and nothing is swept again (2M keys kept).
-  let callsBeforeSweep = MIN_CALLS_BETWEEN_SWEEPS;
-
-  function sweep(now: number): void {
-    callsSinceSweep += 1;
-    if (callsSinceSweep < callsBeforeSweep) return;
-    callsSinceSweep = 0;
-    for (const [key, hold] of holds) {
-      if (hold.expiresAt <= now) holds.delete(key);
-    }
-    callsBeforeSweep = Math.max(MIN_CALLS_BETWEEN_SWEEPS, holds.size);
-  }
+  const sweep = amortisedSweep(holds, (hold, now) => hold.expiresAt <= now);
 
   return {
     get size() {

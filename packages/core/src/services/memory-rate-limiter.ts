@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../ports/clock.js';
 import { systemClock } from '../ports/clock.js';
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js';
+import { amortisedSweep } from './amortised-sweep.js';
 
 /**
  * Options of {@link RateLimiter.consume}, as every implementation validates them:
@@ -79,9 +80,6 @@ interface Bucket {
   windowMs: number;
 }
 
-/** Calls between two sweeps of idle keys, at least; more when many keys are live (amortised O(1) per call). */
-const MIN_CALLS_BETWEEN_SWEEPS = 1024;
-
 /**
  * In-process sliding-window-log rate limiter for the embedded default (one process).
  *
@@ -100,11 +98,6 @@ const MIN_CALLS_BETWEEN_SWEEPS = 1024;
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
   const clock = memoryRateLimiterOptionsSchema.parse(options).clock ?? systemClock;
   const buckets = new Map<string, Bucket>();
-  let callsSinceSweep = 0;
-  // Set from what the last sweep left, not the current size: with a new key on every call the size grows as fast
-  // as the call count, so a threshold read from it is never reached and nothing is swept again (2M keys kept).
-  let callsBeforeSweep = MIN_CALLS_BETWEEN_SWEEPS;
-
   function prune(bucket: Bucket, now: number, windowMs: number): void {
     let entry = bucket.entries[bucket.head];
     while (entry !== undefined && entry.at + windowMs <= now) {
@@ -118,16 +111,11 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     }
   }
 
-  function sweep(now: number): void {
-    callsSinceSweep += 1;
-    if (callsSinceSweep < callsBeforeSweep) return;
-    callsSinceSweep = 0;
-    for (const [key, bucket] of buckets) {
-      prune(bucket, now, bucket.windowMs);
-      if (bucket.used <= 0) buckets.delete(key);
-    }
-    callsBeforeSweep = Math.max(MIN_CALLS_BETWEEN_SWEEPS, buckets.size);
-  }
+  /** Idle keys go: a bucket with no unit left in its window after pruning. */
+  const sweep = amortisedSweep(buckets, (bucket, now) => {
+    prune(bucket, now, bucket.windowMs);
+    return bucket.used <= 0;
+  });
 
   function retryAfter(bucket: Bucket, now: number, request: RateLimitConsume): number {
     const toFree = bucket.used + request.cost - request.limit;
