@@ -1,5 +1,5 @@
+import { seededRandom } from '@agentinfra/core/testing';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from './build/seeded-random.js';
 import { applyRules, type MailRule, matchesLike, ruleActionSchema, ruleMatchSchema } from './rules.js';
 
 describe('like patterns', () => {

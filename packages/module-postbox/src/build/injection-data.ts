@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { seededRandom, shuffle } from '@agentinfra/core/testing';
 import { z } from 'zod';
 import type { ScoringInput } from '../scoring/injection-scorer.js';
-import { seededRandom, shuffle } from './seeded-random.js';
 
 /**
  * The labelled mail the local injection model is trained and evaluated on.

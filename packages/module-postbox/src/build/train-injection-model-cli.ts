@@ -7,6 +7,7 @@ import {
   sifWeights,
   WORDVEC_ENCODER_OPTIONS,
 } from '@agentinfra/adapter-wordvec';
+import { seededRandom, shuffle } from '@agentinfra/core/testing';
 import { FEATURE_NAMES, type FeatureName, injectionFeatures } from '../scoring/injection-features.js';
 import {
   decodeTopicTable,
@@ -21,7 +22,6 @@ import { wordUnigramHash } from '../scoring/text-ngrams.js';
 import { operatingPoint, rocAuc, type ScoredLabel } from './classifier-metrics.js';
 import { bipiaDirectory, INSERT_POSITIONS, insertInto, type LabelledMail, readBipia, splitLabelledSet } from './injection-data.js';
 import { type LogisticModel, logitOf, type TrainingExample, type TrainingOptions, trainLogistic } from './logistic-training.js';
-import { seededRandom, shuffle } from './seeded-random.js';
 
 /**
  * Trains the local injection model on training data only and writes
