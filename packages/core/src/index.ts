@@ -92,7 +92,7 @@ export type { WatchedDisk } from './observability/disk-space.js';
 export { METRICS_PATH } from './observability/metrics-endpoint.js';
 export { createMetricsRegistry, DURATION_BUCKETS, type MetricOptions, type MetricsRegistry } from './observability/metrics-registry.js';
 export { requestIdFrom } from './observability/request-observer.js';
-export { type KeysetColumn, whereAfterKeyset } from './pagination/keyset.js';
+export { type KeysetColumn, keysetPage, whereAfterKeyset } from './pagination/keyset.js';
 export { createListCursor, type ListCursor } from './pagination/list-cursor.js';
 export * from './ports/index.js';
 export { assertWithinQuota } from './quota.js';

@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, keysetPage, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type {
@@ -130,8 +130,9 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
         expires_at: number | string;
         revoked_at: number | string | null;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) =>
+        createdCursor.encode({ c: Number(last.created_at), i: last.grant_id }),
+      );
       return {
         artifact_id: input.artifact_id,
         agent_id: owner.agent_id,
@@ -143,7 +144,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
           revoked_at: row.revoked_at === null ? null : isoTimestamp(Number(row.revoked_at)),
           state: (row.revoked_at !== null ? 'revoked' : Number(row.expires_at) <= at ? 'expired' : 'active') as GrantState,
         })),
-        next_cursor: rows.length > input.limit && last ? createdCursor.encode({ c: Number(last.created_at), i: last.grant_id }) : null,
+        next_cursor,
       };
     },
 

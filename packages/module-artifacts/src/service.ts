@@ -5,6 +5,7 @@ import {
   hashCredential,
   InputError,
   isoTimestamp,
+  keysetPage,
   lockedWhen,
   type ModuleDeps,
   NotFoundError,
@@ -623,8 +624,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
           { column: 'artifact_id', order: 'desc' },
         ])
         .limit(body.limit + 1)) as ArtifactRow[];
-      const page = rows.slice(0, body.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, body.limit, (last) => listCursor.encode({ c: last.created_at, i: last.artifact_id }));
       return {
         artifacts: page.map((row) => ({
           artifact_id: row.artifact_id,
@@ -636,7 +636,7 @@ export function createArtifactsService(deps: ArtifactsDeps) {
           created_at: isoTimestamp(row.created_at),
           expires_at: isoTimestamp(row.expires_at),
         })),
-        next_cursor: rows.length > body.limit && last ? listCursor.encode({ c: last.created_at, i: last.artifact_id }) : null,
+        next_cursor,
       };
     },
 

@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, keysetPage, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
 import { z } from 'zod';
 import type {
   AdminAgentPageRequest,
@@ -159,8 +159,9 @@ export function createIdentityAdmin(deps: IdentityDeps) {
         expires_at: number | string;
         revoked_at: number | string | null;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) =>
+        createdCursor.encode({ c: Number(last.created_at), i: last.device_id }),
+      );
       return {
         devices: page.map((row) => ({
           device_id: row.device_id,
@@ -170,7 +171,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
           revoked_at: row.revoked_at === null ? null : isoTimestamp(Number(row.revoked_at)),
           state: stateOf(row, now),
         })),
-        next_cursor: rows.length > input.limit && last ? createdCursor.encode({ c: Number(last.created_at), i: last.device_id }) : null,
+        next_cursor,
       };
     },
 
@@ -202,8 +203,9 @@ export function createIdentityAdmin(deps: IdentityDeps) {
         expires_at: number | string;
         revoked_at: number | string | null;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) =>
+        createdCursor.encode({ c: Number(last.created_at), i: last.delegation_id }),
+      );
       return {
         delegations: page.map((row) => ({
           delegation_id: row.delegation_id,
@@ -215,7 +217,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
           revoked_at: row.revoked_at === null ? null : isoTimestamp(Number(row.revoked_at)),
           state: stateOf(row, now),
         })),
-        next_cursor: rows.length > input.limit && last ? createdCursor.encode({ c: Number(last.created_at), i: last.delegation_id }) : null,
+        next_cursor,
       };
     },
 

@@ -6,6 +6,7 @@ import {
   hashCredential,
   InputError,
   isoTimestamp,
+  keysetPage,
   type ModuleDeps,
   NotAllowedError,
   NotFoundError,
@@ -346,11 +347,10 @@ export function createIdentityService(deps: IdentityDeps) {
       const query = knex()('identity_secrets').select('key', 'updated_at').where({ agent_id: body.agent_id });
       if (body.cursor !== null) query.where('key', '>', secretCursor.decode(body.cursor).k);
       const rows = (await query.orderBy('key').limit(body.limit + 1)) as Array<{ key: string; updated_at: number | string }>;
-      const page = rows.slice(0, body.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, body.limit, (last) => secretCursor.encode({ k: last.key }));
       return {
         secrets: page.map((row) => ({ key: row.key, updated_at: isoTimestamp(Number(row.updated_at)) })),
-        next_cursor: rows.length > body.limit && last ? secretCursor.encode({ k: last.key }) : null,
+        next_cursor,
       };
     },
 

@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, keysetPage } from '@agentinfra/core';
 import { z } from 'zod';
 import type {
   AdminListMemoriesRequest,
@@ -57,8 +57,7 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
         scope: string;
         created_at: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => idCursor.encode({ i: last.id }));
       return {
         memories: page.map((row) => ({
           id: row.id,
@@ -70,7 +69,7 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
           scope: JSON.parse(row.scope) as string[],
           created_at: isoTimestamp(Number(row.created_at)),
         })),
-        next_cursor: rows.length > input.limit && last ? idCursor.encode({ i: last.id }) : null,
+        next_cursor,
       };
     },
 
@@ -85,11 +84,10 @@ export function createMemoryAdmin(deps: Pick<MemoryDeps, 'sql'>) {
         .groupBy('provenance')
         .orderBy('provenance')
         .limit(input.limit + 1)) as Array<{ provenance: string; n: number | string }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => provenanceCursor.encode({ p: last.provenance }));
       return {
         provenances: page.map((row) => ({ provenance: row.provenance, memories: Number(row.n) })),
-        next_cursor: rows.length > input.limit && last ? provenanceCursor.encode({ p: last.provenance }) : null,
+        next_cursor,
       };
     },
 

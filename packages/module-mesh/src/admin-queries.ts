@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, keysetPage } from '@agentinfra/core';
 import { z } from 'zod';
 import type { AclProtocol } from './acl.js';
 import type {
@@ -46,8 +46,7 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
         registered_at: number | string;
         last_seen: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => peerCursor.encode({ a: last.agent_id }));
       return {
         peers: page.map((row) => ({
           agent_id: row.agent_id,
@@ -58,7 +57,7 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
           registered_at: isoTimestamp(Number(row.registered_at)),
           last_seen: isoTimestamp(Number(row.last_seen)),
         })),
-        next_cursor: rows.length > input.limit && last ? peerCursor.encode({ a: last.agent_id }) : null,
+        next_cursor,
       };
     },
 
@@ -134,11 +133,10 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
         refused: string;
         created_at: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => refusalCursor.encode({ r: last.refuser, d: last.refused }));
       return {
         refusals: page.map((row) => ({ refuser: row.refuser, refused: row.refused, created_at: isoTimestamp(Number(row.created_at)) })),
-        next_cursor: rows.length > input.limit && last ? refusalCursor.encode({ r: last.refuser, d: last.refused }) : null,
+        next_cursor,
       };
     },
 

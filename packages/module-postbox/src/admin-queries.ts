@@ -1,4 +1,4 @@
-import { ConflictError, createListCursor, isoTimestamp, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
+import { ConflictError, createListCursor, isoTimestamp, keysetPage, NotFoundError, whereAfterKeyset } from '@agentinfra/core';
 import { z } from 'zod';
 import type {
   AdminAgentPageRequest,
@@ -94,11 +94,10 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
         agent_id: string;
         created_at: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => addressCursor.encode({ a: last.address }));
       return {
         addresses: page.map((row) => ({ address: row.address, agent_id: row.agent_id, created_at: isoTimestamp(Number(row.created_at)) })),
-        next_cursor: rows.length > input.limit && last ? addressCursor.encode({ a: last.address }) : null,
+        next_cursor,
       };
     },
 
@@ -114,8 +113,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
       if (input.quarantined !== undefined) query.where({ quarantined: input.quarantined });
       if (input.cursor !== null) query.where('seq', '<', seqCursor.decode(input.cursor).s);
       const rows = (await query.orderBy('seq', 'desc').limit(input.limit + 1)) as SummaryRow[];
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => seqCursor.encode({ s: Number(last.seq) }));
       return {
         messages: page.map((row) => ({
           id: row.id,
@@ -132,7 +130,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
           attachments: (JSON.parse(row.attachments) as unknown[]).length,
           created_at: isoTimestamp(Number(row.created_at)),
         })),
-        next_cursor: rows.length > input.limit && last ? seqCursor.encode({ s: Number(last.seq) }) : null,
+        next_cursor,
       };
     },
 
@@ -216,8 +214,9 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
         whereAfterKeyset(query, 'asc', ['created_at', after.c], ['id', after.i]);
       }
       const rows = (await query.orderBy(['created_at', 'id']).limit(input.limit + 1)) as WebhookAdminRow[];
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) =>
+        webhookCursor.encode({ c: Number(last.created_at), i: last.id }),
+      );
       return {
         webhooks: page.map((row) => ({
           webhook_id: row.id,
@@ -236,7 +235,7 @@ export function createPostboxAdmin(deps: PostboxDeps, webhooks: Pick<Webhooks, '
                   error: row.last_delivery_error,
                 },
         })),
-        next_cursor: rows.length > input.limit && last ? webhookCursor.encode({ c: Number(last.created_at), i: last.id }) : null,
+        next_cursor,
       };
     },
 

@@ -1,4 +1,4 @@
-import { createListCursor, isoTimestamp, whereAfterKeyset } from '@agentinfra/core';
+import { createListCursor, isoTimestamp, keysetPage, whereAfterKeyset } from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type {
@@ -125,8 +125,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
           { column: 'r.id', order: 'desc' },
         ])
         .limit(input.limit + 1)) as Array<RunRow & { name: string }>;
-      const page = rows.slice(0, input.limit);
-      const last = page[page.length - 1];
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => runCursor.encode({ u: Number(last.updated_at), i: last.id }));
       return {
         runs: page.map((row) => ({
           run_id: row.id,
@@ -143,7 +142,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
           finished_at: iso(row.finished_at),
           updated_at: isoTimestamp(Number(row.updated_at)),
         })),
-        next_cursor: rows.length > input.limit && last ? runCursor.encode({ u: Number(last.updated_at), i: last.id }) : null,
+        next_cursor,
       };
     },
 

@@ -5,6 +5,7 @@ import {
   createListCursor,
   InputError,
   isoTimestamp,
+  keysetPage,
   lockedWhen,
   NotFoundError,
   newId,
@@ -260,11 +261,10 @@ export function createSchedulerService(deps: SchedulerDeps) {
       const query = knex()(RUNS).where({ job_id: job.id });
       if (before !== null) query.where('scheduled_for', '<', before);
       const rows = (await query.orderBy('scheduled_for', 'desc').limit(body.limit + 1)) as RunRow[];
-      const page = rows.slice(0, body.limit);
-      const last = page.at(-1);
+      const { page, next_cursor } = keysetPage(rows, body.limit, (last) => runsCursor.encode({ s: Number(last.scheduled_for) }));
       return {
         runs: page.map(runView),
-        next_cursor: rows.length > body.limit && last ? runsCursor.encode({ s: Number(last.scheduled_for) }) : null,
+        next_cursor,
       };
     },
 

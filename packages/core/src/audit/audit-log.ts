@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import { keysetPage } from '../pagination/keyset.js';
 import { createListCursor } from '../pagination/list-cursor.js';
 import { type Clock, isoTimestamp } from '../ports/clock.js';
 import { createGroupCommit } from '../services/group-commit.js';
@@ -148,9 +149,8 @@ export function createAuditLog(options: { knex: Knex; clock: Clock; enabled?: bo
         beforeSeq: position?.s,
         limit: query.limit + 1,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return { events: page.map(toEvent), next_cursor: rows.length > query.limit && last ? cursorCodec.encode({ s: last.seq }) : null };
+      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => cursorCodec.encode({ s: last.seq }));
+      return { events: page.map(toEvent), next_cursor };
     },
     verify: (verifyOptions) => verifyChain(knex, verifyOptions?.onProgress),
     async sweep({ before }) {

@@ -24,3 +24,19 @@ export function whereAfterKeyset<Q extends Knex.QueryBuilder>(
     where.where(first[0], past, first[1]).orWhere((same) => same.where(first[0], first[1]).andWhere(second[0], past, second[1])),
   ) as Q;
 }
+
+/**
+ * One page of a keyset list whose query read `limit + 1` rows: the first
+ * `limit` of them, and `next_cursor`, the cursor after the last of those
+ * (`cursorAfter(last)`) when a row beyond them was read, else `null` (the
+ * last page).
+ */
+export function keysetPage<R>(
+  rows: readonly R[],
+  limit: number,
+  cursorAfter: (last: R) => string,
+): { page: R[]; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { page, next_cursor: rows.length > limit && last !== undefined ? cursorAfter(last) : null };
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { whereAfterKeyset } from '../pagination/keyset.js';
+import { keysetPage, whereAfterKeyset } from '../pagination/keyset.js';
 import type { SqlDatabase } from '../ports/sql-database.js';
 
 /** A database made for one contract run, and how to get rid of it afterwards. */
@@ -119,27 +119,36 @@ export function runSqlDatabaseContract({ name, create }: SqlDatabaseContractOpti
       expect(row?.n).toBe(3);
     });
 
-    it('pages through rows that share a sort value with whereAfterKeyset, in both orders, none twice or skipped', async () => {
+    it('pages through rows that share a sort value with whereAfterKeyset and keysetPage, in both orders, none twice or skipped', async () => {
       // qty repeats (the created_at of rows written in the same millisecond); id tells them apart.
       const rows = Array.from({ length: 9 }, (_, index) => item(`keyset-${index}`, { qty: index % 3 }));
       await items().insert(rows);
+      // 9 rows in pages of 3: the third page is full and the last, so it must come without a cursor.
+      const limit = 3;
       for (const order of ['asc', 'desc'] as const) {
         const seen: string[] = [];
-        let last: { qty: number; id: string } | undefined;
+        let cursor: string | null = null;
         // Bounded: a position that does not advance would page forever.
         for (let pages = 0; pages < rows.length + 1; pages += 1) {
           const query = items().where('id', 'like', 'keyset-%').select('id', 'qty');
-          if (last) whereAfterKeyset(query, order, ['qty', last.qty], ['id', last.id]);
-          const page = await query
+          if (cursor !== null) {
+            const after = JSON.parse(cursor) as { qty: number; id: string };
+            whereAfterKeyset(query, order, ['qty', after.qty], ['id', after.id]);
+          }
+          const read = await query
             .orderBy([
               { column: 'qty', order },
               { column: 'id', order },
             ])
-            .limit(2);
-          if (page.length === 0) break;
+            .limit(limit + 1);
+          const { page, next_cursor } = keysetPage(read, limit, (last) => JSON.stringify({ qty: last.qty, id: last.id }));
+          expect(page.length).toBeGreaterThan(0);
+          expect(page.length).toBeLessThanOrEqual(limit);
           seen.push(...page.map((row) => row.id));
-          last = page.at(-1);
+          cursor = next_cursor;
+          if (cursor === null) break;
         }
+        expect(cursor).toBeNull();
         const expected = [...rows].sort((a, b) => a.qty - b.qty || (a.id < b.id ? -1 : 1)).map((row) => row.id);
         expect(seen).toEqual(order === 'asc' ? expected : expected.reverse());
       }
