@@ -4,11 +4,12 @@ import {
   attachSql,
   createCommonTerms,
   filterVisibilityKeys,
+  knexOptionSchema,
+  lexicalSourceOptionSchema,
   lexicalTerms,
   MAX_LEXICAL_POSTINGS,
   selectiveTerms,
 } from '@agentinfra/core';
-import type { Knex } from 'knex';
 import { z } from 'zod';
 import { createPgLexicalTables, documentExpression, keysExpression, type PgLexicalTables, pgLexicalTables } from './lexical-tables.js';
 import { recordTextForm } from './lexical-text-form.js';
@@ -20,20 +21,10 @@ const BACKFILL_BATCH = 1_000;
 /** Options of {@link createPgLexicalIndex}. */
 export const pgLexicalIndexOptions = z.object({
   /** A knex on pg; the index's objects go to the first schema of its `search_path`, where the source table must be. */
-  knex: z.custom<Knex>(
-    (value) => typeof value === 'function' && typeof (value as { raw?: unknown }).raw === 'function',
-    'knex must be a Knex instance',
-  ),
+  knex: knexOptionSchema,
   /** Name prefix of the index's objects, e.g. `memory_lexical` (at most 40 characters, so derived names fit in 63). */
   table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,39}$/, 'table must be a plain identifier of at most 40 characters'),
-  source: z.object({
-    table: z.string(),
-    key: z.string(),
-    text: z.string(),
-    owner: z.string(),
-    scopes: z.string(),
-    only: z.object({ column: z.string(), equals: z.string() }).optional(),
-  }),
+  source: lexicalSourceOptionSchema,
 });
 export type PgLexicalIndexOptions = z.input<typeof pgLexicalIndexOptions>;
 

@@ -1,5 +1,13 @@
 import type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
+import {
+  attachedRow,
+  attachSql,
+  filterVisibilityKeys,
+  insertShape,
+  itemVisibilityKeys,
+  knexOptionSchema,
+  toUnitVector,
+} from '@agentinfra/core';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { compareHits, scanByteaVectors } from './exact-vector-scan.js';
@@ -23,10 +31,7 @@ const MAX_PARAMETERS = 30_000;
 /** Options of {@link createPgVectorIndex}. */
 export const pgVectorIndexOptions = z.object({
   /** A knex on pg; the index's objects go to the first schema of its `search_path`, which must also reach pgvector. */
-  knex: z.custom<Knex>(
-    (value) => typeof value === 'function' && typeof (value as { raw?: unknown }).raw === 'function',
-    'knex must be a Knex instance',
-  ),
+  knex: knexOptionSchema,
   /** Name prefix of the index's tables, e.g. `memory_vectors` (at most 40 characters, so derived names fit in 63). */
   table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,39}$/, 'table must be a plain identifier of at most 40 characters'),
   /** Receives one line when the index cannot use HNSW (no pgvector, or too many dimensions). */

@@ -4,13 +4,14 @@ import {
   attachSql,
   createCommonTerms,
   filterVisibilityKeys,
+  knexOptionSchema,
+  lexicalSourceOptionSchema,
   lexicalTerms,
   MAX_LEXICAL_POSTINGS,
   nextIoTurn,
   selectiveTerms,
 } from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Knex } from 'knex';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
 import { LEXICAL_FLUSH_BATCH, LEXICAL_FLUSH_CHARS, lexicalQueueOn } from './lexical-queue.js';
@@ -26,20 +27,10 @@ export const LEXICAL_FLUSH_INTERVAL_MS = 100;
 /** Options of {@link createSqliteLexicalIndex}. */
 export const sqliteLexicalIndexOptions = z.object({
   /** A knex on better-sqlite3 (the adapter's, whose pool holds one connection). */
-  knex: z.custom<Knex>(
-    (value) => typeof value === 'function' && typeof (value as { raw?: unknown }).raw === 'function',
-    'knex must be a Knex instance',
-  ),
+  knex: knexOptionSchema,
   /** Name prefix of the index's tables and triggers, e.g. `memory_lexical`. */
   table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/, 'table must be a plain identifier of at most 48 characters'),
-  source: z.object({
-    table: z.string(),
-    key: z.string(),
-    text: z.string(),
-    owner: z.string(),
-    scopes: z.string(),
-    only: z.object({ column: z.string(), equals: z.string() }).optional(),
-  }),
+  source: lexicalSourceOptionSchema,
 });
 export type SqliteLexicalIndexOptions = z.input<typeof sqliteLexicalIndexOptions>;
 

@@ -1,7 +1,14 @@
 import type { SqlValue, VectorAttach, VectorHit, VectorIndex, VectorItem } from '@agentinfra/core';
-import { attachedRow, attachSql, filterVisibilityKeys, insertShape, itemVisibilityKeys, toUnitVector } from '@agentinfra/core';
+import {
+  attachedRow,
+  attachSql,
+  filterVisibilityKeys,
+  insertShape,
+  itemVisibilityKeys,
+  knexOptionSchema,
+  toUnitVector,
+} from '@agentinfra/core';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Knex } from 'knex';
 import * as sqliteVec from 'sqlite-vec';
 import { z } from 'zod';
 import { withConnection } from './connection-lease.js';
@@ -18,10 +25,7 @@ const VEC0_MAX_DIMENSIONS = 8192;
 /** Options of {@link createSqliteVectorIndex}. */
 export const sqliteVectorIndexOptions = z.object({
   /** A knex on better-sqlite3 whose connections ran {@link loadSqliteVectorExtension}. */
-  knex: z.custom<Knex>(
-    (value) => typeof value === 'function' && typeof (value as { raw?: unknown }).raw === 'function',
-    'knex must be a Knex instance',
-  ),
+  knex: knexOptionSchema,
   /** Name prefix of the index's tables, e.g. `memory_vectors`. */
   table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/, 'table must be a plain identifier of at most 48 characters'),
 });

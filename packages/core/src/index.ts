@@ -1,3 +1,4 @@
+export { knexOptionSchema, lexicalSourceOptionSchema } from './adapter-options.js';
 export { type AuditRow, type ChainBreak, chainHash, GENESIS_HASH } from './audit/audit-chain.js';
 export {
   type AuditActor,
