@@ -1,4 +1,4 @@
-import { createListCursor } from '@agentinfra/core';
+import { createListCursor, keysetPage } from '@agentinfra/core';
 import { z } from 'zod';
 import type { AdminListHostsRequest, AdminListHostsResponse, AdminSummaryResponse } from './admin-schemas.js';
 import type { GatewayDeps } from './gateway-context.js';
@@ -35,13 +35,9 @@ export function createGatewayAdmin(deps: Pick<GatewayDeps, 'sql' | 'clock'>, hos
       }
       if (input.cursor !== null) query.where('h.host', '>', hostCursor.decode(input.cursor).h);
       const names = ((await query.orderBy('h.host').limit(input.limit + 1)) as Array<{ host: string }>).map((row) => row.host);
-      const page = names.slice(0, input.limit);
+      const { page, next_cursor } = keysetPage(names, input.limit, (last) => hostCursor.encode({ h: last }));
       const described = page.length === 0 ? { hosts: [] } : await hosts.list({ hosts: page });
-      const last = page[page.length - 1];
-      return {
-        hosts: described.hosts,
-        next_cursor: names.length > input.limit && last !== undefined ? hostCursor.encode({ h: last }) : null,
-      };
+      return { hosts: described.hosts, next_cursor };
     },
 
     /** Counts: bound hosts, hosts with a certificate, certificates expiring within 14 days (not yet expired), expired ones. */
