@@ -71,7 +71,9 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
         created_at: number | string;
         expires_at: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) =>
+        createdCursor.encode({ c: Number(last.created_at), i: last.artifact_id }),
+      );
       const grants = new Map<string, number>();
       if (page.length > 0) {
         const counts = (await knex()('artifacts_grants')
@@ -86,7 +88,6 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
           .groupBy('artifact_id')) as Array<{ artifact_id: string; n: number | string }>;
         for (const row of counts) grants.set(row.artifact_id, Number(row.n));
       }
-      const last = page[page.length - 1];
       return {
         artifacts: page.map((row) => ({
           artifact_id: row.artifact_id,
@@ -100,7 +101,7 @@ export function createArtifactsAdmin(deps: Pick<ArtifactsDeps, 'sql' | 'clock'>)
           expires_at: isoTimestamp(Number(row.expires_at)),
           active_grants: grants.get(row.artifact_id) ?? 0,
         })),
-        next_cursor: rows.length > input.limit && last ? createdCursor.encode({ c: Number(last.created_at), i: last.artifact_id }) : null,
+        next_cursor,
       };
     },
 

@@ -72,7 +72,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
         display_name: string;
         created_at: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => agentCursor.encode({ a: last.agent_id }));
       const devices = new Map<string, number>();
       if (page.length > 0) {
         const counts = (await knex()('identity_devices')
@@ -87,7 +87,6 @@ export function createIdentityAdmin(deps: IdentityDeps) {
           .groupBy('agent_id')) as Array<{ agent_id: string; n: number | string }>;
         for (const row of counts) devices.set(row.agent_id, Number(row.n));
       }
-      const last = page[page.length - 1];
       return {
         agents: page.map((row) => ({
           agent_id: row.agent_id,
@@ -95,7 +94,7 @@ export function createIdentityAdmin(deps: IdentityDeps) {
           created_at: isoTimestamp(Number(row.created_at)),
           active_devices: devices.get(row.agent_id) ?? 0,
         })),
-        next_cursor: rows.length > input.limit && last ? agentCursor.encode({ a: last.agent_id }) : null,
+        next_cursor,
       };
     },
 

@@ -84,7 +84,9 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
         port: number | string;
         created_at: number | string;
       }>;
-      const page = rows.slice(0, input.limit);
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) =>
+        aclCursor.encode({ f: last.from_agent, t: last.to_agent, p: last.proto, n: Number(last.port) }),
+      );
       const pairs = new Map<string, number>();
       if (page.length > 0) {
         const keys = page.map((row) => orderedPair(row.from_agent, row.to_agent));
@@ -100,7 +102,6 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
           )) as Array<{ agent_a: string; agent_b: string; rotated_at: number | string }>;
         for (const row of psks) pairs.set(`${row.agent_a}\0${row.agent_b}`, Number(row.rotated_at));
       }
-      const last = page[page.length - 1];
       return {
         acls: page.map((row) => {
           const pair = orderedPair(row.from_agent, row.to_agent);
@@ -114,10 +115,7 @@ export function createMeshAdmin(deps: Pick<MeshDeps, 'sql' | 'clock' | 'moduleCo
             psk_rotated_at: rotated === undefined ? null : isoTimestamp(rotated),
           };
         }),
-        next_cursor:
-          rows.length > input.limit && last
-            ? aclCursor.encode({ f: last.from_agent, t: last.to_agent, p: last.proto, n: Number(last.port) })
-            : null,
+        next_cursor,
       };
     },
 

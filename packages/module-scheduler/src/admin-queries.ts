@@ -62,12 +62,11 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
         whereAfterKeyset(query, 'asc', ['agent_id', after.a], ['name', after.n]);
       }
       const rows = (await query.orderBy(['agent_id', 'name']).limit(input.limit + 1)) as JobRow[];
-      const page = rows.slice(0, input.limit);
+      const { page, next_cursor } = keysetPage(rows, input.limit, (last) => jobCursor.encode({ a: last.agent_id, n: last.name }));
       const latest = await latestRuns(
         knex(),
         page.map((row) => row.id),
       );
-      const last = page[page.length - 1];
       return {
         jobs: page.map((row) => {
           const run = latest.get(row.id);
@@ -87,7 +86,7 @@ export function createSchedulerAdmin(deps: Pick<SchedulerDeps, 'sql' | 'clock'>)
               : null,
           };
         }),
-        next_cursor: rows.length > input.limit && last ? jobCursor.encode({ a: last.agent_id, n: last.name }) : null,
+        next_cursor,
       };
     },
 
