@@ -92,7 +92,10 @@ async function rcptAnswers(port: number, addresses: readonly string[]): Promise<
   await client.command('MAIL FROM:<sender@guesser.example>');
   const replies: string[] = [];
   for (const address of addresses) replies.push(await client.command(`RCPT TO:<${address}>`));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // After a 421 the server closes the connection, which on a loaded host can take longer than 20 ms: wait for it (2 s at most).
+  const deadline = Date.now() + 2_000;
+  do await new Promise((resolve) => setTimeout(resolve, 20));
+  while (replies.at(-1)?.startsWith('421') && !client.closed() && Date.now() < deadline);
   const closed = client.closed();
   client.end();
   return { codes: replies.map((reply) => reply.slice(0, 3)), replies, closed };
