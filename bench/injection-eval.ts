@@ -14,8 +14,9 @@
  * Prints, per set and scorer: ROC-AUC, and recall / false-quarantine rate /
  * precision at the default threshold 0.5; the ROC points of the current
  * scorer at a range of thresholds (for choosing `postbox_quarantine_threshold`);
- * the time to load the model; and the time to score a 20 KB message (wall
- * and CPU, p50/p99), with the ratio to local-v1.
+ * the time to load the model; and the time to score three 20 KB messages
+ * (text + HTML, short sentences, the first set's ordinary e-mails joined;
+ * wall and CPU, p50/p99), with the ratio to local-v1.
  *
  * `INJECTION_EVAL_PREVIOUS=<path of a local-scorer.ts>` also scores a
  * snapshot of an earlier scorer in the same run (a copy of its
@@ -105,7 +106,7 @@ for (let i = 0; i < 20; i += 1) {
 }
 loads.sort((a, b) => a - b);
 
-// Scoring time: a 20 KB text+HTML message and a 20 KB text of short sentences, after a warm-up.
+// Scoring time: a 20 KB text+HTML message, a 20 KB text of short sentences and 20 KB of ordinary mail, after a warm-up.
 const paragraph = 'Thanks for your order. Your items will ship within two business days and you will get a tracking link. ';
 const multipart: ScoringInput = {
   subject: 'Your order confirmation #88231',
@@ -117,6 +118,17 @@ const sentences: ScoringInput = {
   text: Array.from({ length: 2_000 }, (_, i) => `Item ${i}: ok?`)
     .join('\n')
     .slice(0, 20_000),
+  html: null,
+};
+/** 20 KB of real ordinary mail: the ordinary e-mails of the first set (BIPIA's test e-mails when present), joined by blank lines. */
+const [ordinarySource, ordinarySet] = sets[0] ?? ['', []];
+const ordinaryText = ordinarySet
+  .filter((mail) => mail.label === 0)
+  .map((mail) => mail.input.text)
+  .join('\n\n');
+const ordinary: ScoringInput = {
+  subject: 'Fwd: this week',
+  text: ordinaryText.repeat(Math.ceil(20_000 / Math.max(1, ordinaryText.length))).slice(0, 20_000),
   html: null,
 };
 function timeEach(score: (input: ScoringInput) => number, input: ScoringInput, runs: number) {
@@ -144,6 +156,7 @@ process.stdout.write('|---|---|---:|---:|---:|---:|---:|\n');
 for (const [name, input] of [
   ['20 KB text + HTML', multipart],
   ['20 KB of short sentences', sentences],
+  [`20 KB of ordinary mail (${ordinarySource})`, ordinary],
 ] as const) {
   const baseline = timeEach(scoreV1, input, 2_000);
   const now = timeEach((value) => scorer.scoreSync(value), input, 2_000);

@@ -153,6 +153,31 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
   const running = new Float64Array(1);
   const spans: SegmentSpans = { starts: new IntBuffer(), ends: new IntBuffer(), hiddenFrom: 0, visible: '', hidden: '' };
 
+  /** Index in `sums` of the first segment of the text being read, and whether it is the hidden text. */
+  let base = 0;
+  let inHidden = false;
+  /**
+   * Receives the segments of both texts of every read: made once, so that the
+   * reader calls the same functions on every message (a sink made per read was
+   * a new closure each time, which the JIT inlines less well).
+   */
+  const sink: SegmentSink = {
+    feature: (bucket) => {
+      if (hasWeight(weighted, bucket)) running[0] = (running[0] ?? 0) + (weights[bucket] ?? 0);
+    },
+    end: (start, end, text) => {
+      sums.push(running[0] ?? 0);
+      spans.starts.push(start);
+      spans.ends.push(end);
+      if (inHidden) spans.hidden = text;
+      else spans.visible = text;
+      running[0] = 0;
+    },
+    late: (index, bucket) => {
+      sums.values[base + index] = (sums.values[base + index] ?? 0) + (weights[bucket] ?? 0);
+    },
+  };
+
   /** One read of a message: its logit, its explanation, and whether the visible and the hidden text were read whole. */
   const explainRead = (features: MessageFeatures, visibleEnds?: TextEnds, hiddenEnds?: TextEnds): Read => {
     let logit = model.bias;
@@ -169,24 +194,8 @@ export function createLocalInjectionScorer(options: { model?: InjectionModel } =
     spans.visible = '';
     spans.hidden = '';
     running[0] = 0;
-    let base = 0;
-    let inHidden = false;
-    const sink: SegmentSink = {
-      feature: (bucket) => {
-        if (hasWeight(weighted, bucket)) running[0] = (running[0] ?? 0) + (weights[bucket] ?? 0);
-      },
-      end: (start, end, text) => {
-        sums.push(running[0] ?? 0);
-        spans.starts.push(start);
-        spans.ends.push(end);
-        if (inHidden) spans.hidden = text;
-        else spans.visible = text;
-        running[0] = 0;
-      },
-      late: (index, bucket) => {
-        sums.values[base + index] = (sums.values[base + index] ?? 0) + (weights[bucket] ?? 0);
-      },
-    };
+    base = 0;
+    inHidden = false;
     const visibleWhole = read(features.visibleText, features.visibleMatches, sink, visibleEnds);
     base = sums.length;
     spans.hiddenFrom = base;

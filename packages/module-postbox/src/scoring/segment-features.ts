@@ -4,7 +4,16 @@ import { segmentBucketSet } from './segment-bucket-set.js';
 import { noveltyCounter, noveltyFeatures } from './segment-novelty.js';
 import { placeFeatures } from './segment-place.js';
 import { TOPIC_MAX_SEGMENTS, type TopicTable, topicCounter } from './segment-topics.js';
-import { forEachNgram, MAX_SEGMENT_WORDS, NGRAM_KIND, namedFeatureHash, scoredPosition, scoredText } from './text-ngrams.js';
+import {
+  forEachNgram,
+  MAX_SEGMENT_WORDS,
+  NGRAM_KIND,
+  type NgramVisitor,
+  namedFeatureHash,
+  type SegmentVisitor,
+  scoredPosition,
+  scoredText,
+} from './text-ngrams.js';
 
 /** The kind of a word unigram, read once (under tsx, as the benchmarks run, each read of an imported binding is a getter call). */
 const WORD_KIND = NGRAM_KIND.word;
@@ -68,65 +77,78 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
   const placeBuckets = placeFeatures(mask);
   /** Per segment of the current text: 1 when an instruction phrase ends in it. */
   const cuedSegments = new IntBuffer();
-  return (text, matches, sink, ends = WHOLE_TEXT) => {
-    const scored = scoredText(text);
-    const positions: Array<{ family: number; at: number }> = [];
+  const NO_SINK: SegmentSink = { feature: () => undefined, end: () => undefined, late: () => undefined };
+  // The state of the text being read, which the two visitors below share. They are made once, so that
+  // forEachNgram calls the same functions on every text (closures made per read inline less well).
+  let sink = NO_SINK;
+  let scored = '';
+  let positions: Array<{ family: number; at: number }> = [];
+  let cue = 0;
+  let cued = false;
+  let firstLine = -1;
+  let firstBody = -1;
+  // The topic counter reads only the first TOPIC_MAX_SEGMENTS segments: later ones are not handed to it
+  // (the segment being read is number `cuedSegments.length`), which spares a call per word of a long text.
+  const visitNgram: NgramVisitor = (hash, kind, start, end) => {
+    const bucket = hash & mask;
+    if (!seen.add(bucket)) return;
+    sink.feature(bucket);
+    if (kind === WORD_KIND) {
+      novelty.word(bucket, end - start);
+      if (topic !== null && cuedSegments.length < TOPIC_MAX_SEGMENTS) topic.word(hash);
+    }
+  };
+  const endSegment: SegmentVisitor = (start, end, next) => {
+    while (cue < positions.length && (positions[cue]?.at ?? 0) < next) {
+      const bucket = (CUE_HASHES[positions[cue]?.family ?? 0] ?? 0) & mask;
+      cue += 1;
+      cued = true;
+      if (seen.add(bucket)) sink.feature(bucket);
+    }
+    if (firstBody === -1 && firstLine !== -1 && start > firstLine) firstBody = cuedSegments.length;
+    cuedSegments.push(cued ? 1 : 0);
+    cued = false;
+    novelty.endSegment();
+    if (topic !== null && cuedSegments.length <= TOPIC_MAX_SEGMENTS) topic.endSegment();
+    sink.end(start, end, scored);
+    seen.clear();
+  };
+  return (text, matches, textSink, ends = WHOLE_TEXT) => {
+    scored = scoredText(text);
+    positions = [];
     for (const match of matches) {
       const at = scoredPosition(match.at, text.length);
       if (at !== -1) positions.push({ family: match.family, at });
     }
-    let cue = 0;
-    let cued = false;
+    sink = textSink;
+    cue = 0;
+    cued = false;
     cuedSegments.length = 0;
     novelty.reset();
     topic?.reset();
-    const firstLine = ends.start ? scored.indexOf('\n') : -1;
-    let firstBody = -1;
+    firstLine = ends.start ? scored.indexOf('\n') : -1;
+    firstBody = -1;
     seen.clear();
-    // The topic counter reads only the first TOPIC_MAX_SEGMENTS segments: later ones are not handed to it
-    // (the segment being read is number `cuedSegments.length`), which spares a call per word of a long text.
-    const readAll = forEachNgram(
-      scored,
-      (hash, kind, start, end) => {
-        const bucket = hash & mask;
-        if (!seen.add(bucket)) return;
-        sink.feature(bucket);
-        if (kind === WORD_KIND) {
-          novelty.word(bucket, end - start);
-          if (topic !== null && cuedSegments.length < TOPIC_MAX_SEGMENTS) topic.word(hash);
-        }
-      },
-      (start, end, next) => {
-        while (cue < positions.length && (positions[cue]?.at ?? 0) < next) {
-          const bucket = (CUE_HASHES[positions[cue]?.family ?? 0] ?? 0) & mask;
-          cue += 1;
-          cued = true;
-          if (seen.add(bucket)) sink.feature(bucket);
-        }
-        if (firstBody === -1 && firstLine !== -1 && start > firstLine) firstBody = cuedSegments.length;
-        cuedSegments.push(cued ? 1 : 0);
-        cued = false;
-        novelty.endSegment();
-        if (topic !== null && cuedSegments.length <= TOPIC_MAX_SEGMENTS) topic.endSegment();
-        sink.end(start, end, scored);
-        seen.clear();
-      },
-    );
+    const readAll = forEachNgram(scored, visitNgram, endSegment) && scored === text;
+    // Hold on to neither the caller's sink nor the text between reads.
+    sink = NO_SINK;
+    scored = '';
+    positions = [];
     const segmentCount = cuedSegments.length;
     const last = ends.end ? segmentCount - 1 : -1;
     for (let k = 0; k < segmentCount; k += 1) {
       const segmentCued = cuedSegments.values[k] === 1;
       const extra = noveltyBuckets(novelty.share(k), segmentCount, segmentCued);
-      for (let e = 0; e < extra.length; e += 1) sink.late(k, extra[e] ?? 0);
+      for (let e = 0; e < extra.length; e += 1) textSink.late(k, extra[e] ?? 0);
       if (segmentCued && (k === firstBody || k === last)) {
         const place = placeBuckets(k === firstBody ? 'first' : 'last', true);
-        for (let e = 0; e < place.length; e += 1) sink.late(k, place[e] ?? 0);
+        for (let e = 0; e < place.length; e += 1) textSink.late(k, place[e] ?? 0);
       }
       if (topic === null || k >= TOPIC_MAX_SEGMENTS) continue;
       const topical = topic.features(k, segmentCued);
-      for (let e = 0; e < topical.length; e += 1) sink.late(k, topical[e] ?? 0);
+      for (let e = 0; e < topical.length; e += 1) textSink.late(k, topical[e] ?? 0);
     }
-    return readAll && scored === text;
+    return readAll;
   };
 }
 
