@@ -40,14 +40,17 @@ export type AnchorScanner = (text: string) => number;
  * space is single spaces; a string may be in several lists). As the text's
  * white space runs are read as one space, a string with a space is found
  * wherever the text has any white space there: more lists can be reported
- * than a literal search would, never fewer. Builds a trie of the strings, then its Aho–Corasick
- * failure links breadth first, filling each state's row of the table with
- * the state a character class leads to (its child, else where its failure
- * link leads), and its output with the lists of every string that ends
- * there or at a state its failure links reach. Characters that no string
- * uses share class 0. A state entered by a space stays on further
- * white space, which is how a run is read as one space. Memory: 4 bytes × states × (2^⌈log2 classes⌉ + 1).
- * @throws Error when there are more than {@link MAX_ANCHOR_LISTS} lists, or a string is empty or has other white space than single spaces.
+ * than a literal search would, never fewer.
+ *
+ * Builds a trie of the strings, then its Aho–Corasick failure links breadth
+ * first, filling each state's row of the table with the state a character
+ * class leads to (its child, else where its failure link leads), and its
+ * output with the lists of every string that ends there or at a state its
+ * failure links reach. Characters that no string uses share class 0. A state
+ * entered by a space stays on further white space, which is how a run is
+ * read as one space. Memory: 4 bytes × states × (2^⌈log2 classes⌉ + 1).
+ * @throws Error when there are more than {@link MAX_ANCHOR_LISTS} lists, or
+ *   a string is empty or has other white space than single spaces.
  */
 export function createAnchorScanner(lists: readonly (readonly string[])[]): AnchorScanner {
   if (lists.length > MAX_ANCHOR_LISTS) throw new Error(`An anchor scanner takes at most ${MAX_ANCHOR_LISTS} lists.`);

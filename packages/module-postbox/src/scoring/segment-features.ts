@@ -61,6 +61,15 @@ export interface TextEnds {
 
 const WHOLE_TEXT: TextEnds = { start: true, end: true };
 
+/** An instruction phrase of the text being read: its family and where it ends in the scored text. */
+interface PhrasePosition {
+  family: number;
+  at: number;
+}
+const NO_POSITIONS: readonly PhrasePosition[] = [];
+/** The sink a reader holds between reads, so that it keeps no caller's sink alive. */
+const NO_SINK: SegmentSink = { feature: () => undefined, end: () => undefined, late: () => undefined };
+
 /**
  * A {@link SegmentReader} for a table of `2^hashBits` buckets. It keeps a
  * {@link segmentBucketSet} to count each bucket once per segment, a
@@ -77,12 +86,11 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
   const placeBuckets = placeFeatures(mask);
   /** Per segment of the current text: 1 when an instruction phrase ends in it. */
   const cuedSegments = new IntBuffer();
-  const NO_SINK: SegmentSink = { feature: () => undefined, end: () => undefined, late: () => undefined };
   // The state of the text being read, which the two visitors below share. They are made once, so that
   // forEachNgram calls the same functions on every text (closures made per read inline less well).
   let sink = NO_SINK;
   let scored = '';
-  let positions: Array<{ family: number; at: number }> = [];
+  let positions: readonly PhrasePosition[] = NO_POSITIONS;
   let cue = 0;
   let cued = false;
   let firstLine = -1;
@@ -115,11 +123,12 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
   };
   return (text, matches, textSink, ends = WHOLE_TEXT) => {
     scored = scoredText(text);
-    positions = [];
+    const found: PhrasePosition[] = [];
     for (const match of matches) {
       const at = scoredPosition(match.at, text.length);
-      if (at !== -1) positions.push({ family: match.family, at });
+      if (at !== -1) found.push({ family: match.family, at });
     }
+    positions = found;
     sink = textSink;
     cue = 0;
     cued = false;
@@ -133,7 +142,7 @@ export function createSegmentReader(hashBits: number, topics: TopicTable | null)
     // Hold on to neither the caller's sink nor the text between reads.
     sink = NO_SINK;
     scored = '';
-    positions = [];
+    positions = NO_POSITIONS;
     const segmentCount = cuedSegments.length;
     const last = ends.end ? segmentCount - 1 : -1;
     for (let k = 0; k < segmentCount; k += 1) {
